@@ -1,0 +1,239 @@
+/**
+ * The offline engine: evaluates the real program (index.ts) for a stack under Pulumi's mock runtime,
+ * with the stack's config loaded as the CLI would, and records every resource registration (type,
+ * name, inputs, parent, provider, options) and the stack outputs. Tests, `npm start` and the benchmark
+ * all use this one engine. No credentials, no CLI, no network.
+ */
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "./config";
+import { type ClusterSimulation, OfflineWorld } from "./world";
+
+export { PROJECT_ROOT, listStacks, loadStackConfig, type ConfigOverrides } from "./config";
+export { placeholder, type ClusterSimulation } from "./world";
+
+/** One resource as the Pulumi engine would receive it. */
+export interface ResourceRecord {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  /** A custom resource (provider-managed) rather than a component. */
+  readonly custom: boolean;
+  /** A component implemented by a provider plugin (@pulumi/eks): its children are not visible. */
+  readonly remote: boolean;
+  /** URN of the parent; undefined only for the stack itself. */
+  readonly parent?: string;
+  /** URN of the explicit provider, if one was given. */
+  readonly provider?: string;
+  /** URNs of explicit and implicit dependencies (dependsOn and inputs that are other resources' outputs). */
+  readonly dependencies: string[];
+  /** Inputs with secrets unwrapped and resource references replaced by their URN. */
+  readonly inputs: Record<string, unknown>;
+  /** Top-level input keys that hold a secret. */
+  readonly secretInputs: string[];
+  readonly options: {
+    readonly protect: boolean;
+    readonly retainOnDelete: boolean;
+    readonly deleteBeforeReplace: boolean;
+    readonly ignoreChanges: string[];
+    readonly replaceOnChanges: string[];
+    readonly customTimeouts?: { create?: string; update?: string; delete?: string };
+  };
+}
+
+export interface StackEvaluation {
+  readonly project: string;
+  readonly stack: string;
+  /** In registration order. */
+  readonly resources: ResourceRecord[];
+  /** Stack outputs, resolved. */
+  readonly outputs: Record<string, unknown>;
+  /** Output names that are secret. */
+  readonly secretOutputs: string[];
+}
+
+export interface EvaluateOptions {
+  /** Config keys to set (fully qualified, e.g. `eks-calico:network`) or remove (undefined). */
+  config?: ConfigOverrides;
+  /** How the simulated cluster behaves. */
+  simulate?: ClusterSimulation;
+  /** Called with each registration as it happens, also when the program fails later. */
+  onRecord?: (resource: ResourceRecord) => void;
+}
+
+// Wire-format markers of Pulumi's property serialization (sdk/nodejs/runtime/rpc.ts).
+const SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Converts a serialized property into plain JSON; reports whether a secret was inside. */
+function plain(value: unknown): { value: unknown; secret: boolean } {
+  if (value === UNKNOWN) return { value: "<unknown>", secret: false };
+  if (Array.isArray(value)) {
+    const items = value.map(plain);
+    return { value: items.map((i) => i.value), secret: items.some((i) => i.secret) };
+  }
+  if (value === null || typeof value !== "object") return { value, secret: false };
+  const obj = value as Record<string, unknown>;
+  if (obj[SIG_KEY] === SECRET_SIG) return { value: plain(obj.value).value, secret: true };
+  if (obj[SIG_KEY] === RESOURCE_SIG) return { value: obj.urn, secret: false };
+  const entries = Object.entries(obj).map(([k, v]) => [k, plain(v)] as const);
+  return {
+    value: Object.fromEntries(entries.map(([k, v]) => [k, v.value])),
+    secret: entries.some(([, v]) => v.secret),
+  };
+}
+
+function plainObject(value: unknown): { values: Record<string, unknown>; secretKeys: string[] } {
+  const values: Record<string, unknown> = {};
+  const secretKeys: string[] = [];
+  for (const [key, raw] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+    const converted = plain(raw);
+    values[key] = converted.value;
+    if (converted.secret) secretKeys.push(key);
+  }
+  return { values, secretKeys: secretKeys.sort() };
+}
+
+/** The subset of Pulumi's RegisterResourceRequest the engine reads. */
+interface RegisterRequest {
+  getType(): string;
+  getName(): string;
+  getParent(): string;
+  getCustom(): boolean;
+  getRemote(): boolean;
+  getObject(): { toJavaScript(): unknown } | undefined;
+  getProvider(): string;
+  getDependenciesList(): string[];
+  getPropertydependenciesMap(): { forEach(cb: (deps: { getUrnsList(): string[] }) => void): void };
+  getProtect(): boolean;
+  getRetainondelete(): boolean;
+  getDeletebeforereplace(): boolean;
+  getIgnorechangesList(): string[];
+  getReplaceonchangesList(): string[];
+  getCustomtimeouts(): { getCreate(): string; getUpdate(): string; getDelete(): string } | undefined;
+}
+
+type Callback = (err: unknown, response?: unknown) => void;
+interface MonitorLike {
+  newUrn(parent: string, type: string, name: string): string;
+  registerResource(req: RegisterRequest, callback: Callback): Promise<void>;
+  registerResourceOutputs(req: { getUrn(): string; getOutputs(): { toJavaScript(): unknown } | undefined }, callback: Callback): void;
+}
+
+function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
+  const dependencies = new Set(req.getDependenciesList());
+  req.getPropertydependenciesMap().forEach((deps) => deps.getUrnsList().forEach((urn) => dependencies.add(urn)));
+  const timeouts = req.getCustomtimeouts();
+  const customTimeouts = timeouts && {
+    ...(timeouts.getCreate() ? { create: timeouts.getCreate() } : {}),
+    ...(timeouts.getUpdate() ? { update: timeouts.getUpdate() } : {}),
+    ...(timeouts.getDelete() ? { delete: timeouts.getDelete() } : {}),
+  };
+  const { values, secretKeys } = plainObject(req.getObject()?.toJavaScript());
+  const provider = req.getProvider().split("::").slice(0, -1).join("::");
+  return {
+    urn: monitor.newUrn(req.getParent(), req.getType(), req.getName()),
+    type: req.getType(),
+    name: req.getName(),
+    custom: req.getCustom(),
+    remote: req.getRemote(),
+    parent: req.getParent() || undefined,
+    provider: provider || undefined,
+    dependencies: [...dependencies].sort(),
+    inputs: values,
+    secretInputs: secretKeys,
+    options: {
+      protect: req.getProtect() === true,
+      retainOnDelete: req.getRetainondelete() === true,
+      deleteBeforeReplace: req.getDeletebeforereplace() === true,
+      ignoreChanges: req.getIgnorechangesList(),
+      replaceOnChanges: req.getReplaceonchangesList(),
+      ...(customTimeouts && Object.keys(customTimeouts).length > 0 ? { customTimeouts } : {}),
+    },
+  };
+}
+
+/** The program's entry point: index.ts exports an async function, as Pulumi's nodejs host runs it. */
+function loadProgram(): () => Promise<Record<string, unknown>> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const program = require(path.join(PROJECT_ROOT, "index.ts")) as unknown;
+  if (typeof program !== "function") throw new Error("index.ts must export an async function (export = async () => ...)");
+  return program as () => Promise<Record<string, unknown>>;
+}
+
+// The Pulumi runtime is process-global: evaluations run one at a time.
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Evaluates index.ts for `stack` (its Pulumi.<stack>.yaml plus overrides). Rejects with the program's
+ * error, e.g. a ConfigError, after recording whatever was registered before it.
+ */
+export function evaluateStack(stack: string, options: EvaluateOptions = {}): Promise<StackEvaluation> {
+  const run = queue.then(() => evaluateNow(stack, options));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/** Like evaluateStack, but resolves with the error and what was registered instead of rejecting. */
+export async function evaluateStackExpectingError(
+  stack: string,
+  options: EvaluateOptions = {},
+): Promise<{ error: unknown; resources: ResourceRecord[] }> {
+  const resources: ResourceRecord[] = [];
+  try {
+    await evaluateStack(stack, { ...options, onRecord: (r) => resources.push(r) });
+  } catch (error) {
+    return { error, resources };
+  }
+  throw new Error(`stack ${stack} evaluated without an error`);
+}
+
+async function evaluateNow(stack: string, options: EvaluateOptions): Promise<StackEvaluation> {
+  const config = loadStackConfig(stack, options.config);
+  const world = new OfflineWorld(config.values["aws:region"], options.simulate);
+  await pulumi.runtime.setMocks(world, config.project, stack, false);
+  pulumi.runtime.setAllConfig(config.values, config.secretKeys);
+
+  const resources: ResourceRecord[] = [];
+  let stackOutputs: { values: Record<string, unknown>; secretKeys: string[] } = { values: {}, secretKeys: [] };
+  const monitor = pulumi.runtime.getMonitor() as unknown as MonitorLike;
+  const registerResource = monitor.registerResource.bind(monitor);
+  const registerResourceOutputs = monitor.registerResourceOutputs.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    const entry = record(monitor, req);
+    resources.push(entry);
+    options.onRecord?.(entry);
+    return registerResource(req, callback);
+  };
+  monitor.registerResourceOutputs = (req, callback) => {
+    if (req.getUrn().includes("::pulumi:pulumi:Stack::")) stackOutputs = plainObject(req.getOutputs()?.toJavaScript());
+    registerResourceOutputs(req, callback);
+  };
+
+  // A failing program also rejects promises Pulumi's Stack resource holds internally; the CLI's host
+  // absorbs those, so the engine does too, and surfaces only the program's own error.
+  const stray: unknown[] = [];
+  const onRejection = (reason: unknown) => stray.push(reason);
+  process.on("unhandledRejection", onRejection);
+  let failure: { error: unknown } | undefined;
+  try {
+    await pulumi.runtime.runInPulumiStack(loadProgram());
+    await pulumi.runtime.disconnect();
+  } catch (error) {
+    failure = { error };
+  } finally {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    process.off("unhandledRejection", onRejection);
+  }
+  if (failure !== undefined) throw failure.error;
+  if (stray.length > 0) throw stray[0];
+  return {
+    project: config.project,
+    stack,
+    resources,
+    outputs: stackOutputs.values,
+    secretOutputs: stackOutputs.secretKeys,
+  };
+}

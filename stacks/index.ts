@@ -1,0 +1,106 @@
+/**
+ * The typed config layer: the only code that reads `pulumi.Config`. It turns a stack's configuration
+ * into validated settings, or raises a ConfigError listing every problem before any resource exists.
+ */
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems";
+import { type StackConfig, stackConfigSchema } from "./schema";
+
+export { ConfigError, type ConfigProblem } from "./problems";
+export * from "./schema";
+
+/** The config namespace of this program (Pulumi.yaml `name`). */
+export const CONFIG_NAMESPACE = "eks-calico";
+
+// EKS cluster names: letters, digits, '-' and '_', starting with a letter or digit, at most 100.
+const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+/** Validated configuration plus what follows from the stack itself. */
+export interface StackSettings extends StackConfig {
+  readonly project: string;
+  readonly stack: string;
+  readonly region: string;
+  /** The EKS cluster's name: `<project>-<stack>`. */
+  readonly clusterName: string;
+  /** Tags for every AWS resource: the config's tags plus project and stack. */
+  readonly resourceTags: Record<string, string>;
+}
+
+/** Validates the `eks-calico:*` keys (already JSON-decoded); every problem at once. */
+export function validateConfig(
+  raw: Record<string, unknown>,
+): { ok: true; config: StackConfig } | { ok: false; problems: ConfigProblem[] } {
+  const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
+  return parsed.success ? { ok: true, config: parsed.data } : { ok: false, problems: problemsFromIssues(parsed.error.issues) };
+}
+
+/** The `eks-calico:*` keys of the stack's config, decoded (structured values arrive as JSON). */
+function readNamespace(): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const [fullKey, text] of Object.entries(pulumi.runtime.allConfig())) {
+    if (!fullKey.startsWith(`${CONFIG_NAMESPACE}:`)) continue;
+    const key = fullKey.slice(CONFIG_NAMESPACE.length + 1);
+    try {
+      raw[key] = JSON.parse(text);
+    } catch {
+      // Plain strings arrive unquoted.
+      raw[key] = text;
+    }
+  }
+  return raw;
+}
+
+/** Reads and validates the current stack's configuration. Throws ConfigError with every problem. */
+export function loadStackSettings(): StackSettings {
+  const project = pulumi.getProject();
+  const stack = pulumi.getStack();
+  const validated = validateConfig(readNamespace());
+  const problems: ConfigProblem[] = validated.ok ? [] : [...validated.problems];
+
+  const region = new pulumi.Config("aws").get("region") ?? "";
+  if (region === "") {
+    problems.push({ path: "aws:region", value: undefined, rule: "is required (the AWS region to deploy into)" });
+  }
+  const clusterName = `${project}-${stack}`.replace(/\./g, "-");
+  if (!CLUSTER_NAME.test(clusterName)) {
+    problems.push({
+      path: "(stack name)",
+      value: stack,
+      rule: `gives the EKS cluster name "${clusterName}", which must be 1-100 letters, digits, '-' or '_'`,
+    });
+  }
+  if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
+
+  const config = validated.config;
+  return {
+    ...config,
+    project,
+    stack,
+    region,
+    clusterName,
+    resourceTags: { ...config.tags, "pulumi:project": project, "pulumi:stack": stack },
+  };
+}
+
+/**
+ * The first `network.availabilityZones` AZ names of the region that need no opt-in (Local and
+ * Wavelength zones do). Refuses, before any resource exists, a count the region cannot offer.
+ */
+export async function resolveAvailabilityZones(settings: StackSettings): Promise<string[]> {
+  const zones = await aws.getAvailabilityZones({
+    state: "available",
+    filters: [{ name: "opt-in-status", values: ["opt-in-not-required"] }],
+  });
+  const wanted = settings.network.availabilityZones;
+  if (zones.names.length < wanted) {
+    throw new ConfigError(settings.stack, [
+      {
+        path: "network.availabilityZones",
+        value: wanted,
+        rule: `must be at most ${zones.names.length}: ${settings.region} offers ${zones.names.join(", ")}`,
+      },
+    ]);
+  }
+  return [...zones.names].sort().slice(0, wanted);
+}

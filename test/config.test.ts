@@ -1,0 +1,311 @@
+import * as assert from "node:assert/strict";
+import { ConfigError, type ConfigProblem, validateConfig } from "../stacks";
+import { evaluateStackExpectingError, loadStackConfig } from "../offline/engine";
+import { STACKS } from "./helpers";
+
+/** The `eks-calico:*` keys of a stack file, decoded as the program decodes them. */
+function namespaceOf(stack: string): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(loadStackConfig(stack).values)) {
+    if (key.startsWith("eks-calico:")) raw[key.slice("eks-calico:".length)] = JSON.parse(value);
+  }
+  return raw;
+}
+
+const GROUP = { name: "general", instanceTypes: ["t3.large"], minSize: 1, desiredSize: 2, maxSize: 3 };
+
+function problemsFor(raw: Record<string, unknown>): ConfigProblem[] {
+  const result = validateConfig(raw);
+  assert.equal(result.ok, false, "expected the configuration to be refused");
+  return result.ok ? [] : result.problems;
+}
+
+describe("stack configuration", () => {
+  for (const stack of STACKS) {
+    it(`accepts Pulumi.${stack}.yaml`, () => {
+      const result = validateConfig(namespaceOf(stack));
+      assert.ok(result.ok, result.ok ? "" : JSON.stringify(result.problems));
+    });
+  }
+
+  it("fills every default from the schema when only a node group name is given", () => {
+    const result = validateConfig({ nodeGroups: [{ name: "general" }] });
+    assert.ok(result.ok);
+    assert.deepEqual(result.config, {
+      network: { cidr: "10.0.0.0/16", availabilityZones: 2, natGateways: "single" },
+      cluster: {
+        version: "1.33",
+        publicAccessCidrs: ["0.0.0.0/0"],
+        logTypes: ["api", "audit", "authenticator"],
+      },
+      nodeGroups: [
+        {
+          name: "general",
+          instanceTypes: ["t3.large"],
+          capacityType: "ON_DEMAND",
+          minSize: 2,
+          desiredSize: 2,
+          maxSize: 4,
+          labels: {},
+          taints: [],
+        },
+      ],
+      calico: {
+        version: "v3.31.7",
+        registry: "quay.io/calico",
+        namespace: "kube-system",
+        readinessTimeoutMinutes: 10,
+      },
+      tags: {},
+      protect: false,
+    });
+  });
+
+  // Each row: a bad configuration, the exact key path the error must name, and a phrase of the rule.
+  const refusals: { title: string; raw: Record<string, unknown>; path: string; rule: RegExp }[] = [
+    {
+      title: "a malformed VPC CIDR",
+      raw: { network: { cidr: "10.0.0.0/33" }, nodeGroups: [GROUP] },
+      path: "network.cidr",
+      rule: /IPv4 CIDR/,
+    },
+    {
+      title: "a CIDR with host bits set",
+      raw: { network: { cidr: "10.0.0.1/16" }, nodeGroups: [GROUP] },
+      path: "network.cidr",
+      rule: /host bits set; the network address is 10.0.0.0\/16/,
+    },
+    {
+      title: "a VPC larger than AWS allows",
+      raw: { network: { cidr: "10.0.0.0/8" }, nodeGroups: [GROUP] },
+      path: "network.cidr",
+      rule: /\/16 to \/28/,
+    },
+    {
+      title: "a VPC too small for 2 subnets per AZ",
+      raw: { network: { cidr: "10.0.0.0/27", availabilityZones: 3 }, nodeGroups: [GROUP] },
+      path: "network.cidr",
+      rule: /too small for 6 subnets/,
+    },
+    {
+      title: "one availability zone",
+      raw: { network: { availabilityZones: 1 }, nodeGroups: [GROUP] },
+      path: "network.availabilityZones",
+      rule: /at least 2/,
+    },
+    {
+      title: "seven availability zones",
+      raw: { network: { availabilityZones: 7 }, nodeGroups: [GROUP] },
+      path: "network.availabilityZones",
+      rule: /at most 6/,
+    },
+    {
+      title: "an unknown NAT mode",
+      raw: { network: { natGateways: "none" }, nodeGroups: [GROUP] },
+      path: "network.natGateways",
+      rule: /single or perAz/,
+    },
+    {
+      title: "an unsupported Kubernetes version",
+      raw: { cluster: { version: "1.20" }, nodeGroups: [GROUP] },
+      path: "cluster.version",
+      rule: /EKS supports/,
+    },
+    {
+      title: "a bad public access CIDR",
+      raw: { cluster: { publicAccessCidrs: ["everywhere"] }, nodeGroups: [GROUP] },
+      path: "cluster.publicAccessCidrs[0]",
+      rule: /IPv4 CIDR/,
+    },
+    {
+      title: "an unknown log type",
+      raw: { cluster: { logTypes: ["api", "kubelet"] }, nodeGroups: [GROUP] },
+      path: "cluster.logTypes[1]",
+      rule: /one of api, audit/,
+    },
+    { title: "no node groups", raw: { nodeGroups: [] }, path: "nodeGroups", rule: /at least one node group/ },
+    { title: "missing node groups", raw: {}, path: "nodeGroups", rule: /is required/ },
+    {
+      title: "maxSize 0",
+      raw: { nodeGroups: [{ ...GROUP, minSize: 0, desiredSize: 0, maxSize: 0 }] },
+      path: "nodeGroups[0].maxSize",
+      rule: /at least 1/,
+    },
+    {
+      title: "minSize above desiredSize",
+      raw: { nodeGroups: [{ ...GROUP, minSize: 3 }] },
+      path: "nodeGroups[0].minSize",
+      rule: /<= desiredSize \(2\)/,
+    },
+    {
+      title: "desiredSize above maxSize",
+      raw: { nodeGroups: [GROUP, { ...GROUP, name: "b", desiredSize: 5 }] },
+      path: "nodeGroups[1].desiredSize",
+      rule: /<= maxSize \(3\)/,
+    },
+    {
+      title: "a negative size",
+      raw: { nodeGroups: [{ ...GROUP, minSize: -1 }] },
+      path: "nodeGroups[0].minSize",
+      rule: />= 0/,
+    },
+    {
+      title: "duplicate node-group names",
+      raw: { nodeGroups: [GROUP, GROUP] },
+      path: "nodeGroups[1].name",
+      rule: /unique \(nodeGroups\[0\]/,
+    },
+    {
+      title: "an invalid node-group name",
+      raw: { nodeGroups: [{ ...GROUP, name: "my group" }] },
+      path: "nodeGroups[0].name",
+      rule: /letters, digits/,
+    },
+    {
+      title: "no instance types",
+      raw: { nodeGroups: [{ ...GROUP, instanceTypes: [] }] },
+      path: "nodeGroups[0].instanceTypes",
+      rule: /at least one instance type/,
+    },
+    {
+      title: "an unknown capacity type",
+      raw: { nodeGroups: [{ ...GROUP, capacityType: "RESERVED" }] },
+      path: "nodeGroups[0].capacityType",
+      rule: /ON_DEMAND or SPOT/,
+    },
+    {
+      title: "a taint effect in EKS spelling",
+      raw: { nodeGroups: [{ ...GROUP, taints: [{ key: "a", value: "b", effect: "NO_SCHEDULE" }] }] },
+      path: "nodeGroups[0].taints[0].effect",
+      rule: /NoSchedule, PreferNoSchedule, NoExecute/,
+    },
+    {
+      title: "an invalid label key",
+      raw: { nodeGroups: [{ ...GROUP, labels: { "bad key!": "x" } }] },
+      path: "nodeGroups[0].labels.bad key!",
+      rule: /label key/,
+    },
+    {
+      title: "a misspelled key inside a node group",
+      raw: { nodeGroups: [{ ...GROUP, maxsize: 3 }] },
+      path: "nodeGroups[0].maxsize",
+      rule: /not a known key/,
+    },
+    {
+      title: "an unknown top-level key",
+      raw: { nodegroups: [], nodeGroups: [GROUP] },
+      path: "nodegroups",
+      rule: /not a known key/,
+    },
+    {
+      title: "a Calico version that is not exact",
+      raw: { calico: { version: "3.31" }, nodeGroups: [GROUP] },
+      path: "calico.version",
+      rule: /exact Calico release/,
+    },
+    {
+      title: "a namespace that is not a DNS label",
+      raw: { calico: { namespace: "Calico_System" }, nodeGroups: [GROUP] },
+      path: "calico.namespace",
+      rule: /DNS label/,
+    },
+    {
+      title: "a reserved tag key",
+      raw: { tags: { "aws:owner": "me" }, nodeGroups: [GROUP] },
+      path: "tags.aws:owner",
+      rule: /must not start with aws:/,
+    },
+    {
+      title: "protect as a string",
+      raw: { protect: "yes", nodeGroups: [GROUP] },
+      path: "protect",
+      rule: /true or false/,
+    },
+  ];
+  for (const row of refusals) {
+    it(`refuses ${row.title} at ${row.path}`, () => {
+      const problems = problemsFor(row.raw);
+      const problem = problems.find((p) => p.path === row.path);
+      assert.ok(problem, `no problem at ${row.path}; got ${JSON.stringify(problems)}`);
+      assert.match(problem.rule, row.rule);
+    });
+  }
+
+  it("reports every problem at once, with the bad value", () => {
+    const problems = problemsFor({
+      network: { cidr: "300.0.0.0/16", natGateways: "many" },
+      nodeGroups: [{ ...GROUP, maxSize: 1, instanceTypes: ["large"] }],
+    });
+    assert.deepEqual(
+      problems.map((p) => [p.path, p.value]),
+      [
+        ["network.cidr", "300.0.0.0/16"],
+        ["network.natGateways", "many"],
+        ["nodeGroups[0].instanceTypes[0]", "large"],
+        ["nodeGroups[0].desiredSize", 2],
+      ],
+    );
+  });
+
+  it("formats a ConfigError with the stack, each key path, rule and value", () => {
+    const error = new ConfigError("dev", [
+      { path: "network.cidr", value: "10.0.0.0/33", rule: "must be an IPv4 CIDR block" },
+      { path: "nodeGroups[0].maxSize", value: 0, rule: "must be at least 1" },
+    ]);
+    assert.equal(
+      error.message,
+      [
+        'Stack "dev" has invalid configuration (2 problems):',
+        '  - network.cidr: must be an IPv4 CIDR block (got "10.0.0.0/33")',
+        "  - nodeGroups[0].maxSize: must be at least 1 (got 0)",
+      ].join("\n"),
+    );
+  });
+});
+
+describe("config refusal through the program", () => {
+  it("refuses bad values before any resource is registered", async () => {
+    const { error, resources } = await evaluateStackExpectingError("dev", {
+      config: {
+        "eks-calico:network": { cidr: "10.0.0.0/33", availabilityZones: 2, natGateways: "single" },
+        "eks-calico:nodeGroups": [{ ...GROUP, minSize: 5 }],
+      },
+    });
+    assert.ok(ConfigError.isConfigError(error), String(error));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["network.cidr", "nodeGroups[0].minSize"],
+    );
+    assert.match(error.message, /network\.cidr: must be an IPv4 CIDR block/);
+    // Only the stack itself exists: no VPC, no cluster.
+    assert.deepEqual(
+      resources.map((r) => r.type),
+      ["pulumi:pulumi:Stack"],
+    );
+  });
+
+  it("refuses more availability zones than the region offers, before any resource", async () => {
+    const { error, resources } = await evaluateStackExpectingError("dev", {
+      config: { "eks-calico:network": { cidr: "10.0.0.0/16", availabilityZones: 5 } },
+    });
+    assert.ok(ConfigError.isConfigError(error), String(error));
+    assert.equal(error.problems[0].path, "network.availabilityZones");
+    assert.match(
+      error.problems[0].rule,
+      /at most 4: us-west-2 offers us-west-2a, us-west-2b, us-west-2c, us-west-2d/,
+    );
+    assert.deepEqual(
+      resources.map((r) => r.type),
+      ["pulumi:pulumi:Stack"],
+    );
+  });
+
+  it("requires aws:region", async () => {
+    const { error } = await evaluateStackExpectingError("dev", { config: { "aws:region": undefined } });
+    assert.ok(ConfigError.isConfigError(error), String(error));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["aws:region"],
+    );
+  });
+});

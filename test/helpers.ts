@@ -1,0 +1,45 @@
+/** Shared test helpers over the offline engine: one evaluation per stack, cached, plus lookups. */
+import * as assert from "node:assert/strict";
+import { type EvaluateOptions, type ResourceRecord, type StackEvaluation, evaluateStack } from "../offline/engine";
+
+export const STACKS = ["dev", "staging", "prod"] as const;
+export type StackName = (typeof STACKS)[number];
+
+const cache = new Map<string, Promise<StackEvaluation>>();
+
+/** The stack evaluated with its own config file; evaluated once per test run. */
+export function evaluated(stack: string): Promise<StackEvaluation> {
+  let evaluation = cache.get(stack);
+  if (evaluation === undefined) {
+    evaluation = evaluateStack(stack);
+    cache.set(stack, evaluation);
+  }
+  return evaluation;
+}
+
+/** The stack evaluated with config overrides or a cluster simulation (not cached). */
+export function evaluatedWith(stack: string, options: EvaluateOptions): Promise<StackEvaluation> {
+  return evaluateStack(stack, options);
+}
+
+export function ofType(evaluation: StackEvaluation, type: string): ResourceRecord[] {
+  return evaluation.resources.filter((r) => r.type === type);
+}
+
+/** Exactly one resource of `type` named `name`. */
+export function one(evaluation: StackEvaluation, type: string, name?: string): ResourceRecord {
+  const matches = ofType(evaluation, type).filter((r) => name === undefined || r.name === name);
+  assert.equal(matches.length, 1, `expected exactly one ${type}${name ? ` named ${name}` : ""}, found ${matches.length}`);
+  return matches[0];
+}
+
+export function byUrn(evaluation: StackEvaluation, urn: string | undefined): ResourceRecord {
+  const match = evaluation.resources.find((r) => r.urn === urn);
+  assert.ok(match, `no resource with URN ${urn}`);
+  return match;
+}
+
+/** Reads a nested input by a dotted path (`metadata.name`). */
+export function input<T = unknown>(resource: ResourceRecord, path: string): T {
+  return path.split(".").reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], resource.inputs) as T;
+}
