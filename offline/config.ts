@@ -43,7 +43,11 @@ export function listStacks(root = PROJECT_ROOT): string[] {
 }
 
 /** Loads a stack's configuration the way the Pulumi CLI resolves it, plus optional overrides. */
-export function loadStackConfig(stack: string, overrides: ConfigOverrides = {}, root = PROJECT_ROOT): StackConfigFile {
+export function loadStackConfig(
+  stack: string,
+  overrides: ConfigOverrides = {},
+  root = PROJECT_ROOT,
+): StackConfigFile {
   const project = projectName(root);
   const values: Record<string, string> = {};
   const secretKeys = new Set<string>();

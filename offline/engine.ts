@@ -119,12 +119,17 @@ type Callback = (err: unknown, response?: unknown) => void;
 interface MonitorLike {
   newUrn(parent: string, type: string, name: string): string;
   registerResource(req: RegisterRequest, callback: Callback): Promise<void>;
-  registerResourceOutputs(req: { getUrn(): string; getOutputs(): { toJavaScript(): unknown } | undefined }, callback: Callback): void;
+  registerResourceOutputs(
+    req: { getUrn(): string; getOutputs(): { toJavaScript(): unknown } | undefined },
+    callback: Callback,
+  ): void;
 }
 
 function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
   const dependencies = new Set(req.getDependenciesList());
-  req.getPropertydependenciesMap().forEach((deps) => deps.getUrnsList().forEach((urn) => dependencies.add(urn)));
+  req
+    .getPropertydependenciesMap()
+    .forEach((deps) => deps.getUrnsList().forEach((urn) => dependencies.add(urn)));
   const timeouts = req.getCustomtimeouts();
   const customTimeouts = timeouts && {
     ...(timeouts.getCreate() ? { create: timeouts.getCreate() } : {}),
@@ -159,7 +164,8 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
 function loadProgram(): () => Promise<Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const program = require(path.join(PROJECT_ROOT, "index.ts")) as unknown;
-  if (typeof program !== "function") throw new Error("index.ts must export an async function (export = async () => ...)");
+  if (typeof program !== "function")
+    throw new Error("index.ts must export an async function (export = async () => ...)");
   return program as () => Promise<Record<string, unknown>>;
 }
 
@@ -197,7 +203,10 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   pulumi.runtime.setAllConfig(config.values, config.secretKeys);
 
   const resources: ResourceRecord[] = [];
-  let stackOutputs: { values: Record<string, unknown>; secretKeys: string[] } = { values: {}, secretKeys: [] };
+  let stackOutputs: { values: Record<string, unknown>; secretKeys: string[] } = {
+    values: {},
+    secretKeys: [],
+  };
   const monitor = pulumi.runtime.getMonitor() as unknown as MonitorLike;
   const registerResource = monitor.registerResource.bind(monitor);
   const registerResourceOutputs = monitor.registerResourceOutputs.bind(monitor);
@@ -208,7 +217,8 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     return registerResource(req, callback);
   };
   monitor.registerResourceOutputs = (req, callback) => {
-    if (req.getUrn().includes("::pulumi:pulumi:Stack::")) stackOutputs = plainObject(req.getOutputs()?.toJavaScript());
+    if (req.getUrn().includes("::pulumi:pulumi:Stack::"))
+      stackOutputs = plainObject(req.getOutputs()?.toJavaScript());
     registerResourceOutputs(req, callback);
   };
 

@@ -58,12 +58,18 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       const names = zones.map((letter) => `${region}${letter}`);
       return { id: region, names, zoneIds: names.map((n) => placeholder("zone-id", n)), state: "available" };
     }
-    throw new Error(`offline engine: unexpected call ${args.token}; add it to offline/world.ts if it is intended`);
+    throw new Error(
+      `offline engine: unexpected call ${args.token}; add it to offline/world.ts if it is intended`,
+    );
   }
 
-  newResource(args: pulumi.runtime.MockResourceArgs): { id: string | undefined; state: Record<string, unknown> } {
+  newResource(args: pulumi.runtime.MockResourceArgs): {
+    id: string | undefined;
+    state: Record<string, unknown>;
+  } {
     const inputs = args.inputs as Record<string, unknown>;
-    if (args.custom !== true) return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
+    if (args.custom !== true)
+      return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
     if (args.type.startsWith("kubernetes:")) return this.kubernetesObject(args.type, inputs);
     const id = placeholder(`${shortType(args.type)}-id`, args.name);
     const state: Record<string, unknown> = { ...inputs };
@@ -75,7 +81,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   }
 
   /** Outputs of the remote @pulumi/eks components the program reads; local components have none. */
-  private componentOutputs(type: string, name: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  private componentOutputs(
+    type: string,
+    name: string,
+    inputs: Record<string, unknown>,
+  ): Record<string, unknown> {
     switch (type) {
       case "eks:index:Cluster": {
         const clusterName = typeof inputs.name === "string" ? inputs.name : placeholder("cluster-name", name);
@@ -83,7 +93,12 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         const kubeconfig = {
           apiVersion: "v1",
           kind: "Config",
-          clusters: [{ name: clusterName, cluster: { server: endpoint, "certificate-authority-data": placeholder("ca", clusterName) } }],
+          clusters: [
+            {
+              name: clusterName,
+              cluster: { server: endpoint, "certificate-authority-data": placeholder("ca", clusterName) },
+            },
+          ],
           contexts: [{ name: "aws", context: { cluster: clusterName, user: "aws" } }],
           "current-context": "aws",
           users: [
@@ -100,7 +115,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
           ],
         };
         return {
-          eksCluster: { name: clusterName, endpoint, arn: `arn:aws:eks::${OFFLINE_ACCOUNT_ID}:cluster/${clusterName}` },
+          eksCluster: {
+            name: clusterName,
+            endpoint,
+            arn: `arn:aws:eks::${OFFLINE_ACCOUNT_ID}:cluster/${clusterName}`,
+          },
           kubeconfig,
           kubeconfigJson: JSON.stringify(kubeconfig),
           oidcProviderArn: placeholder("oidc-provider-arn", clusterName),
@@ -121,7 +140,10 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   }
 
   /** Kubernetes objects echo their spec, with the status a converged cluster would report. */
-  private kubernetesObject(type: string, inputs: Record<string, unknown>): { id: string; state: Record<string, unknown> } {
+  private kubernetesObject(
+    type: string,
+    inputs: Record<string, unknown>,
+  ): { id: string; state: Record<string, unknown> } {
     const metadata = (inputs.metadata ?? {}) as { name?: string; namespace?: string };
     const id = [metadata.namespace, metadata.name].filter((p) => p !== undefined).join("/");
     const state: Record<string, unknown> = { ...inputs };
@@ -142,7 +164,13 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     if (type === "kubernetes:apps/v1:Deployment") {
       const replicas = (inputs.spec as { replicas?: number } | undefined)?.replicas ?? 1;
-      state.status = { observedGeneration: 1, replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas };
+      state.status = {
+        observedGeneration: 1,
+        replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+        updatedReplicas: replicas,
+      };
     }
     return { id, state };
   }

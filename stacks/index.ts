@@ -32,7 +32,9 @@ export function validateConfig(
   raw: Record<string, unknown>,
 ): { ok: true; config: StackConfig } | { ok: false; problems: ConfigProblem[] } {
   const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
-  return parsed.success ? { ok: true, config: parsed.data } : { ok: false, problems: problemsFromIssues(parsed.error.issues) };
+  return parsed.success
+    ? { ok: true, config: parsed.data }
+    : { ok: false, problems: problemsFromIssues(parsed.error.issues) };
 }
 
 /** The `eks-calico:*` keys of the stack's config, decoded (structured values arrive as JSON). */
@@ -60,7 +62,11 @@ export function loadStackSettings(): StackSettings {
 
   const region = new pulumi.Config("aws").get("region") ?? "";
   if (region === "") {
-    problems.push({ path: "aws:region", value: undefined, rule: "is required (the AWS region to deploy into)" });
+    problems.push({
+      path: "aws:region",
+      value: undefined,
+      rule: "is required (the AWS region to deploy into)",
+    });
   }
   const clusterName = `${project}-${stack}`.replace(/\./g, "-");
   if (!CLUSTER_NAME.test(clusterName)) {

@@ -62,9 +62,17 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigP
     }
     if (issue.code === "invalid_key") {
       // A record key broke its rule: report the key's own rule, not zod's summary.
-      return [{ path: formatPath(issue.path), value: issue.input, rule: issue.issues.map((i) => i.message).join("; ") }];
+      return [
+        {
+          path: formatPath(issue.path),
+          value: issue.input,
+          rule: issue.issues.map((i) => i.message).join("; "),
+        },
+      ];
     }
     const missing = issue.code === "invalid_type" && issue.input === undefined;
-    return [{ path: formatPath(issue.path), value: issue.input, rule: missing ? "is required" : issue.message }];
+    return [
+      { path: formatPath(issue.path), value: issue.input, rule: missing ? "is required" : issue.message },
+    ];
   });
 }

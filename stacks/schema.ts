@@ -17,7 +17,13 @@ import { parseCidr, subnetPrefixFor } from "../components/network/subnets";
 export const SUPPORTED_KUBERNETES_VERSIONS = ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35"] as const;
 
 /** Control-plane log types EKS can ship to CloudWatch. */
-export const CONTROL_PLANE_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
+export const CONTROL_PLANE_LOG_TYPES = [
+  "api",
+  "audit",
+  "authenticator",
+  "controllerManager",
+  "scheduler",
+] as const;
 
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
 export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
@@ -32,7 +38,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // EKS node-group names: letters, digits, '-' and '_', starting with a letter or digit, at most 63.
 const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
 // Kubernetes label keys: optional DNS-subdomain prefix, then a name of at most 63 characters.
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 // EC2 instance types look like family.size: t3.large, m7g.2xlarge, c6in.metal.
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
@@ -53,35 +60,43 @@ const networkSchema = z
     /** `single`: one NAT gateway for the VPC; `perAz`: one per AZ, so an AZ outage keeps egress. */
     natGateways: z.enum(["single", "perAz"], { error: "must be single or perAz" }).default("single"),
   })
-  .superRefine((network, ctx) => {
-    if (typeof network.cidr !== "string" || !z.cidrv4().safeParse(network.cidr).success) return;
-    let vpcPrefix: number;
-    try {
-      vpcPrefix = parseCidr(network.cidr).prefix;
-    } catch (error) {
-      ctx.addIssue({ code: "custom", path: ["cidr"], input: network.cidr, message: (error as Error).message });
-      return;
-    }
-    const zones = network.availabilityZones;
-    if (vpcPrefix < VPC_PREFIX_RANGE.min || vpcPrefix > VPC_PREFIX_RANGE.max) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["cidr"],
-        input: network.cidr,
-        message: `prefix must be /${VPC_PREFIX_RANGE.min} to /${VPC_PREFIX_RANGE.max} (AWS VPC limits)`,
-      });
-    } else if (typeof zones === "number" && Number.isInteger(zones) && zones >= 1) {
-      const prefix = subnetPrefixFor(vpcPrefix, zones);
-      if (prefix > MIN_SUBNET_PREFIX) {
+  .superRefine(
+    (network, ctx) => {
+      if (typeof network.cidr !== "string" || !z.cidrv4().safeParse(network.cidr).success) return;
+      let vpcPrefix: number;
+      try {
+        vpcPrefix = parseCidr(network.cidr).prefix;
+      } catch (error) {
         ctx.addIssue({
           code: "custom",
           path: ["cidr"],
           input: network.cidr,
-          message: `too small for ${2 * zones} subnets (a public and a private per AZ): each would be /${prefix}, AWS needs /${MIN_SUBNET_PREFIX} or larger`,
+          message: (error as Error).message,
         });
+        return;
       }
-    }
-  }, { when: () => true });
+      const zones = network.availabilityZones;
+      if (vpcPrefix < VPC_PREFIX_RANGE.min || vpcPrefix > VPC_PREFIX_RANGE.max) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["cidr"],
+          input: network.cidr,
+          message: `prefix must be /${VPC_PREFIX_RANGE.min} to /${VPC_PREFIX_RANGE.max} (AWS VPC limits)`,
+        });
+      } else if (typeof zones === "number" && Number.isInteger(zones) && zones >= 1) {
+        const prefix = subnetPrefixFor(vpcPrefix, zones);
+        if (prefix > MIN_SUBNET_PREFIX) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["cidr"],
+            input: network.cidr,
+            message: `too small for ${2 * zones} subnets (a public and a private per AZ): each would be /${prefix}, AWS needs /${MIN_SUBNET_PREFIX} or larger`,
+          });
+        }
+      }
+    },
+    { when: () => true },
+  );
 
 const clusterSchema = z.strictObject({
   /** Kubernetes minor version of the control plane and nodes. */
@@ -98,9 +113,12 @@ const clusterSchema = z.strictObject({
     .default(["0.0.0.0/0"]),
   /** Control-plane log types sent to CloudWatch. */
   logTypes: z
-    .array(z.enum(CONTROL_PLANE_LOG_TYPES, { error: `must be one of ${CONTROL_PLANE_LOG_TYPES.join(", ")}` }), {
-      error: "must be a list of log types",
-    })
+    .array(
+      z.enum(CONTROL_PLANE_LOG_TYPES, { error: `must be one of ${CONTROL_PLANE_LOG_TYPES.join(", ")}` }),
+      {
+        error: "must be a list of log types",
+      },
+    )
     .default(["api", "audit", "authenticator"]),
 });
 
@@ -133,28 +151,31 @@ const nodeGroupSchema = z
       .default({}),
     taints: z.array(taintSchema).default([]),
   })
-  .superRefine((group, ctx) => {
-    const { minSize, desiredSize, maxSize } = group as Partial<Record<string, unknown>>;
-    if (typeof maxSize === "number" && maxSize < 1) {
-      ctx.addIssue({ code: "custom", path: ["maxSize"], input: maxSize, message: "must be at least 1" });
-    }
-    if (typeof minSize === "number" && typeof desiredSize === "number" && minSize > desiredSize) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["minSize"],
-        input: minSize,
-        message: `must be <= desiredSize (${desiredSize})`,
-      });
-    }
-    if (typeof desiredSize === "number" && typeof maxSize === "number" && desiredSize > maxSize) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["desiredSize"],
-        input: desiredSize,
-        message: `must be <= maxSize (${maxSize})`,
-      });
-    }
-  }, { when: () => true });
+  .superRefine(
+    (group, ctx) => {
+      const { minSize, desiredSize, maxSize } = group as Partial<Record<string, unknown>>;
+      if (typeof maxSize === "number" && maxSize < 1) {
+        ctx.addIssue({ code: "custom", path: ["maxSize"], input: maxSize, message: "must be at least 1" });
+      }
+      if (typeof minSize === "number" && typeof desiredSize === "number" && minSize > desiredSize) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["minSize"],
+          input: minSize,
+          message: `must be <= desiredSize (${desiredSize})`,
+        });
+      }
+      if (typeof desiredSize === "number" && typeof maxSize === "number" && desiredSize > maxSize) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["desiredSize"],
+          input: desiredSize,
+          message: `must be <= maxSize (${maxSize})`,
+        });
+      }
+    },
+    { when: () => true },
+  );
 
 function sizeSchema() {
   return z
@@ -166,24 +187,27 @@ function sizeSchema() {
 const nodeGroupsSchema = z
   .array(nodeGroupSchema, { error: "must be a list of node groups" })
   .min(1, { error: "must define at least one node group" })
-  .superRefine((groups, ctx) => {
-    if (!Array.isArray(groups)) return;
-    const seen = new Map<unknown, number>();
-    groups.forEach((group, index) => {
-      const name = (group as { name?: unknown }).name;
-      const first = seen.get(name);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: [index, "name"],
-          input: name,
-          message: `must be unique (nodeGroups[${first}] has the same name)`,
-        });
-      } else {
-        seen.set(name, index);
-      }
-    });
-  }, { when: () => true });
+  .superRefine(
+    (groups, ctx) => {
+      if (!Array.isArray(groups)) return;
+      const seen = new Map<unknown, number>();
+      groups.forEach((group, index) => {
+        const name = (group as { name?: unknown }).name;
+        const first = seen.get(name);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [index, "name"],
+            input: name,
+            message: `must be unique (nodeGroups[${first}] has the same name)`,
+          });
+        } else {
+          seen.set(name, index);
+        }
+      });
+    },
+    { when: () => true },
+  );
 
 const calicoSchema = z.strictObject({
   /** Calico release, exact (images are pinned to it). */
@@ -219,7 +243,9 @@ const tagsSchema = z.record(
     .string()
     .min(1, { error: "tag keys must not be empty" })
     .max(128, { error: "tag keys must be at most 128 characters" })
-    .refine((key) => !key.toLowerCase().startsWith("aws:"), { error: "tag keys must not start with aws: (reserved)" }),
+    .refine((key) => !key.toLowerCase().startsWith("aws:"), {
+      error: "tag keys must not start with aws: (reserved)",
+    }),
   z.string().max(256, { error: "tag values must be at most 256 characters" }),
 );
 

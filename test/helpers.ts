@@ -1,6 +1,11 @@
 /** Shared test helpers over the offline engine: one evaluation per stack, cached, plus lookups. */
 import * as assert from "node:assert/strict";
-import { type EvaluateOptions, type ResourceRecord, type StackEvaluation, evaluateStack } from "../offline/engine";
+import {
+  type EvaluateOptions,
+  type ResourceRecord,
+  type StackEvaluation,
+  evaluateStack,
+} from "../offline/engine";
 
 export const STACKS = ["dev", "staging", "prod"] as const;
 export type StackName = (typeof STACKS)[number];
@@ -29,7 +34,11 @@ export function ofType(evaluation: StackEvaluation, type: string): ResourceRecor
 /** Exactly one resource of `type` named `name`. */
 export function one(evaluation: StackEvaluation, type: string, name?: string): ResourceRecord {
   const matches = ofType(evaluation, type).filter((r) => name === undefined || r.name === name);
-  assert.equal(matches.length, 1, `expected exactly one ${type}${name ? ` named ${name}` : ""}, found ${matches.length}`);
+  assert.equal(
+    matches.length,
+    1,
+    `expected exactly one ${type}${name ? ` named ${name}` : ""}, found ${matches.length}`,
+  );
   return matches[0];
 }
 
@@ -41,5 +50,10 @@ export function byUrn(evaluation: StackEvaluation, urn: string | undefined): Res
 
 /** Reads a nested input by a dotted path (`metadata.name`). */
 export function input<T = unknown>(resource: ResourceRecord, path: string): T {
-  return path.split(".").reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], resource.inputs) as T;
+  return path
+    .split(".")
+    .reduce<unknown>(
+      (value, key) => (value as Record<string, unknown> | undefined)?.[key],
+      resource.inputs,
+    ) as T;
 }

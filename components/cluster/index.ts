@@ -117,7 +117,9 @@ function createNodeRole(parent: pulumi.Resource, name: string, tags: Record<stri
     {
       assumeRolePolicy: JSON.stringify({
         Version: "2012-10-17",
-        Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+        Statement: [
+          { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" },
+        ],
       }),
       tags,
     },
@@ -125,7 +127,11 @@ function createNodeRole(parent: pulumi.Resource, name: string, tags: Record<stri
   );
   NODE_ROLE_POLICIES.forEach((policyArn) => {
     const policyName = policyArn.split("/").pop() ?? policyArn;
-    new aws.iam.RolePolicyAttachment(`${name}-node-${policyName}`, { role: role.name, policyArn }, { parent });
+    new aws.iam.RolePolicyAttachment(
+      `${name}-node-${policyName}`,
+      { role: role.name, policyArn },
+      { parent },
+    );
   });
   return role;
 }
@@ -135,7 +141,12 @@ function createNodeGroup(
   parent: pulumi.Resource,
   resourceName: string,
   group: NodeGroupSpec,
-  shared: { cluster: eks.Cluster; nodeRole: aws.iam.Role; subnetIds: pulumi.Input<string[]>; tags: Record<string, string> },
+  shared: {
+    cluster: eks.Cluster;
+    nodeRole: aws.iam.Role;
+    subnetIds: pulumi.Input<string[]>;
+    tags: Record<string, string>;
+  },
 ): eks.ManagedNodeGroup {
   return new eks.ManagedNodeGroup(
     resourceName,

@@ -23,7 +23,9 @@ export interface NodeGroupSpec {
   taints: { key: string; value: string; effect: KubernetesTaintEffect }[];
 }
 
-export function toEksTaints(taints: NodeGroupSpec["taints"]): { key: string; value: string; effect: EksTaintEffect }[] {
+export function toEksTaints(
+  taints: NodeGroupSpec["taints"],
+): { key: string; value: string; effect: EksTaintEffect }[] {
   return taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_TAINT_EFFECTS[t.effect] }));
 }
 

@@ -104,11 +104,16 @@ export class Network extends pulumi.ComponentResource {
     );
 
     // NAT gateways live in public subnets: one in the first AZ, or one per AZ.
-    const natZones = args.natGateways === "perAz" ? args.availabilityZones : args.availabilityZones.slice(0, 1);
+    const natZones =
+      args.natGateways === "perAz" ? args.availabilityZones : args.availabilityZones.slice(0, 1);
     const natGateways = natZones.map((zone, i) => {
-      const eip = new aws.ec2.Eip(`${name}-nat-${zone}`, { domain: "vpc", tags: tagged(`${name}-nat-${zone}`) }, {
-        parent: this,
-      });
+      const eip = new aws.ec2.Eip(
+        `${name}-nat-${zone}`,
+        { domain: "vpc", tags: tagged(`${name}-nat-${zone}`) },
+        {
+          parent: this,
+        },
+      );
       return new aws.ec2.NatGateway(
         `${name}-nat-${zone}`,
         { allocationId: eip.id, subnetId: publicSubnets[i].id, tags: tagged(`${name}-nat-${zone}`) },

@@ -21,7 +21,9 @@ export function parseCidr(cidr: string): { network: number; prefix: number } {
   const address = octets.reduce((acc, o) => acc * 256 + o, 0);
   const size = 2 ** (32 - prefix);
   if (address % size !== 0) {
-    throw new Error(`"${cidr}" has host bits set; the network address is ${formatCidr(address - (address % size), prefix)}`);
+    throw new Error(
+      `"${cidr}" has host bits set; the network address is ${formatCidr(address - (address % size), prefix)}`,
+    );
   }
   return { network: address, prefix };
 }
@@ -38,7 +40,8 @@ export function subnetPrefixFor(vpcPrefix: number, zoneCount: number): number {
 
 /** Splits `vpcCidr` into a private and a public subnet for each of `zoneCount` AZs. */
 export function planSubnets(vpcCidr: string, zoneCount: number): SubnetPlan {
-  if (!Number.isInteger(zoneCount) || zoneCount < 1) throw new Error(`zone count must be a positive integer, got ${zoneCount}`);
+  if (!Number.isInteger(zoneCount) || zoneCount < 1)
+    throw new Error(`zone count must be a positive integer, got ${zoneCount}`);
   const { network, prefix } = parseCidr(vpcCidr);
   const subnetPrefix = subnetPrefixFor(prefix, zoneCount);
   if (subnetPrefix > 32) throw new Error(`${vpcCidr} cannot hold ${2 * zoneCount} subnets`);

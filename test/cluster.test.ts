@@ -1,0 +1,205 @@
+import * as assert from "node:assert/strict";
+import { toEksTaints } from "../components/cluster/nodegroups";
+import { loadStackConfig } from "../offline/engine";
+import { STACKS, byUrn, evaluated, ofType, one } from "./helpers";
+
+const EKS = "eks:index:Cluster";
+const NODE_GROUP = "eks:index:ManagedNodeGroup";
+
+interface GroupConfig {
+  name: string;
+  instanceTypes: string[];
+  capacityType: string;
+  minSize: number;
+  desiredSize: number;
+  maxSize: number;
+  labels: Record<string, string>;
+  taints: { key: string; value: string; effect: string }[];
+}
+
+function stackValue<T>(stack: string, key: string): T {
+  return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
+}
+
+describe("taint mapping", () => {
+  it("maps every Kubernetes taint effect to the EKS API spelling", () => {
+    assert.deepEqual(
+      toEksTaints([
+        { key: "a", value: "1", effect: "NoSchedule" },
+        { key: "b", value: "", effect: "PreferNoSchedule" },
+        { key: "c", value: "3", effect: "NoExecute" },
+      ]),
+      [
+        { key: "a", value: "1", effect: "NO_SCHEDULE" },
+        { key: "b", value: "", effect: "PREFER_NO_SCHEDULE" },
+        { key: "c", value: "3", effect: "NO_EXECUTE" },
+      ],
+    );
+  });
+});
+
+for (const stack of STACKS) {
+  describe(`cluster of ${stack}`, () => {
+    const clusterConfig = stackValue<{ version: string; publicAccessCidrs: string[]; logTypes: string[] }>(
+      stack,
+      "cluster",
+    );
+    const groups = stackValue<GroupConfig[]>(stack, "nodeGroups");
+    const protect = stackValue<boolean>(stack, "protect");
+
+    it("creates the EKS cluster in the VPC with both subnet tiers, API auth and no default node group", async () => {
+      const evaluation = await evaluated(stack);
+      const eks = one(evaluation, EKS, "cluster-eks");
+      const subnets = ofType(evaluation, "aws:ec2/subnet:Subnet").map((s) => `<subnet-id:${s.name}>`);
+      assert.equal(eks.inputs.name, `eks-calico-${stack}`);
+      assert.equal(eks.inputs.vpcId, "<vpc-id:network-vpc>");
+      assert.deepEqual(
+        eks.inputs.privateSubnetIds,
+        subnets.filter((id) => id.includes("network-private-")),
+      );
+      assert.deepEqual(
+        eks.inputs.publicSubnetIds,
+        subnets.filter((id) => id.includes("network-public-")),
+      );
+      assert.equal(eks.inputs.skipDefaultNodeGroup, true);
+      assert.equal(eks.inputs.authenticationMode, "API");
+      assert.equal(eks.inputs.version, clusterConfig.version);
+      assert.equal(eks.remote, true);
+    });
+
+    it("keeps the private endpoint on and exposes the public one only to the configured CIDRs", async () => {
+      const eks = one(await evaluated(stack), EKS);
+      assert.equal(eks.inputs.endpointPrivateAccess, true);
+      assert.equal(eks.inputs.endpointPublicAccess, clusterConfig.publicAccessCidrs.length > 0);
+      assert.deepEqual(eks.inputs.publicAccessCidrs, clusterConfig.publicAccessCidrs);
+      assert.deepEqual(eks.inputs.enabledClusterLogTypes, clusterConfig.logTypes);
+    });
+
+    it("runs the VPC CNI add-on with its network-policy agent off and ANNOTATE_POD_IP on", async () => {
+      const options = one(await evaluated(stack), EKS).inputs.vpcCniOptions as Record<string, unknown>;
+      assert.equal(options.enableNetworkPolicy, false);
+      assert.deepEqual(options.configurationValues, { env: { ANNOTATE_POD_IP: "true" } });
+    });
+
+    it("creates one managed node group per config entry, only in private subnets", async () => {
+      const evaluation = await evaluated(stack);
+      const eks = one(evaluation, EKS);
+      const role = one(evaluation, "aws:iam/role:Role", "cluster-node");
+      const privateIds = ofType(evaluation, "aws:ec2/subnet:Subnet")
+        .filter((s) => s.name.startsWith("network-private-"))
+        .map((s) => `<subnet-id:${s.name}>`);
+      const nodeGroups = ofType(evaluation, NODE_GROUP);
+      assert.deepEqual(
+        nodeGroups.map((g) => g.name),
+        groups.map((g) => `cluster-${g.name}`),
+      );
+      nodeGroups.forEach((nodeGroup, i) => {
+        const group = groups[i];
+        assert.equal(nodeGroup.inputs.cluster, eks.urn);
+        assert.equal(nodeGroup.inputs.nodeRole, role.urn);
+        assert.deepEqual(nodeGroup.inputs.subnetIds, privateIds);
+        assert.deepEqual(nodeGroup.inputs.instanceTypes, group.instanceTypes);
+        assert.equal(nodeGroup.inputs.capacityType, group.capacityType);
+        assert.deepEqual(nodeGroup.inputs.scalingConfig, {
+          minSize: group.minSize,
+          desiredSize: group.desiredSize,
+          maxSize: group.maxSize,
+        });
+        assert.deepEqual(nodeGroup.inputs.labels, group.labels);
+        // Autoscalers own desiredSize after creation.
+        assert.equal(nodeGroup.inputs.ignoreScalingChanges, true);
+      });
+    });
+
+    it("maps taints to the EKS spelling", async () => {
+      const nodeGroups = ofType(await evaluated(stack), NODE_GROUP);
+      nodeGroups.forEach((nodeGroup, i) => {
+        const expected = groups[i].taints.map((t) => ({
+          key: t.key,
+          value: t.value,
+          effect: t.effect.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase(),
+        }));
+        assert.deepEqual(nodeGroup.inputs.taints, expected);
+      });
+      if (stack !== "dev") {
+        const system = nodeGroups.find((g) => g.name === "cluster-system");
+        assert.deepEqual(system?.inputs.taints, [
+          { key: "dedicated", value: "system", effect: "NO_SCHEDULE" },
+        ]);
+      }
+    });
+
+    it("gives nodes a role EC2 assumes, with the worker-node, ECR read-only and CNI policies", async () => {
+      const evaluation = await evaluated(stack);
+      const role = one(evaluation, "aws:iam/role:Role", "cluster-node");
+      assert.deepEqual(JSON.parse(String(role.inputs.assumeRolePolicy)), {
+        Version: "2012-10-17",
+        Statement: [
+          { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" },
+        ],
+      });
+      const attachments = ofType(evaluation, "aws:iam/rolePolicyAttachment:RolePolicyAttachment");
+      assert.deepEqual(attachments.map((a) => a.inputs.policyArn).sort(), [
+        "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+        "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+        "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+      ]);
+      attachments.forEach((a) => assert.equal(a.inputs.role, "<role-name:cluster-node>"));
+    });
+
+    it("builds one Kubernetes provider from the cluster's kubeconfig", async () => {
+      const evaluation = await evaluated(stack);
+      const provider = one(evaluation, "pulumi:providers:kubernetes");
+      assert.equal(provider.name, "cluster-k8s");
+      const kubeconfig = JSON.parse(String(provider.inputs.kubeconfig)) as { clusters: { name: string }[] };
+      assert.equal(kubeconfig.clusters[0].name, `eks-calico-${stack}`);
+      assert.ok(
+        provider.dependencies.includes(one(evaluation, EKS).urn),
+        "provider must depend on the cluster",
+      );
+      assert.equal(byUrn(evaluation, provider.parent).type, "eks-calico:cluster:Cluster");
+    });
+
+    it(`${protect ? "protects" : "does not protect"} the VPC and the cluster`, async () => {
+      const evaluation = await evaluated(stack);
+      assert.equal(one(evaluation, "aws:ec2/vpc:Vpc").options.protect, protect);
+      assert.equal(one(evaluation, EKS).options.protect, protect);
+    });
+
+    it("parents every resource to a component of ours, with names derived from it", async () => {
+      const evaluation = await evaluated(stack);
+      const stackResource = one(evaluation, "pulumi:pulumi:Stack");
+      for (const resource of evaluation.resources) {
+        if (resource === stackResource) continue;
+        const parent = byUrn(evaluation, resource.parent);
+        if (parent === stackResource) {
+          assert.match(resource.type, /^eks-calico:/, `${resource.name} sits directly under the stack`);
+        } else {
+          assert.ok(
+            resource.name.startsWith(`${parent.name}-`),
+            `${resource.name} is not named after ${parent.name}`,
+          );
+        }
+      }
+    });
+
+    it("exports the stack outputs, with the kubeconfig secret", async () => {
+      const evaluation = await evaluated(stack);
+      const { outputs } = evaluation;
+      const subnetIds = (kind: string) =>
+        ofType(evaluation, "aws:ec2/subnet:Subnet")
+          .filter((s) => s.name.startsWith(`network-${kind}-`))
+          .map((s) => `<subnet-id:${s.name}>`);
+      assert.equal(outputs.vpcId, "<vpc-id:network-vpc>");
+      assert.deepEqual(outputs.publicSubnetIds, subnetIds("public"));
+      assert.deepEqual(outputs.privateSubnetIds, subnetIds("private"));
+      assert.equal(outputs.clusterName, `eks-calico-${stack}`);
+      assert.deepEqual(
+        outputs.nodeGroupNames,
+        groups.map((g) => `<node-group-name:cluster-${g.name}>`),
+      );
+      assert.ok(evaluation.secretOutputs.includes("kubeconfig"), "kubeconfig must be a secret output");
+      assert.equal((JSON.parse(String(outputs.kubeconfig)) as { kind: string }).kind, "Config");
+    });
+  });
+}
