@@ -2,7 +2,8 @@
  * eks-calico: a VPC across availability zones, an EKS cluster on the amazon-vpc-cni, and Calico in
  * policy-only mode. Composition only: config comes from stacks/, resources from components/.
  */
-import { Cluster } from "./components/cluster";
+import { CalicoPolicyOnly } from "./components/calico";
+import { Cluster, maxNodeCount } from "./components/cluster";
 import { Network } from "./components/network";
 import { loadStackSettings, resolveAvailabilityZones } from "./stacks";
 
@@ -34,6 +35,18 @@ export = async () => {
     protect: settings.protect,
   });
 
+  // Calico policy-only: Felix on every node. After the node groups, so its readiness await sees nodes,
+  // and destroyed before them.
+  const calico = new CalicoPolicyOnly("calico", {
+    provider: cluster.provider,
+    nodes: cluster.nodeGroups,
+    namespace: settings.calico.namespace,
+    version: settings.calico.version,
+    registry: settings.calico.registry,
+    expectedNodes: maxNodeCount(settings.nodeGroups),
+    readinessTimeoutMinutes: settings.calico.readinessTimeoutMinutes,
+  });
+
   return {
     vpcId: network.vpcId,
     publicSubnetIds: network.publicSubnetIds,
@@ -41,5 +54,18 @@ export = async () => {
     clusterName: cluster.clusterName,
     kubeconfig: cluster.kubeconfig,
     nodeGroupNames: cluster.nodeGroupNames,
+    // What `kubectl get daemonset calico-node` shows: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE.
+    calico: {
+      namespace: calico.namespace,
+      version: calico.version,
+      desired: calico.desired,
+      current: calico.current,
+      updated: calico.updated,
+      ready: calico.ready,
+      available: calico.available,
+      isReady: calico.isReady,
+      typhaReplicas: calico.typhaReplicas,
+      typhaReadyReplicas: calico.typhaReadyReplicas,
+    },
   };
 };

@@ -1,0 +1,164 @@
+/**
+ * The CustomResourceDefinitions calico-node and Typha need in Kubernetes-datastore mode, per release line.
+ *
+ * Written here as apiextensions.k8s.io/v1 with a minimal structural schema (spec and status kept as
+ * given), not copied from upstream. The upstream policy-only manifests shipped schema-less v1beta1 CRDs,
+ * which Kubernetes 1.22 removed. Labels never depend on the Calico version, so a version bump never
+ * touches a CRD (deleting a CRD deletes every object of its kind, i.e. every Calico policy).
+ */
+import { COMMON_LABELS } from "./labels";
+import { supportedMinorOf, type CalicoMinor } from "./defaults";
+import type { CustomResourceDefinition } from "./types";
+
+/** One CRD: its API group, served version, names and scope. */
+export interface CrdKind {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  scope: "Cluster" | "Namespaced";
+  shortNames?: string[];
+  /** The kind has a status subresource upstream (status written through `/status`). */
+  statusSubresource?: boolean;
+  /** `api-approved.kubernetes.io`: the API server refuses CRDs in *.k8s.io groups without it (KEP-1111). */
+  apiApproval?: string;
+}
+
+export const CALICO_CRD_GROUP = "crd.projectcalico.org";
+
+function calico(kind: string, plural: string, scope: CrdKind["scope"] = "Cluster"): CrdKind {
+  return { group: CALICO_CRD_GROUP, version: "v1", kind, plural, scope };
+}
+
+/**
+ * The 22 crd.projectcalico.org kinds of Calico's calico-policy-only.yaml for v3.31 and v3.32 (the same
+ * list on both lines). None has a status subresource upstream: calico-node writes CalicoNodeStatus
+ * through a plain `update` (libcalico-go/config/crd/crd.projectcalico.org_caliconodestatuses.yaml), so a
+ * status subresource here would make the API server drop what calico-node reports.
+ */
+export const CALICO_CRD_KINDS: readonly CrdKind[] = [
+  calico("BGPConfiguration", "bgpconfigurations"),
+  calico("BGPFilter", "bgpfilters"),
+  calico("BGPPeer", "bgppeers"),
+  calico("BlockAffinity", "blockaffinities"),
+  calico("CalicoNodeStatus", "caliconodestatuses"),
+  calico("ClusterInformation", "clusterinformations"),
+  calico("FelixConfiguration", "felixconfigurations"),
+  calico("GlobalNetworkPolicy", "globalnetworkpolicies"),
+  calico("GlobalNetworkSet", "globalnetworksets"),
+  calico("HostEndpoint", "hostendpoints"),
+  calico("IPAMBlock", "ipamblocks"),
+  calico("IPAMConfig", "ipamconfigs"),
+  calico("IPAMHandle", "ipamhandles"),
+  calico("IPPool", "ippools"),
+  calico("IPReservation", "ipreservations"),
+  calico("KubeControllersConfiguration", "kubecontrollersconfigurations"),
+  calico("NetworkPolicy", "networkpolicies", "Namespaced"),
+  calico("NetworkSet", "networksets", "Namespaced"),
+  calico("StagedGlobalNetworkPolicy", "stagedglobalnetworkpolicies"),
+  calico("StagedKubernetesNetworkPolicy", "stagedkubernetesnetworkpolicies", "Namespaced"),
+  calico("StagedNetworkPolicy", "stagednetworkpolicies", "Namespaced"),
+  calico("Tier", "tiers"),
+];
+
+export const KUBERNETES_POLICY_GROUP = "policy.networking.k8s.io";
+
+function kubernetesPolicy(
+  kind: string,
+  plural: string,
+  version: string,
+  shortName: string,
+  pr: number,
+): CrdKind {
+  return {
+    group: KUBERNETES_POLICY_GROUP,
+    version,
+    kind,
+    plural,
+    scope: "Cluster",
+    shortNames: [shortName],
+    statusSubresource: true,
+    apiApproval: `https://github.com/kubernetes-sigs/network-policy-api/pull/${pr}`,
+  };
+}
+
+/**
+ * Upstream network-policy-api kinds that Felix (through Typha) lists and watches in Kubernetes-datastore
+ * mode (libcalico-go felixsyncerv1.go); without the CRD that list fails and Felix never becomes ready
+ * (k0sproject/k0s#8200). v3.31 enforces AdminNetworkPolicy and BaselineAdminNetworkPolicy (tigera/docs
+ * version-3.31 network-policy/policy-tiers/tiered-policy.mdx); v3.32 moved to their successor
+ * ClusterNetworkPolicy (Calico's v3.32 manifest and calico-node ClusterRole).
+ */
+export const KUBERNETES_POLICY_CRD_KINDS: Readonly<Record<CalicoMinor, readonly CrdKind[]>> = {
+  "3.31": [
+    kubernetesPolicy("AdminNetworkPolicy", "adminnetworkpolicies", "v1alpha1", "anp", 30),
+    kubernetesPolicy("BaselineAdminNetworkPolicy", "baselineadminnetworkpolicies", "v1alpha1", "banp", 30),
+  ],
+  "3.32": [kubernetesPolicy("ClusterNetworkPolicy", "clusternetworkpolicies", "v1alpha2", "cnp", 300)],
+};
+
+/** Every CRD kind a Calico release needs: the Calico kinds, then that line's upstream policy kinds. */
+export function crdKindsFor(version: string): readonly CrdKind[] {
+  return [...CALICO_CRD_KINDS, ...KUBERNETES_POLICY_CRD_KINDS[supportedMinorOf(version)]];
+}
+
+/** The CRD's object name, `<plural>.<group>`. */
+export function crdName(kind: CrdKind): string {
+  return `${kind.plural}.${kind.group}`;
+}
+
+/** An object field the API server stores as given (structural: typed as an object, contents open). */
+function keptAsGiven() {
+  return { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+}
+
+/** A v1 CRD with a structural schema: typed apiVersion/kind/metadata, spec and status kept as given. */
+export function renderCrd(kind: CrdKind): CustomResourceDefinition {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: {
+      name: crdName(kind),
+      labels: { ...COMMON_LABELS },
+      ...(kind.apiApproval === undefined
+        ? {}
+        : { annotations: { "api-approved.kubernetes.io": kind.apiApproval } }),
+    },
+    spec: {
+      group: kind.group,
+      names: {
+        kind: kind.kind,
+        listKind: `${kind.kind}List`,
+        plural: kind.plural,
+        singular: kind.kind.toLowerCase(),
+        ...(kind.shortNames === undefined ? {} : { shortNames: kind.shortNames }),
+      },
+      scope: kind.scope,
+      versions: [
+        {
+          name: kind.version,
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: {
+                apiVersion: { type: "string" },
+                kind: { type: "string" },
+                metadata: { type: "object" },
+                spec: keptAsGiven(),
+                status: keptAsGiven(),
+              },
+            },
+          },
+          ...(kind.statusSubresource === true ? { subresources: { status: {} } } : {}),
+        },
+      ],
+    },
+  };
+}
+
+/** The CRDs of a Calico release, in the order of {@link crdKindsFor}. */
+export function renderCrds(version: string): CustomResourceDefinition[] {
+  return crdKindsFor(version).map(renderCrd);
+}

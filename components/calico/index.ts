@@ -1,0 +1,183 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  DEFAULT_CALICO_NAMESPACE,
+  DEFAULT_CALICO_REGISTRY,
+  DEFAULT_CALICO_VERSION,
+  DEFAULT_READINESS_TIMEOUT_MINUTES,
+} from "./defaults";
+import {
+  childResourceName,
+  renderCalicoObjectGroups,
+  type CalicoObjectGroups,
+  type CalicoSettings,
+} from "./objects";
+import { count, isDaemonSetReady, type DaemonSetCounts } from "./status";
+import { typhaReplicas } from "./typha";
+import type { ClusterRole, ClusterRoleBinding, ServiceAccount } from "./types";
+
+export { isDaemonSetReady } from "./status";
+export { renderCalicoObjects, type CalicoSettings } from "./objects";
+
+export interface CalicoPolicyOnlyArgs {
+  /** Provider of the target cluster; every object is created through it. */
+  provider: k8s.Provider;
+  /**
+   * Namespace of calico-node and Typha, created unless built in (kube-system, default). Changing it
+   * replaces those objects. @default "kube-system"
+   */
+  namespace?: string;
+  /**
+   * Exact Calico release (vX.Y.Z of a supported line). A patch bump changes only the images (a rolling
+   * update); a new line may add CRDs. @default "v3.31.7" (DEFAULT_CALICO_VERSION)
+   */
+  version?: string;
+  /** Registry of the `node` and `typha` images; changing it rolls both workloads. @default "quay.io/calico" */
+  registry?: string;
+  /**
+   * The node groups. Every Calico object waits for them, so the DaemonSet's readiness await sees real
+   * nodes (with none, "ready" is instant and proves nothing), and `pulumi destroy` removes Calico first.
+   */
+  nodes: pulumi.Resource[];
+  /** Nodes to size Typha for: the sum of the node groups' maxSize. Changing it rescales Typha in place. */
+  expectedNodes: number;
+  /** Minutes `pulumi up` waits for calico-node and Typha to become ready before it fails. @default 10 */
+  readinessTimeoutMinutes?: number;
+}
+
+type Options = pulumi.CustomResourceOptions;
+
+/**
+ * Calico in policy-only mode beside the AWS VPC CNI: Felix (calico-node) on every Linux EC2 node,
+ * Typha in front of the API server, and the CRDs and RBAC they need. Create it after the node groups
+ * (pass them in `dependsOn`): with no nodes the DaemonSet is trivially "ready".
+ */
+export class CalicoPolicyOnly extends pulumi.ComponentResource {
+  readonly namespace: pulumi.Output<string>;
+  readonly version: pulumi.Output<string>;
+  /** calico-node pods that should run (DaemonSet `status.desiredNumberScheduled`). */
+  readonly desired: pulumi.Output<number>;
+  readonly current: pulumi.Output<number>;
+  readonly updated: pulumi.Output<number>;
+  readonly ready: pulumi.Output<number>;
+  readonly available: pulumi.Output<number>;
+  /** Every desired calico-node pod is ready, and there is at least one. */
+  readonly isReady: pulumi.Output<boolean>;
+  readonly typhaReadyReplicas: pulumi.Output<number>;
+  /** Typha replicas planned for `expectedNodes`. */
+  readonly typhaReplicas: number;
+
+  constructor(name: string, args: CalicoPolicyOnlyArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("eks-calico:calico:PolicyOnly", name, {}, opts);
+    const settings: CalicoSettings = {
+      namespace: args.namespace ?? DEFAULT_CALICO_NAMESPACE,
+      version: args.version ?? DEFAULT_CALICO_VERSION,
+      registry: args.registry ?? DEFAULT_CALICO_REGISTRY,
+      expectedNodes: args.expectedNodes,
+    };
+    const objects = renderCalicoObjectGroups(settings);
+    const base: Options = { parent: this, provider: args.provider, dependsOn: args.nodes };
+    const timeouts = readinessTimeouts(args.readinessTimeoutMinutes ?? DEFAULT_READINESS_TIMEOUT_MINUTES);
+
+    // Namespace, kinds and permissions first; workloads after them, all after the nodes.
+    const namespace = objects.namespace
+      ? [new k8s.core.v1.Namespace(childResourceName(name, objects.namespace), objects.namespace, base)]
+      : [];
+    const crds = createCrds(name, objects.crds, base);
+    const rbac = objects.rbac.map((object) =>
+      createRbacObject(name, object, { ...base, dependsOn: [...args.nodes, ...namespace] }),
+    );
+    const foundations = [...args.nodes, ...namespace, ...crds, ...rbac];
+    const typha = createTypha(name, objects.typha, { ...base, dependsOn: foundations }, timeouts);
+    // Felix waits for Typha, so calico-node goes last. Not skipAwait: `pulumi up` fails with the
+    // DaemonSet's rollout state if calico-node is not ready within the timeout.
+    const node = new k8s.apps.v1.DaemonSet(childResourceName(name, objects.node), objects.node, {
+      ...base,
+      dependsOn: [...foundations, typha.deployment, typha.service],
+      customTimeouts: timeouts,
+    });
+
+    const status: pulumi.Output<DaemonSetCounts | undefined> = node.status;
+    this.namespace = pulumi.output(settings.namespace);
+    this.version = pulumi.output(settings.version);
+    this.desired = status.apply((s) => count(s, "desiredNumberScheduled"));
+    this.current = status.apply((s) => count(s, "currentNumberScheduled"));
+    this.updated = status.apply((s) => count(s, "updatedNumberScheduled"));
+    this.ready = status.apply((s) => count(s, "numberReady"));
+    this.available = status.apply((s) => count(s, "numberAvailable"));
+    this.isReady = status.apply(isDaemonSetReady);
+    this.typhaReadyReplicas = typha.deployment.status.apply(
+      (s: { readyReplicas?: number } | undefined) => s?.readyReplicas ?? 0,
+    );
+    this.typhaReplicas = typhaReplicas(settings.expectedNodes);
+
+    this.registerOutputs({
+      namespace: this.namespace,
+      version: this.version,
+      desired: this.desired,
+      current: this.current,
+      updated: this.updated,
+      ready: this.ready,
+      available: this.available,
+      isReady: this.isReady,
+      typhaReadyReplicas: this.typhaReadyReplicas,
+      typhaReplicas: this.typhaReplicas,
+    });
+  }
+}
+
+/** The awaited workloads fail `pulumi up` after this long instead of the provider's default. */
+function readinessTimeouts(minutes: number): pulumi.CustomTimeouts {
+  if (!Number.isInteger(minutes) || minutes < 1) {
+    throw new Error(`readinessTimeoutMinutes must be a whole number of at least 1, got ${String(minutes)}`);
+  }
+  return { create: `${minutes}m`, update: `${minutes}m` };
+}
+
+/** CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. */
+function createCrds(name: string, crds: CalicoObjectGroups["crds"], opts: Options) {
+  return crds.map(
+    (crd) =>
+      new k8s.apiextensions.v1.CustomResourceDefinition(childResourceName(name, crd), crd, {
+        ...opts,
+        retainOnDelete: true,
+      }),
+  );
+}
+
+function createRbacObject(
+  name: string,
+  object: ServiceAccount | ClusterRole | ClusterRoleBinding,
+  opts: Options,
+): pulumi.CustomResource {
+  const resourceName = childResourceName(name, object);
+  switch (object.kind) {
+    case "ServiceAccount":
+      return new k8s.core.v1.ServiceAccount(resourceName, object, opts);
+    case "ClusterRole":
+      return new k8s.rbac.v1.ClusterRole(resourceName, object, opts);
+    case "ClusterRoleBinding":
+      return new k8s.rbac.v1.ClusterRoleBinding(resourceName, object, opts);
+  }
+}
+
+/** Typha's Deployment (awaited like calico-node), Service and PodDisruptionBudget. */
+function createTypha(
+  name: string,
+  typha: CalicoObjectGroups["typha"],
+  opts: Options,
+  timeouts: pulumi.CustomTimeouts,
+) {
+  return {
+    deployment: new k8s.apps.v1.Deployment(childResourceName(name, typha.deployment), typha.deployment, {
+      ...opts,
+      customTimeouts: timeouts,
+    }),
+    service: new k8s.core.v1.Service(childResourceName(name, typha.service), typha.service, opts),
+    disruptionBudget: new k8s.policy.v1.PodDisruptionBudget(
+      childResourceName(name, typha.disruptionBudget),
+      typha.disruptionBudget,
+      opts,
+    ),
+  };
+}

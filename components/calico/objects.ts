@@ -1,0 +1,96 @@
+/**
+ * Every Kubernetes object of the policy-only install, as plain data, in apply order:
+ *   0. the namespace, unless it is one every cluster already has;
+ *   1. CRDs (Calico's, then the release line's upstream policy kinds), so kinds exist before use;
+ *   2. RBAC: ServiceAccounts, ClusterRoles, bindings for calico-node, Typha, the tier getter, aws-node;
+ *   3. Typha: Deployment, Service, PodDisruptionBudget;
+ *   4. the calico-node DaemonSet, last, because Felix waits for Typha and its permissions.
+ */
+import { renderCrds } from "./crds";
+import { renderCalicoNode } from "./daemonset";
+import { renderRbac } from "./rbac";
+import {
+  renderTyphaDeployment,
+  renderTyphaDisruptionBudget,
+  renderTyphaService,
+  typhaReplicas,
+} from "./typha";
+import { COMMON_LABELS } from "./labels";
+import type { CalicoObject, DaemonSet, Deployment, Namespace, PodDisruptionBudget, Service } from "./types";
+
+/** Namespaces every EKS cluster has; Calico never creates (nor, on destroy, deletes) these. */
+export const BUILT_IN_NAMESPACES: readonly string[] = ["kube-system", "default"];
+
+export interface CalicoSettings {
+  /** Namespace of every namespaced object. */
+  namespace: string;
+  /** Exact Calico release, e.g. "v3.31.7"; its line decides the CRDs and RBAC. */
+  version: string;
+  /** Registry prefix of the `node` and `typha` images, e.g. "quay.io/calico". */
+  registry: string;
+  /** Nodes Calico should plan Typha for (the node groups' maximum sizes summed). */
+  expectedNodes: number;
+}
+
+/** The objects grouped the way the component creates them. */
+export interface CalicoObjectGroups {
+  /** The namespace to create, or undefined when it is built in. */
+  namespace: Namespace | undefined;
+  crds: ReturnType<typeof renderCrds>;
+  rbac: ReturnType<typeof renderRbac>;
+  typha: { deployment: Deployment; service: Service; disruptionBudget: PodDisruptionBudget };
+  node: DaemonSet;
+}
+
+export function renderCalicoObjectGroups(settings: CalicoSettings): CalicoObjectGroups {
+  const { namespace, version, registry } = settings;
+  return {
+    namespace: BUILT_IN_NAMESPACES.includes(namespace)
+      ? undefined
+      : { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { ...COMMON_LABELS } } },
+    crds: renderCrds(version),
+    rbac: renderRbac(namespace, version),
+    typha: {
+      deployment: renderTyphaDeployment(namespace, registry, version, typhaReplicas(settings.expectedNodes)),
+      service: renderTyphaService(namespace),
+      disruptionBudget: renderTyphaDisruptionBudget(namespace),
+    },
+    node: renderCalicoNode(namespace, registry, version),
+  };
+}
+
+/** Every object, in the documented apply order. */
+export function renderCalicoObjects(settings: CalicoSettings): CalicoObject[] {
+  const groups = renderCalicoObjectGroups(settings);
+  return [
+    ...(groups.namespace ? [groups.namespace] : []),
+    ...groups.crds,
+    ...groups.rbac,
+    groups.typha.deployment,
+    groups.typha.service,
+    groups.typha.disruptionBudget,
+    groups.node,
+  ];
+}
+
+const KIND_SLUGS: Record<CalicoObject["kind"], string> = {
+  Namespace: "namespace",
+  CustomResourceDefinition: "crd",
+  ServiceAccount: "sa",
+  ClusterRole: "role",
+  ClusterRoleBinding: "binding",
+  Deployment: "deployment",
+  Service: "service",
+  PodDisruptionBudget: "pdb",
+  DaemonSet: "daemonset",
+};
+
+/**
+ * The Pulumi name of an object's resource inside a component called `componentName`: CRDs by plural
+ * (`<name>-crd-felixconfigurations`), everything else by kind and object name
+ * (`<name>-daemonset-calico-node`). Stable across versions and namespaces, unique per component.
+ */
+export function childResourceName(componentName: string, object: CalicoObject): string {
+  const id = object.kind === "CustomResourceDefinition" ? object.spec.names.plural : object.metadata.name;
+  return `${componentName}-${KIND_SLUGS[object.kind]}-${id}`;
+}

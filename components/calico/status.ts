@@ -1,0 +1,24 @@
+/**
+ * When calico-node counts as ready: what `kubectl get daemonset calico-node` shows as DESIRED == READY,
+ * with at least one node. Zero desired pods means no node runs Felix yet, which is not ready.
+ */
+
+/** The DaemonSet status counters read here; any of them may be missing before the controller reports. */
+export interface DaemonSetCounts {
+  desiredNumberScheduled?: number;
+  currentNumberScheduled?: number;
+  updatedNumberScheduled?: number;
+  numberReady?: number;
+  numberAvailable?: number;
+}
+
+/** A status counter, 0 when the status or the counter is missing. */
+export function count(status: DaemonSetCounts | undefined, field: keyof DaemonSetCounts): number {
+  return status?.[field] ?? 0;
+}
+
+/** Ready when every scheduled calico-node pod is ready and at least one is scheduled. */
+export function isDaemonSetReady(status: DaemonSetCounts | undefined): boolean {
+  const desired = count(status, "desiredNumberScheduled");
+  return desired > 0 && count(status, "numberReady") === desired;
+}

@@ -1,0 +1,175 @@
+/**
+ * Typha: fans datastore updates out to every Felix, so the API server sees a few watchers instead of one
+ * per node. Deployment, Service and PodDisruptionBudget `calico-typha`.
+ */
+import { LINUX_NODE_SELECTOR, notOnFargate } from "./scheduling";
+import { appLabels, selectorLabels, workloadLabels } from "./labels";
+import { CALICO_TYPHA, TYPHA_HEALTH_PORT, TYPHA_PORT } from "./names";
+import type { Container, Deployment, PodDisruptionBudget, Service, Toleration } from "./types";
+
+/** Ceiling on replicas; the operator's formula reaches it at 3,600 nodes. */
+export const MAX_TYPHA_REPLICAS = 20;
+
+/** Nodes one Typha serves, per Calico's guidance (at least one replica per 200 nodes). */
+const NODES_PER_TYPHA = 200;
+
+/**
+ * Typha replicas for a cluster of `expectedNodes` nodes: the Tigera operator's formula
+ * (GetExpectedTyphaScale: 1-2 nodes -> 1, 3-4 -> 2, else max(3, floor(n/200) + 2)) capped at
+ * {@link MAX_TYPHA_REPLICAS}, and never more replicas than nodes: Typha binds a fixed host port, so two
+ * replicas cannot share a node.
+ */
+export function typhaReplicas(expectedNodes: number): number {
+  if (!Number.isInteger(expectedNodes) || expectedNodes < 1) {
+    throw new Error(`expectedNodes must be a whole number of at least 1, got ${String(expectedNodes)}`);
+  }
+  let replicas: number;
+  if (expectedNodes <= 2) replicas = 1;
+  else if (expectedNodes <= 4) replicas = 2;
+  else replicas = Math.max(3, Math.floor(expectedNodes / NODES_PER_TYPHA) + 2);
+  return Math.min(replicas, MAX_TYPHA_REPLICAS, expectedNodes);
+}
+
+/** Typha sheds its clients gradually over this many seconds on shutdown; the env var must match. */
+const TYPHA_SHUTDOWN_SECONDS = 300;
+
+/**
+ * Typha may run on tainted node groups (it is needed before any pod can be policed), but it is a
+ * Deployment, not a per-node agent: without a NoExecute toleration, the default not-ready/unreachable
+ * tolerations (300 s) still evict it from a failed node so its replica is rescheduled elsewhere.
+ */
+export const TYPHA_TOLERATIONS: readonly Toleration[] = [
+  { key: "CriticalAddonsOnly", operator: "Exists" },
+  { operator: "Exists", effect: "NoSchedule" },
+];
+
+function env(name: string, value: string) {
+  return { name, value };
+}
+
+function healthProbe(path: "/liveness" | "/readiness") {
+  return { httpGet: { path, port: TYPHA_HEALTH_PORT, host: "localhost" }, timeoutSeconds: 10 };
+}
+
+function typhaContainer(registry: string, version: string, namespace: string): Container {
+  return {
+    name: CALICO_TYPHA,
+    image: `${registry}/typha:${version}`,
+    imagePullPolicy: "IfNotPresent",
+    ports: [{ containerPort: TYPHA_PORT, name: CALICO_TYPHA, protocol: "TCP" }],
+    env: [
+      env("TYPHA_DATASTORETYPE", "kubernetes"),
+      env("TYPHA_HEALTHENABLED", "true"),
+      env("TYPHA_HEALTHPORT", String(TYPHA_HEALTH_PORT)),
+      // Rebalance Felix connections across replicas from the calico-typha Service in this namespace.
+      env("TYPHA_CONNECTIONREBALANCINGMODE", "kubernetes"),
+      env("TYPHA_K8SNAMESPACE", namespace),
+      env("TYPHA_SHUTDOWNTIMEOUTSECS", String(TYPHA_SHUTDOWN_SECONDS)),
+      // Log to stdout only.
+      env("TYPHA_LOGSEVERITYSCREEN", "info"),
+      env("TYPHA_LOGFILEPATH", "none"),
+      env("TYPHA_LOGSEVERITYSYS", "none"),
+      // Workload endpoints are VPC CNI veths (the operator sets this for the AmazonVPC CNI).
+      env("FELIX_INTERFACEPREFIX", "eni"),
+    ],
+    resources: { requests: { cpu: "100m", memory: "128Mi" } },
+    livenessProbe: { ...healthProbe("/liveness"), periodSeconds: 30, initialDelaySeconds: 30 },
+    readinessProbe: { ...healthProbe("/readiness"), periodSeconds: 10 },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: 10001,
+      runAsGroup: 10001,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+      seccompProfile: { type: "RuntimeDefault" },
+    },
+  };
+}
+
+/** The Typha Deployment, `replicas` spread one per node and preferably across zones. */
+export function renderTyphaDeployment(
+  namespace: string,
+  registry: string,
+  version: string,
+  replicas: number,
+): Deployment {
+  const selector = selectorLabels(CALICO_TYPHA);
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: CALICO_TYPHA, namespace, labels: workloadLabels(CALICO_TYPHA, version) },
+    spec: {
+      replicas,
+      revisionHistoryLimit: 2,
+      selector: { matchLabels: selector },
+      // Up-level replicas start before back-level ones stop; one may stop first when nodes are full.
+      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "100%", maxUnavailable: 1 } },
+      template: {
+        metadata: {
+          labels: workloadLabels(CALICO_TYPHA, version),
+          // Host-network pods with a host port otherwise block cluster-autoscaler scale-down.
+          annotations: { "cluster-autoscaler.kubernetes.io/safe-to-evict": "true" },
+        },
+        spec: {
+          // Felix needs Typha before any pod networking is policed, so Typha uses the host network.
+          hostNetwork: true,
+          nodeSelector: { ...LINUX_NODE_SELECTOR },
+          affinity: {
+            nodeAffinity: notOnFargate(),
+            podAntiAffinity: {
+              // One replica per node (the host port forces it anyway; this states it).
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                { labelSelector: { matchLabels: selector }, topologyKey: "kubernetes.io/hostname" },
+              ],
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 100,
+                  podAffinityTerm: {
+                    labelSelector: { matchLabels: selector },
+                    topologyKey: "topology.kubernetes.io/zone",
+                  },
+                },
+              ],
+            },
+          },
+          tolerations: [...TYPHA_TOLERATIONS],
+          priorityClassName: "system-cluster-critical",
+          serviceAccountName: CALICO_TYPHA,
+          terminationGracePeriodSeconds: TYPHA_SHUTDOWN_SECONDS,
+          // fsGroup makes the projected ServiceAccount token readable by the non-root user (kubernetes#82573).
+          securityContext: { fsGroup: 65534, seccompProfile: { type: "RuntimeDefault" } },
+          containers: [typhaContainer(registry, version, namespace)],
+        },
+      },
+    },
+  };
+}
+
+/** The Service Felix discovers Typha through (its endpoints, not its ClusterIP). */
+export function renderTyphaService(namespace: string): Service {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: CALICO_TYPHA, namespace, labels: appLabels(CALICO_TYPHA) },
+    spec: {
+      selector: selectorLabels(CALICO_TYPHA),
+      ports: [{ name: CALICO_TYPHA, port: TYPHA_PORT, protocol: "TCP", targetPort: CALICO_TYPHA }],
+    },
+  };
+}
+
+/**
+ * maxUnavailable 1, not minAvailable 1: with a single replica (1-2 nodes) minAvailable 1 would refuse
+ * every eviction and hang node drains and node-group updates, while maxUnavailable 1 lets a drain
+ * proceed (Felix keeps its rules and reconnects). With 2 or more replicas it still keeps at least one
+ * running, and it allows one disruption at a time however many replicas run, where minAvailable 1 would
+ * let all but one go at once. Same choice as Calico's manifests and the Tigera operator.
+ */
+export function renderTyphaDisruptionBudget(namespace: string): PodDisruptionBudget {
+  return {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: CALICO_TYPHA, namespace, labels: appLabels(CALICO_TYPHA) },
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(CALICO_TYPHA) } },
+  };
+}
