@@ -30,6 +30,7 @@ export = async () => {
     privateSubnetIds: network.privateSubnetIds,
     publicAccessCidrs: settings.cluster.publicAccessCidrs,
     logTypes: settings.cluster.logTypes,
+    logRetentionDays: settings.cluster.logRetentionDays,
     nodeGroups: settings.nodeGroups,
     tags: settings.resourceTags,
     protect: settings.protect,

@@ -77,6 +77,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       state.arn = `arn:aws:${args.type.split(":")[1].split("/")[0]}::${OFFLINE_ACCOUNT_ID}:${placeholder(shortType(args.type), args.name)}`;
     }
     if (args.type === "aws:iam/role:Role") state.name = placeholder("role-name", args.name);
+    // A new launch template's first version is 1.
+    if (args.type === "aws:ec2/launchTemplate:LaunchTemplate") state.latestVersion = 1;
     return { id, state };
   }
 
@@ -133,6 +135,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         this.nodeGroupSizes.set(name, scaling?.desiredSize ?? 0);
         return { nodeGroup: { nodeGroupName: placeholder("node-group-name", name), ...inputs } };
       }
+      case "eks:index:VpcCniAddon":
+        return {};
       default:
         if (type.startsWith("eks:")) throw new Error(`offline engine: unexpected remote component ${type}`);
         return {};

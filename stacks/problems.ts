@@ -12,6 +12,44 @@ export interface ConfigProblem {
 }
 
 /**
+ * What to do about a problem at a key, by key path with list indexes written `[]`. Keys not listed
+ * point to the README's config reference.
+ */
+const HINTS: Readonly<Record<string, string>> = {
+  "aws:region": "set it with `pulumi config set aws:region us-west-2`",
+  "network.cidr": "use a private range such as 10.0.0.0/16 that no peered network uses",
+  "network.availabilityZones": "use 2 for development and 3 for production",
+  "network.natGateways": "single is cheaper; perAz keeps egress when an AZ fails",
+  "cluster.version": 'quote it in YAML ("1.33"): unquoted, 1.30 reads as the number 1.3',
+  "cluster.publicAccessCidrs[]":
+    "list your office or VPN ranges such as 203.0.113.0/24, or [] for a private endpoint",
+  "cluster.logTypes[]": "api, audit and authenticator cover most investigations",
+  "cluster.logRetentionDays": "90 or 365 are common choices",
+  nodeGroups:
+    "for example [{name: general, instanceTypes: [t3.large], minSize: 2, desiredSize: 2, maxSize: 4}]",
+  "nodeGroups[].name": "for example general or system-arm64",
+  "nodeGroups[].instanceTypes": "for example [t3.large]",
+  "nodeGroups[].instanceTypes[]": "for example t3.large or m7g.xlarge",
+  "nodeGroups[].minSize": "keep 0 <= minSize <= desiredSize <= maxSize",
+  "nodeGroups[].desiredSize": "keep 0 <= minSize <= desiredSize <= maxSize",
+  "nodeGroups[].maxSize": "keep 0 <= minSize <= desiredSize <= maxSize, with maxSize >= 1",
+  "nodeGroups[].taints[].effect": "use the Kubernetes spelling (NoSchedule), not the EKS API's (NO_SCHEDULE)",
+  "calico.version": "pick a release from https://github.com/projectcalico/calico/releases, such as v3.31.7",
+  "calico.registry":
+    "quay.io/calico, or a mirror such as 123456789012.dkr.ecr.us-west-2.amazonaws.com/calico",
+  "calico.namespace": "kube-system, or a dedicated namespace such as calico-system",
+  "calico.readinessTimeoutMinutes": "10 suits most clusters; large clusters roll slower",
+  protect: "write true or false without quotes",
+};
+
+/** The hint for a key path such as `nodeGroups[0].maxSize`. */
+export function hintFor(path: string): string {
+  const general = path.replace(/\[\d+\]/g, "[]");
+  const key = Object.hasOwn(HINTS, general) ? general : general.split(".")[0];
+  return Object.hasOwn(HINTS, key) ? HINTS[key] : "see the config reference in README.md";
+}
+
+/**
  * Every problem with a stack's configuration, raised before any resource is registered. A RunError,
  * so `pulumi up` prints the message without a stack trace.
  */
@@ -31,7 +69,9 @@ export class ConfigError extends pulumi.RunError {
 
 export function formatProblems(stack: string, problems: readonly ConfigProblem[]): string {
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  const lines = problems.map((p) => `  - ${p.path}: ${p.rule} (got ${describeValue(p.value)})`);
+  const lines = problems.map(
+    (p) => `  - ${p.path}: ${p.rule} (got ${describeValue(p.value)})\n      hint: ${hintFor(p.path)}`,
+  );
   return [`Stack "${stack}" has invalid configuration (${count}):`, ...lines].join("\n");
 }
 

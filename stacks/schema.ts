@@ -25,6 +25,11 @@ export const CONTROL_PLANE_LOG_TYPES = [
   "scheduler",
 ] as const;
 
+/** Retention periods CloudWatch Logs accepts, in days. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
 export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 
@@ -43,6 +48,8 @@ const LABEL_KEY =
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 // EC2 instance types look like family.size: t3.large, m7g.2xlarge, c6in.metal.
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+// What AWS accepts in tag keys and values.
+const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 // An image registry prefix: host[:port][/path], no scheme and no trailing slash.
 const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9._-]+)*$/;
 
@@ -120,6 +127,13 @@ const clusterSchema = z.strictObject({
       },
     )
     .default(["api", "audit", "authenticator"]),
+  /** Days CloudWatch keeps control-plane logs. */
+  logRetentionDays: z
+    .number()
+    .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+      error: `must be a retention CloudWatch accepts: ${LOG_RETENTION_DAYS.join(", ")}`,
+    })
+    .default(90),
 });
 
 const taintSchema = z.strictObject({
@@ -245,19 +259,62 @@ const tagsSchema = z.record(
     .max(128, { error: "tag keys must be at most 128 characters" })
     .refine((key) => !key.toLowerCase().startsWith("aws:"), {
       error: "tag keys must not start with aws: (reserved)",
-    }),
-  z.string().max(256, { error: "tag values must be at most 256 characters" }),
+    })
+    .regex(TAG_TEXT, { error: "tag keys may hold letters, digits, spaces and _ . : / = + - @ only" }),
+  z
+    .string()
+    .max(256, { error: "tag values must be at most 256 characters" })
+    .regex(TAG_TEXT, { error: "tag values may hold letters, digits, spaces and _ . : / = + - @ only" }),
 );
 
+/** Tags we add to every resource; a resource takes at most 50. */
+const RESERVED_TAG_COUNT = 3;
+const MAX_TAGS = 50;
+
 /** The whole `eks-calico:*` namespace. Each field is one stack config key. */
-export const stackConfigSchema = z.strictObject({
-  network: networkSchema.prefault({}),
-  cluster: clusterSchema.prefault({}),
-  nodeGroups: nodeGroupsSchema,
-  calico: calicoSchema.prefault({}),
-  tags: tagsSchema.default({}),
-  protect: z.boolean({ error: "must be true or false" }).default(false),
-});
+export const stackConfigSchema = z
+  .strictObject({
+    network: networkSchema.prefault({}),
+    cluster: clusterSchema.prefault({}),
+    nodeGroups: nodeGroupsSchema,
+    calico: calicoSchema.prefault({}),
+    tags: tagsSchema.default({}),
+    /** Marks a production stack: protects stateful resources and refuses an API endpoint open to all. */
+    protect: z.boolean({ error: "must be true or false" }).default(false),
+  })
+  .superRefine(
+    (config, ctx) => {
+      const cidrs: unknown = (config.cluster as { publicAccessCidrs?: unknown } | undefined)
+        ?.publicAccessCidrs;
+      if (config.protect === true && Array.isArray(cidrs)) {
+        cidrs.forEach((cidr, index) => {
+          if (cidr === "0.0.0.0/0") {
+            ctx.addIssue({
+              code: "custom",
+              path: ["cluster", "publicAccessCidrs", index],
+              input: cidr,
+              message:
+                "must not open the API endpoint to the whole internet on a protected (production) stack; list your ranges, or [] for private only",
+            });
+          }
+        });
+      }
+      const tags: unknown = config.tags;
+      if (
+        tags !== null &&
+        typeof tags === "object" &&
+        Object.keys(tags).length > MAX_TAGS - RESERVED_TAG_COUNT
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tags"],
+          input: tags,
+          message: `must hold at most ${MAX_TAGS - RESERVED_TAG_COUNT} tags (AWS allows ${MAX_TAGS}; Name, pulumi:project and pulumi:stack are added)`,
+        });
+      }
+    },
+    { when: () => true },
+  );
 
 export type StackConfig = z.infer<typeof stackConfigSchema>;
 export type NetworkConfig = StackConfig["network"];

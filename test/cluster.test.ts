@@ -75,10 +75,18 @@ for (const stack of STACKS) {
       assert.deepEqual(eks.inputs.enabledClusterLogTypes, clusterConfig.logTypes);
     });
 
-    it("runs the VPC CNI add-on with its network-policy agent off and ANNOTATE_POD_IP on", async () => {
-      const options = one(await evaluated(stack), EKS).inputs.vpcCniOptions as Record<string, unknown>;
-      assert.equal(options.enableNetworkPolicy, false);
-      assert.deepEqual(options.configurationValues, { env: { ANNOTATE_POD_IP: "true" } });
+    it("runs the VPC CNI as a managed add-on, its network-policy agent off and ANNOTATE_POD_IP on", async () => {
+      const evaluation = await evaluated(stack);
+      const eks = one(evaluation, EKS);
+      // The cluster does not configure the CNI itself: the add-on below owns aws-node.
+      assert.equal(eks.inputs.useDefaultVpcCni, true);
+      assert.equal(eks.inputs.vpcCniOptions, undefined);
+      const addon = one(evaluation, "eks:index:VpcCniAddon", "cluster-vpc-cni");
+      assert.equal(addon.inputs.clusterName, `eks-calico-${stack}`);
+      assert.equal(addon.inputs.clusterVersion, clusterConfig.version);
+      assert.equal(addon.inputs.enableNetworkPolicy, false);
+      assert.deepEqual(addon.inputs.configurationValues, { env: { ANNOTATE_POD_IP: "true" } });
+      assert.equal(addon.inputs.resolveConflictsOnCreate, "OVERWRITE");
     });
 
     it("creates one managed node group per config entry, only in private subnets", async () => {
@@ -129,7 +137,7 @@ for (const stack of STACKS) {
       }
     });
 
-    it("gives nodes a role EC2 assumes, with the worker-node, ECR read-only and CNI policies", async () => {
+    it("gives nodes a role EC2 assumes, with the worker-node and ECR read-only policies only", async () => {
       const evaluation = await evaluated(stack);
       const role = one(evaluation, "aws:iam/role:Role", "cluster-node");
       assert.deepEqual(JSON.parse(String(role.inputs.assumeRolePolicy)), {
@@ -138,13 +146,48 @@ for (const stack of STACKS) {
           { Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" },
         ],
       });
-      const attachments = ofType(evaluation, "aws:iam/rolePolicyAttachment:RolePolicyAttachment");
-      assert.deepEqual(attachments.map((a) => a.inputs.policyArn).sort(), [
+      const attached = ofType(evaluation, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        .filter((a) => a.inputs.role === "<role-name:cluster-node>")
+        .map((a) => a.inputs.policyArn)
+        .sort();
+      assert.deepEqual(attached, [
         "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
         "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-        "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
       ]);
-      attachments.forEach((a) => assert.equal(a.inputs.role, "<role-name:cluster-node>"));
+    });
+
+    it("runs aws-node on its own IRSA role holding the CNI policy", async () => {
+      const evaluation = await evaluated(stack);
+      const role = one(evaluation, "aws:iam/role:Role", "cluster-vpc-cni");
+      const issuer = `<oidc-issuer:eks-calico-${stack}>`;
+      assert.deepEqual(JSON.parse(String(role.inputs.assumeRolePolicy)), {
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Effect: "Allow",
+            Principal: { Federated: `<oidc-provider-arn:eks-calico-${stack}>` },
+            Action: "sts:AssumeRoleWithWebIdentity",
+            Condition: {
+              StringEquals: {
+                [`${issuer}:sub`]: "system:serviceaccount:kube-system:aws-node",
+                [`${issuer}:aud`]: "sts.amazonaws.com",
+              },
+            },
+          },
+        ],
+      });
+      const attachment = one(
+        evaluation,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        "cluster-vpc-cni",
+      );
+      assert.deepEqual(attachment.inputs, {
+        role: "<role-name:cluster-vpc-cni>",
+        policyArn: "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+      });
+      const addon = one(evaluation, "eks:index:VpcCniAddon");
+      assert.equal(addon.inputs.serviceAccountRoleArn, "arn:aws:iam::000000000000:<role:cluster-vpc-cni>");
+      assert.ok(addon.dependencies.includes(attachment.urn), "the add-on must wait for its policy");
     });
 
     it("builds one Kubernetes provider from the cluster's kubeconfig", async () => {

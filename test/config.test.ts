@@ -37,6 +37,7 @@ describe("stack configuration", () => {
         version: "1.33",
         publicAccessCidrs: ["0.0.0.0/0"],
         logTypes: ["api", "audit", "authenticator"],
+        logRetentionDays: 90,
       },
       nodeGroups: [
         {
@@ -221,6 +222,103 @@ describe("stack configuration", () => {
       path: "protect",
       rule: /true or false/,
     },
+    {
+      title: "a Kubernetes version EKS does not offer",
+      raw: { cluster: { version: "1.29" }, nodeGroups: [GROUP] },
+      path: "cluster.version",
+      rule: /EKS supports/,
+    },
+    {
+      title: "an unquoted Kubernetes version",
+      raw: { cluster: { version: 1.3 }, nodeGroups: [GROUP] },
+      path: "cluster.version",
+      rule: /EKS supports/,
+    },
+    {
+      title: "a log retention CloudWatch does not accept",
+      raw: { cluster: { logRetentionDays: 100 }, nodeGroups: [GROUP] },
+      path: "cluster.logRetentionDays",
+      rule: /retention CloudWatch accepts/,
+    },
+    {
+      title: "an API endpoint open to all on a protected stack",
+      raw: {
+        protect: true,
+        cluster: { publicAccessCidrs: ["10.1.0.0/16", "0.0.0.0/0"] },
+        nodeGroups: [GROUP],
+      },
+      path: "cluster.publicAccessCidrs[1]",
+      rule: /whole internet on a protected/,
+    },
+    {
+      title: "an instance type without a size",
+      raw: { nodeGroups: [{ ...GROUP, instanceTypes: ["t3"] }] },
+      path: "nodeGroups[0].instanceTypes[0]",
+      rule: /EC2 instance type/,
+    },
+    {
+      title: "a fractional size",
+      raw: { nodeGroups: [{ ...GROUP, maxSize: 2.5 }] },
+      path: "nodeGroups[0].maxSize",
+      rule: /whole number/,
+    },
+    {
+      title: "an invalid taint key",
+      raw: { nodeGroups: [{ ...GROUP, taints: [{ key: "no spaces", effect: "NoSchedule" }] }] },
+      path: "nodeGroups[0].taints[0].key",
+      rule: /taint key/,
+    },
+    {
+      title: "a label value too long",
+      raw: { nodeGroups: [{ ...GROUP, labels: { team: "x".repeat(64) } }] },
+      path: "nodeGroups[0].labels.team",
+      rule: /label value/,
+    },
+    {
+      title: "a registry with a scheme",
+      raw: { calico: { registry: "https://quay.io/calico" }, nodeGroups: [GROUP] },
+      path: "calico.registry",
+      rule: /no scheme/,
+    },
+    {
+      title: "an unsupported Calico line",
+      raw: { calico: { version: "v3.29.3" }, nodeGroups: [GROUP] },
+      path: "calico.version",
+      rule: /supported Calico line/,
+    },
+    {
+      title: "a zero readiness timeout",
+      raw: { calico: { readinessTimeoutMinutes: 0 }, nodeGroups: [GROUP] },
+      path: "calico.readinessTimeoutMinutes",
+      rule: /at least 1/,
+    },
+    {
+      title: "a misspelled Calico key",
+      raw: { calico: { namepsace: "x" }, nodeGroups: [GROUP] },
+      path: "calico.namepsace",
+      rule: /not a known key/,
+    },
+    {
+      title: "a tag key with characters AWS refuses",
+      raw: { tags: { "cost#center": "1" }, nodeGroups: [GROUP] },
+      path: "tags.cost#center",
+      rule: /letters, digits, spaces/,
+    },
+    {
+      title: "a tag value too long",
+      raw: { tags: { owner: "x".repeat(257) }, nodeGroups: [GROUP] },
+      path: "tags.owner",
+      rule: /at most 256/,
+    },
+    {
+      title: "more tags than AWS allows with ours",
+      raw: {
+        tags: Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`t${i}`, "x"])),
+        nodeGroups: [GROUP],
+      },
+      path: "tags",
+      rule: /at most 47 tags/,
+    },
   ];
   for (const row of refusals) {
     it(`refuses ${row.title} at ${row.path}`, () => {
@@ -230,6 +328,11 @@ describe("stack configuration", () => {
       assert.match(problem.rule, row.rule);
     });
   }
+
+  it("has at least 30 distinct refusals", () => {
+    assert.ok(refusals.length >= 30);
+    assert.equal(new Set(refusals.map((r) => r.title)).size, refusals.length);
+  });
 
   it("reports every problem at once, with the bad value", () => {
     const problems = problemsFor({
@@ -247,7 +350,7 @@ describe("stack configuration", () => {
     );
   });
 
-  it("formats a ConfigError with the stack, each key path, rule and value", () => {
+  it("formats a ConfigError with the stack, each key path, rule, value and a hint", () => {
     const error = new ConfigError("dev", [
       { path: "network.cidr", value: "10.0.0.0/33", rule: "must be an IPv4 CIDR block" },
       { path: "nodeGroups[0].maxSize", value: 0, rule: "must be at least 1" },
@@ -257,7 +360,9 @@ describe("stack configuration", () => {
       [
         'Stack "dev" has invalid configuration (2 problems):',
         '  - network.cidr: must be an IPv4 CIDR block (got "10.0.0.0/33")',
+        "      hint: use a private range such as 10.0.0.0/16 that no peered network uses",
         "  - nodeGroups[0].maxSize: must be at least 1 (got 0)",
+        "      hint: keep 0 <= minSize <= desiredSize <= maxSize, with maxSize >= 1",
       ].join("\n"),
     );
   });

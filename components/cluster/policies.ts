@@ -1,0 +1,61 @@
+/** IAM policy documents and launch-template settings of the cluster: plain data, no Pulumi. */
+
+/** Managed policies every EKS worker node needs. The CNI policy is not here: aws-node has its own role. */
+export const NODE_ROLE_POLICIES: readonly string[] = [
+  "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+  "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+];
+
+/** The policy the VPC CNI (aws-node) needs to attach ENIs and assign addresses. */
+export const VPC_CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy";
+
+/** The VPC CNI's service account; its IRSA role trusts exactly this subject. */
+export const VPC_CNI_SERVICE_ACCOUNT = { namespace: "kube-system", name: "aws-node" } as const;
+
+/** Trust policy letting EC2 instances (the nodes) assume a role. */
+export function ec2TrustPolicy(): string {
+  return JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+  });
+}
+
+/**
+ * Trust policy of an IAM role for a Kubernetes service account (IRSA): only tokens the cluster's OIDC
+ * issuer minted for `namespace/name`, for STS, may assume it.
+ * https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html
+ */
+export function serviceAccountTrustPolicy(
+  oidcProviderArn: string,
+  oidcIssuer: string,
+  account: { namespace: string; name: string },
+): string {
+  const issuer = oidcIssuer.replace(/^https:\/\//, "");
+  return JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { Federated: oidcProviderArn },
+        Action: "sts:AssumeRoleWithWebIdentity",
+        Condition: {
+          StringEquals: {
+            [`${issuer}:sub`]: `system:serviceaccount:${account.namespace}:${account.name}`,
+            [`${issuer}:aud`]: "sts.amazonaws.com",
+          },
+        },
+      },
+    ],
+  });
+}
+
+/**
+ * Instance metadata for nodes: IMDSv2 only, and a hop limit of 1 so pods (one network hop further)
+ * cannot read the node role's credentials. Pods that need AWS use IRSA.
+ * https://docs.aws.amazon.com/eks/latest/best-practices/identity-and-access-management.html
+ */
+export const NODE_METADATA_OPTIONS = {
+  httpEndpoint: "enabled",
+  httpTokens: "required",
+  httpPutResponseHopLimit: 1,
+} as const;

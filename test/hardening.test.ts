@@ -1,0 +1,139 @@
+/**
+ * Secure defaults every stack gets without asking: secrets encryption, control-plane logs with
+ * retention, access-entry auth, IMDSv2 on nodes, IRSA for the VPC CNI, protection of stateful resources
+ * on protected stacks, no wildcard IAM, and a destroy order that removes Calico before its nodes.
+ */
+import * as assert from "node:assert/strict";
+import { loadStackConfig } from "../offline/engine";
+import { STACKS, evaluated, ofType, one } from "./helpers";
+
+function stackValue<T>(stack: string, key: string): T {
+  return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
+}
+
+/** Every action an IAM policy document allows. */
+function allowedActions(document: string): string[] {
+  const parsed = JSON.parse(document) as { Statement: { Effect: string; Action: string | string[] }[] };
+  return parsed.Statement.filter((s) => s.Effect === "Allow").flatMap((s) =>
+    Array.isArray(s.Action) ? s.Action : [s.Action],
+  );
+}
+
+for (const stack of STACKS) {
+  describe(`secure defaults of ${stack}`, () => {
+    const protect = stackValue<boolean>(stack, "protect");
+    const cluster = stackValue<{ logTypes: string[]; logRetentionDays?: number }>(stack, "cluster");
+
+    it("encrypts Kubernetes secrets with a rotating KMS key", async () => {
+      const evaluation = await evaluated(stack);
+      const key = one(evaluation, "aws:kms/key:Key", "cluster-secrets");
+      assert.equal(key.inputs.enableKeyRotation, true);
+      assert.equal(key.inputs.deletionWindowInDays, 30);
+      assert.equal(
+        one(evaluation, "eks:index:Cluster").inputs.encryptionConfigKeyArn,
+        "arn:aws:kms::000000000000:<key:cluster-secrets>",
+      );
+    });
+
+    it("ships the configured control-plane logs to a log group with a retention period, created first", async () => {
+      const evaluation = await evaluated(stack);
+      const logGroup = one(evaluation, "aws:cloudwatch/logGroup:LogGroup", "cluster-logs");
+      assert.equal(logGroup.inputs.name, `/aws/eks/eks-calico-${stack}/cluster`);
+      assert.equal(logGroup.inputs.retentionInDays, cluster.logRetentionDays ?? 90);
+      const eks = one(evaluation, "eks:index:Cluster");
+      assert.deepEqual(eks.inputs.enabledClusterLogTypes, cluster.logTypes);
+      assert.ok(eks.dependencies.includes(logGroup.urn), "EKS would create the group without retention");
+    });
+
+    it("authenticates with access entries and an OIDC provider, never the aws-auth ConfigMap", async () => {
+      const evaluation = await evaluated(stack);
+      const eks = one(evaluation, "eks:index:Cluster");
+      assert.equal(eks.inputs.authenticationMode, "API");
+      assert.equal(eks.inputs.createOidcProvider, true);
+      assert.equal(eks.inputs.roleMappings, undefined);
+      assert.equal(eks.inputs.userMappings, undefined);
+      assert.deepEqual(ofType(evaluation, "kubernetes:core/v1:ConfigMap"), []);
+    });
+
+    it("starts every node from a launch template requiring IMDSv2 with hop limit 1", async () => {
+      const evaluation = await evaluated(stack);
+      const nodeGroups = ofType(evaluation, "eks:index:ManagedNodeGroup");
+      const templates = ofType(evaluation, "aws:ec2/launchTemplate:LaunchTemplate");
+      assert.equal(templates.length, nodeGroups.length);
+      for (const nodeGroup of nodeGroups) {
+        const template = one(evaluation, "aws:ec2/launchTemplate:LaunchTemplate", nodeGroup.name);
+        assert.deepEqual(template.inputs.metadataOptions, {
+          httpEndpoint: "enabled",
+          httpTokens: "required",
+          httpPutResponseHopLimit: 1,
+        });
+        assert.deepEqual(nodeGroup.inputs.launchTemplate, {
+          id: `<launchTemplate-id:${nodeGroup.name}>`,
+          version: "1",
+        });
+      }
+    });
+
+    it(`${protect ? "protects" : "leaves unprotected"} the VPC, cluster, KMS key and log group`, async () => {
+      const evaluation = await evaluated(stack);
+      for (const [type, name] of [
+        ["aws:ec2/vpc:Vpc", "network-vpc"],
+        ["eks:index:Cluster", "cluster-eks"],
+        ["aws:kms/key:Key", "cluster-secrets"],
+        ["aws:cloudwatch/logGroup:LogGroup", "cluster-logs"],
+      ]) {
+        assert.equal(one(evaluation, type, name).options.protect, protect, `${type} ${name}`);
+      }
+    });
+
+    it("grants no wildcard action in any IAM policy of ours", async () => {
+      const evaluation = await evaluated(stack);
+      const documents = evaluation.resources
+        .filter((r) => r.type.startsWith("aws:iam/"))
+        .flatMap((r) => [r.inputs.assumeRolePolicy, r.inputs.policy].filter((d) => typeof d === "string"));
+      assert.ok(documents.length >= 2);
+      for (const document of documents) {
+        assert.deepEqual(
+          allowedActions(document).filter((a) => a.includes("*")),
+          [],
+        );
+      }
+      // Attached policies are AWS-managed ones, never a custom admin policy.
+      for (const attachment of ofType(evaluation, "aws:iam/rolePolicyAttachment:RolePolicyAttachment")) {
+        assert.match(String(attachment.inputs.policyArn), /^arn:aws:iam::aws:policy\/AmazonE(KS|C2)/);
+      }
+    });
+
+    it("orders destroy: Calico before the node groups, node groups before the VPC CNI and the cluster", async () => {
+      const evaluation = await evaluated(stack);
+      const eks = one(evaluation, "eks:index:Cluster");
+      const vpcCni = one(evaluation, "eks:index:VpcCniAddon");
+      const provider = one(evaluation, "pulumi:providers:kubernetes");
+      assert.ok(provider.dependencies.includes(eks.urn));
+      for (const nodeGroup of ofType(evaluation, "eks:index:ManagedNodeGroup")) {
+        assert.ok(nodeGroup.dependencies.includes(eks.urn), `${nodeGroup.name} must depend on the cluster`);
+        assert.ok(
+          nodeGroup.dependencies.includes(vpcCni.urn),
+          `${nodeGroup.name} must depend on the VPC CNI`,
+        );
+      }
+      const calico = evaluation.resources.filter((r) => r.type.startsWith("kubernetes:"));
+      const nodeGroups = ofType(evaluation, "eks:index:ManagedNodeGroup").map((g) => g.urn);
+      for (const object of calico) {
+        assert.equal(object.provider, provider.urn);
+        nodeGroups.forEach((g) =>
+          assert.ok(object.dependencies.includes(g), `${object.name} must go before ${g}`),
+        );
+      }
+    });
+  });
+}
+
+describe("endpoint exposure", () => {
+  it("keeps prod's public endpoint closed to 0.0.0.0/0", async () => {
+    const eks = one(await evaluated("prod"), "eks:index:Cluster");
+    const cidrs = eks.inputs.publicAccessCidrs as string[];
+    assert.ok(cidrs.length > 0);
+    assert.ok(!cidrs.includes("0.0.0.0/0"));
+  });
+});
