@@ -196,6 +196,7 @@ for (const stack of STACKS) {
       assert.equal(provider.name, "cluster-k8s");
       const kubeconfig = JSON.parse(String(provider.inputs.kubeconfig)) as { clusters: { name: string }[] };
       assert.equal(kubeconfig.clusters[0].name, `eks-calico-${stack}`);
+      assert.deepEqual(provider.secretInputs, ["kubeconfig"], "the kubeconfig must be stored as a secret");
       assert.ok(
         provider.dependencies.includes(one(evaluation, EKS).urn),
         "provider must depend on the cluster",

@@ -126,14 +126,16 @@ export class Cluster extends pulumi.ComponentResource {
       }),
     );
 
+    // @pulumi/eks returns the kubeconfig in the clear (pulumi/pulumi-eks#725): mark it secret before
+    // it reaches the provider's state or an output.
+    this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
     this.provider = new k8s.Provider(
       `${name}-k8s`,
-      { kubeconfig: cluster.kubeconfigJson, enableServerSideApply: true },
+      { kubeconfig: this.kubeconfig, enableServerSideApply: true },
       { parent: this },
     );
 
     this.clusterName = cluster.eksCluster.name;
-    this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
     this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroup.nodeGroupName));
     this.registerOutputs({
       clusterName: this.clusterName,

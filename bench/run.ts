@@ -1,0 +1,206 @@
+/**
+ * `npm run bench [-- --skip-test] [--runs N]`: how fast the offline plan starts compared with a
+ * type-checked start (Pulumi's default for TypeScript), how long `npm test` takes, and how the plan
+ * scales with node-group size. Prints a table, writes out/bench.json, and exits 1 if a target fails.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import * as ts from "typescript";
+import { PROJECT_ROOT, evaluateStack, loadStackConfig } from "../offline/engine";
+import { renderPlanFiles, typhaReplicas } from "../offline/plan";
+
+/** Total node-group maxSize the plan is measured at. */
+export const NODE_COUNTS = [3, 100, 1000, 5000] as const;
+/** The offline plan must start at least this many times faster than a type-checked start. */
+export const MIN_SPEEDUP = 2;
+
+const TS_NODE = path.join(PROJECT_ROOT, "node_modules", ".bin", "ts-node");
+
+interface Timed {
+  readonly runsMs: number[];
+  readonly medianMs: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Wall time of a command run to completion; throws with its output if it fails. */
+function timeCommand(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(command, args, { cwd: PROJECT_ROOT, env, encoding: "utf8" });
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} exited ${String(result.status ?? result.signal)}:\n${result.stdout}${result.stderr}`,
+    );
+  }
+  return elapsed;
+}
+
+function timeRuns(runs: number, command: string, args: string[]): Timed {
+  const runsMs = Array.from({ length: runs }, () => timeCommand(command, args));
+  return { runsMs, medianMs: median(runsMs) };
+}
+
+/** The dev stack's first node group, resized to a total maxSize of `maxSize`. */
+function nodeGroupsAt(maxSize: number): unknown[] {
+  const raw = loadStackConfig("dev").values["eks-calico:nodeGroups"];
+  const [group] = JSON.parse(raw) as Record<string, unknown>[];
+  const desiredSize = Math.min(maxSize, 3);
+  return [{ ...group, minSize: 1, desiredSize, maxSize }];
+}
+
+interface ScalePoint {
+  readonly maxNodes: number;
+  readonly planMs: number;
+  readonly resources: number;
+  readonly typhaReplicas: number | null;
+}
+
+/** In-process plan (evaluate and render) at each node count, after one warm-up evaluation. */
+async function measureScale(): Promise<ScalePoint[]> {
+  await evaluateStack("dev");
+  const points: ScalePoint[] = [];
+  for (const maxNodes of NODE_COUNTS) {
+    const started = process.hrtime.bigint();
+    const evaluation = await evaluateStack("dev", {
+      config: { "eks-calico:nodeGroups": nodeGroupsAt(maxNodes) },
+    });
+    renderPlanFiles(evaluation);
+    const planMs = Number(process.hrtime.bigint() - started) / 1e6;
+    points.push({
+      maxNodes,
+      planMs,
+      resources: evaluation.resources.length,
+      typhaReplicas: typhaReplicas(evaluation) ?? null,
+    });
+  }
+  return points;
+}
+
+/**
+ * Whether tsconfig.json makes Pulumi start the program transpile-only, read the way Pulumi's nodejs host
+ * reads it (@pulumi/pulumi tsutils.js: `compilerOptions` of the file itself, `extends` not followed).
+ */
+function pulumiStartsTranspileOnly(): boolean {
+  const file = path.join(PROJECT_ROOT, "tsconfig.json");
+  const { config } = ts.parseConfigFileTextToJson(file, fs.readFileSync(file, "utf8")) as {
+    config?: { compilerOptions?: { noCheck?: unknown } };
+  };
+  return config?.compilerOptions?.noCheck === true;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      "skip-test": { type: "boolean", default: false },
+      runs: { type: "string", default: "5" },
+    },
+  });
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-bench-"));
+
+  try {
+    console.log(`Cold npm start, transpile-only (median of ${runs})...`);
+    const offline = timeRuns(runs, process.execPath, [
+      TS_NODE,
+      "--transpile-only",
+      "scripts/start.ts",
+      "--out",
+      path.join(tmp, "offline"),
+    ]);
+    // The same work started as Pulumi starts a TypeScript program unless told otherwise: ts-node
+    // type-checking every file it loads. tsconfig.check.json is tsconfig.json with checking on.
+    console.log(`The same, type-checked at start (median of ${runs})...`);
+    const typeChecked = timeRuns(runs, process.execPath, [
+      TS_NODE,
+      "--project",
+      "tsconfig.check.json",
+      "scripts/start.ts",
+      "--out",
+      path.join(tmp, "checked"),
+    ]);
+    let npmTestMs: number | null = null;
+    if (!values["skip-test"]) {
+      console.log("npm test (once)...");
+      npmTestMs = timeCommand("npm", ["test", "--silent"]);
+    }
+    console.log(`Plan at total node-group maxSize ${NODE_COUNTS.join(", ")}...`);
+    const scale = await measureScale();
+
+    const speedup = typeChecked.medianMs / offline.medianMs;
+    const transpileOnly = pulumiStartsTranspileOnly();
+    const counts = new Set(scale.map((p) => p.resources));
+    const targets = [
+      {
+        name: `offline plan starts >= ${MIN_SPEEDUP}x faster than a type-checked start`,
+        pass: speedup >= MIN_SPEEDUP,
+        detail: `${speedup.toFixed(2)}x`,
+      },
+      {
+        name: "resource count identical across node counts",
+        pass: counts.size === 1,
+        detail: [...counts].join(", "),
+      },
+      {
+        name: "pulumi up/preview start transpile-only (tsconfig.json noCheck)",
+        pass: transpileOnly,
+        detail: transpileOnly ? "noCheck: true" : "noCheck is not true",
+      },
+    ];
+
+    const rows: [string, string][] = [
+      [`npm start, transpile-only (median of ${runs})`, seconds(offline.medianMs)],
+      [`npm start, type-checked (median of ${runs})`, seconds(typeChecked.medianMs)],
+      ["speed-up", `${speedup.toFixed(2)}x`],
+      ["npm test", npmTestMs === null ? "skipped" : seconds(npmTestMs)],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length));
+    console.log("");
+    rows.forEach(([label, value]) => console.log(`${label.padEnd(width)}  ${value}`));
+    console.log("\nmax nodes  plan      resources  typha replicas");
+    for (const p of scale) {
+      console.log(
+        `${String(p.maxNodes).padStart(9)}  ${`${p.planMs.toFixed(0)} ms`.padEnd(8)}  ${String(p.resources).padStart(9)}  ${p.typhaReplicas ?? "n/a"}`,
+      );
+    }
+    console.log("");
+    targets.forEach((t) => console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`));
+
+    const report = {
+      machine: { node: process.version, cpus: os.cpus().length, platform: process.platform },
+      runs,
+      npmStart: { transpileOnly: offline, typeChecked, speedup },
+      npmTestMs,
+      scale,
+      targets,
+    };
+    const file = path.join(PROJECT_ROOT, "out", "bench.json");
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`\nWrote ${path.relative(process.cwd(), file) || file}`);
+    return targets.every((t) => t.pass) ? 0 : 1;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

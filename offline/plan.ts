@@ -1,0 +1,403 @@
+/**
+ * The offline plan: what `npm start` prints and writes for one evaluated stack. Pure functions over a
+ * StackEvaluation (no I/O, no clock), so the files are byte-identical from run to run and tests check
+ * exactly the text the CLI writes.
+ */
+import YAML from "yaml";
+import type { ResourceRecord, StackEvaluation } from "./engine";
+
+/** Type token of the Calico component; calico.yaml holds the Kubernetes objects beneath it. */
+export const CALICO_COMPONENT_TYPE = "eks-calico:calico:PolicyOnly";
+
+/** What a secret value is replaced with in everything the plan prints or writes. */
+export const SECRET_MASK = "[secret]";
+
+/** Bumped when the resources.json layout changes, so a diff against an older file can say so. */
+export const RESOURCES_FORMAT_VERSION = 1;
+
+/** The files `npm start` writes to `<out>/<stack>/`, in the order it writes them. */
+export const PLAN_FILES = ["resources.json", "calico.yaml", "graph.mmd"] as const;
+export type PlanFileName = (typeof PLAN_FILES)[number];
+
+export const LEGEND =
+  "Legend: <kind:resource-name> is a placeholder for a value only AWS or the cluster knows (an id, an ARN, " +
+  "an endpoint); [secret] is a secret value; (remote) components are implemented by a provider plugin, " +
+  "which creates their children at deploy time.";
+
+/**
+ * One resource in resources.json: the engine's record, with references to other resources written
+ * `type::name` (or a URN if ambiguous) and secret inputs masked.
+ */
+export type ResourceEntry = ResourceRecord;
+
+/** The resources.json document. */
+export interface ResourcesDocument {
+  readonly formatVersion: number;
+  readonly project: string;
+  readonly stack: string;
+  /** Sorted by URN. */
+  readonly resources: ResourceEntry[];
+  /** Stack outputs as exported, secret ones masked. */
+  readonly outputs: Record<string, unknown>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A copy with object keys sorted at every level, so serializations do not depend on insertion order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .filter((key) => value[key] !== undefined)
+      .map((key) => [key, sortKeys(value[key])]),
+  );
+}
+
+/** Two-space JSON with sorted keys and a final newline. */
+export function stableJson(value: unknown): string {
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+}
+
+/** `type::name` for each URN, or the URN itself where two resources share a type and name. */
+export function resourceRefs(evaluation: StackEvaluation): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const r of evaluation.resources) {
+    const key = `${r.type}::${r.name}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return new Map(
+    evaluation.resources.map((r) => {
+      const key = `${r.type}::${r.name}`;
+      return [r.urn, counts.get(key) === 1 ? key : r.urn];
+    }),
+  );
+}
+
+/** Input keys of `record` to mask: those holding a secret. */
+export function maskedInputKeys(record: ResourceRecord): string[] {
+  return record.secretInputs.filter((key) => key in record.inputs).sort();
+}
+
+/** Inputs with secrets masked. */
+export function maskedInputs(record: ResourceRecord): Record<string, unknown> {
+  const masked = new Set(maskedInputKeys(record));
+  return Object.fromEntries(
+    Object.entries(record.inputs).map(([key, value]) => [key, masked.has(key) ? SECRET_MASK : value]),
+  );
+}
+
+/** Stack outputs with secrets masked. */
+export function maskedOutputs(evaluation: StackEvaluation): Record<string, unknown> {
+  const secret = new Set(evaluation.secretOutputs);
+  return Object.fromEntries(
+    Object.entries(evaluation.outputs).map(([key, value]) => [key, secret.has(key) ? SECRET_MASK : value]),
+  );
+}
+
+/** Replaces strings that are URNs of resources in the stack with their ref (stack-independent). */
+function withRefs(value: unknown, refs: ReadonlyMap<string, string>): unknown {
+  if (typeof value === "string") return refs.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((item) => withRefs(item, refs));
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRefs(v, refs)]));
+  }
+  return value;
+}
+
+/** The resources.json document: every resource, secrets masked, sorted by URN. */
+export function resourcesDocument(evaluation: StackEvaluation): ResourcesDocument {
+  const refs = resourceRefs(evaluation);
+  const ref = (urn: string) => refs.get(urn) ?? urn;
+  const resources = [...evaluation.resources]
+    .sort((a, b) => compare(a.urn, b.urn))
+    .map((r): ResourceEntry => ({
+      urn: r.urn,
+      type: r.type,
+      name: r.name,
+      custom: r.custom,
+      remote: r.remote,
+      ...(r.parent !== undefined ? { parent: ref(r.parent) } : {}),
+      ...(r.provider !== undefined ? { provider: ref(r.provider) } : {}),
+      dependencies: r.dependencies.map(ref).sort(compare),
+      inputs: withRefs(maskedInputs(r), refs) as Record<string, unknown>,
+      secretInputs: maskedInputKeys(r),
+      options: r.options,
+    }));
+  return {
+    formatVersion: RESOURCES_FORMAT_VERSION,
+    project: evaluation.project,
+    stack: evaluation.stack,
+    resources,
+    outputs: maskedOutputs(evaluation),
+  };
+}
+
+export function renderResourcesJson(evaluation: StackEvaluation): string {
+  return stableJson(resourcesDocument(evaluation));
+}
+
+/** Code-unit order: the same on every machine and locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byTypeAndName(a: ResourceRecord, b: ResourceRecord): number {
+  return compare(a.type, b.type) || compare(a.name, b.name) || compare(a.urn, b.urn);
+}
+
+/** Parent-child structure of an evaluation. */
+class Hierarchy {
+  readonly byUrn: Map<string, ResourceRecord>;
+  readonly children = new Map<string, ResourceRecord[]>();
+  readonly roots: ResourceRecord[] = [];
+
+  constructor(readonly resources: readonly ResourceRecord[]) {
+    this.byUrn = new Map(resources.map((r) => [r.urn, r]));
+    for (const r of resources) {
+      if (r.parent !== undefined && this.byUrn.has(r.parent)) {
+        const siblings = this.children.get(r.parent) ?? [];
+        siblings.push(r);
+        this.children.set(r.parent, siblings);
+      } else {
+        this.roots.push(r);
+      }
+    }
+  }
+
+  childrenOf(urn: string): ResourceRecord[] {
+    return [...(this.children.get(urn) ?? [])].sort(byTypeAndName);
+  }
+
+  /** Parent, grandparent, ... up to the stack. */
+  ancestors(record: ResourceRecord): ResourceRecord[] {
+    const chain: ResourceRecord[] = [];
+    for (let p = this.parentOf(record); p !== undefined; p = this.parentOf(p)) chain.push(p);
+    return chain;
+  }
+
+  descendantCount(urn: string): number {
+    return (this.children.get(urn) ?? []).reduce((n, child) => n + 1 + this.descendantCount(child.urn), 0);
+  }
+
+  /** The record itself if it is a component (or the stack), else its nearest component ancestor. */
+  owner(record: ResourceRecord): ResourceRecord {
+    return record.custom ? (this.ancestors(record).find((a) => !a.custom) ?? record) : record;
+  }
+
+  private parentOf(record: ResourceRecord): ResourceRecord | undefined {
+    return record.parent === undefined ? undefined : this.byUrn.get(record.parent);
+  }
+}
+
+function isComponent(r: ResourceRecord): boolean {
+  return !r.custom && r.type !== "pulumi:pulumi:Stack";
+}
+
+/** One value as the tree prints it: compact JSON, or indented when long. */
+function formatOutput(value: unknown, indent: string): string {
+  const compact = JSON.stringify(value);
+  if (compact === undefined) return "undefined";
+  if (compact.length <= 100) return compact;
+  return JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
+}
+
+/**
+ * The readable plan: the resource tree by component (parent/child indentation), resource counts per
+ * type, and the stack outputs as exported, with a legend for placeholders and masked secrets.
+ */
+export function renderTree(evaluation: StackEvaluation): string {
+  const tree = new Hierarchy(evaluation.resources);
+  const lines: string[] = [
+    `Stack ${evaluation.stack} (project ${evaluation.project}): ${evaluation.resources.length} resources`,
+    LEGEND,
+    "",
+  ];
+
+  const describe = (r: ResourceRecord): string => {
+    const notes: string[] = [];
+    if (r.remote) notes.push("(remote)");
+    else if (isComponent(r)) notes.push(`(${tree.descendantCount(r.urn)} resources)`);
+    if (r.options.protect) notes.push("[protect]");
+    if (r.options.retainOnDelete) notes.push("[retain on delete]");
+    return [`${r.type} ${r.name}`, ...notes].join("  ");
+  };
+  const walk = (r: ResourceRecord, prefix: string, last: boolean, root: boolean) => {
+    lines.push(root ? describe(r) : `${prefix}${last ? "└─ " : "├─ "}${describe(r)}`);
+    const childPrefix = root ? "" : `${prefix}${last ? "   " : "│  "}`;
+    const children = tree.childrenOf(r.urn);
+    children.forEach((child, i) => walk(child, childPrefix, i === children.length - 1, false));
+  };
+  [...tree.roots].sort(byTypeAndName).forEach((root) => walk(root, "", true, true));
+
+  // Per type: how many, and under which components.
+  const types = new Map<string, { count: number; components: Set<string> }>();
+  for (const r of evaluation.resources) {
+    const entry = types.get(r.type) ?? { count: 0, components: new Set<string>() };
+    entry.count += 1;
+    const owner = r.custom ? tree.owner(r) : (tree.ancestors(r)[0] ?? r);
+    if (isComponent(owner)) entry.components.add(owner.name);
+    types.set(r.type, entry);
+  }
+  const typeWidth = Math.max(...[...types.keys()].map((t) => t.length));
+  const countWidth = String(evaluation.resources.length).length;
+  lines.push("", "Resources by type:");
+  for (const [type, { count, components }] of [...types].sort(([a], [b]) => compare(a, b))) {
+    const where = components.size > 0 ? `  in ${[...components].sort(compare).join(", ")}` : "";
+    lines.push(`  ${String(count).padStart(countWidth)}  ${type.padEnd(typeWidth)}${where}`.trimEnd());
+  }
+  lines.push(`  ${String(evaluation.resources.length).padStart(countWidth)}  total`);
+
+  const outputs = maskedOutputs(evaluation);
+  const keys = Object.keys(outputs).sort(compare);
+  lines.push("", "Outputs:");
+  if (keys.length === 0) lines.push("  (none)");
+  const keyWidth = Math.max(0, ...keys.map((k) => k.length));
+  for (const key of keys) {
+    const value = outputs[key] === SECRET_MASK ? SECRET_MASK : formatOutput(outputs[key], "    ");
+    lines.push(`  ${key.padEnd(keyWidth)}: ${value}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Kubernetes objects beneath the Calico component, in registration order with CRDs first (a custom
+ * resource cannot be applied before its definition). The Kubernetes provider is not an object.
+ */
+export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
+  const tree = new Hierarchy(evaluation.resources);
+  const objects = evaluation.resources.filter(
+    (r) =>
+      r.type.startsWith("kubernetes:") && tree.ancestors(r).some((a) => a.type === CALICO_COMPONENT_TYPE),
+  );
+  const isCrd = (r: ResourceRecord) => r.type.startsWith("kubernetes:apiextensions.k8s.io/");
+  return [...objects.filter(isCrd), ...objects.filter((r) => !isCrd(r))];
+}
+
+/** An object's manifest: apiVersion, kind and metadata first (as kubectl prints), the rest sorted. */
+function manifest(record: ResourceRecord): Record<string, unknown> {
+  const body = sortKeys(maskedInputs(record)) as Record<string, unknown>;
+  const { apiVersion, kind, metadata, ...rest } = body;
+  return { apiVersion, kind, metadata, ...rest };
+}
+
+/** calico.yaml: the Calico objects as multi-document YAML for `kubectl apply -f`. */
+export function renderCalicoYaml(evaluation: StackEvaluation): string {
+  const components = evaluation.resources.filter((r) => r.type === CALICO_COMPONENT_TYPE);
+  if (components.length === 0) {
+    return `# Stack ${evaluation.stack} has no ${CALICO_COMPONENT_TYPE} component: there are no Calico objects to apply.\n`;
+  }
+  const objects = calicoObjects(evaluation);
+  const header = [
+    `# Calico (policy-only) objects of stack ${evaluation.stack}: ${objects.length} objects, CRDs first.`,
+    "# Apply with: kubectl apply --server-side -f calico.yaml",
+  ];
+  const documents = objects.map((record) =>
+    YAML.stringify(manifest(record), { lineWidth: 0, aliasDuplicateObjects: false }),
+  );
+  return `${header.join("\n")}\n${documents.map((doc) => `---\n${doc}`).join("")}`;
+}
+
+/** Mermaid ids: letters, digits and underscores, derived from type and name so they survive edits. */
+function mermaidId(r: ResourceRecord): string {
+  if (r.type === "pulumi:pulumi:Stack") return "stack";
+  const kind = r.type.split(":").pop() ?? r.type;
+  return `${kind}_${r.name}`.replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+/** URNs a resource depends on: explicit and implicit dependencies, its provider, and resource references in its inputs. */
+function dependencyUrns(r: ResourceRecord, known: ReadonlyMap<string, ResourceRecord>): string[] {
+  const urns = new Set([...r.dependencies, ...(r.provider !== undefined ? [r.provider] : [])]);
+  const visit = (value: unknown) => {
+    if (typeof value === "string" && known.has(value)) urns.add(value);
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (isPlainObject(value)) Object.values(value).forEach(visit);
+  };
+  visit(r.inputs);
+  return [...urns].filter((urn) => known.has(urn));
+}
+
+/**
+ * graph.mmd: a Mermaid flowchart of the stack, its components and the remote (provider-implemented)
+ * components. Solid edges go from parent to child; a dotted edge A -.-> B means something in A uses
+ * something in B (an input, a dependsOn or a provider), A and B being neither parent nor child.
+ */
+export function renderGraph(evaluation: StackEvaluation): string {
+  const tree = new Hierarchy(evaluation.resources);
+  const nodes = evaluation.resources.filter((r) => !r.custom).sort((a, b) => compare(a.urn, b.urn));
+
+  const ids = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const node of nodes) {
+    let id = mermaidId(node);
+    for (let n = 2; taken.has(id); n++) id = `${mermaidId(node)}_${n}`;
+    taken.add(id);
+    ids.set(node.urn, id);
+  }
+  const idOf = (r: ResourceRecord) => ids.get(r.urn) ?? "";
+  const nodeOwner = (r: ResourceRecord) => tree.owner(r);
+  const related = (a: ResourceRecord, b: ResourceRecord) =>
+    a.urn === b.urn || tree.ancestors(a).includes(b) || tree.ancestors(b).includes(a);
+
+  const lines = [
+    "graph TD",
+    `  %% Stack ${evaluation.stack}: solid edges go from parent to child; A -.-> B means A uses B.`,
+  ];
+  for (const node of nodes) {
+    let label: string;
+    if (node.type === "pulumi:pulumi:Stack") label = `stack ${evaluation.stack}`;
+    else if (node.remote) label = `${node.name}<br/>${node.type} (remote)`;
+    else label = `${node.name}<br/>${node.type}, ${tree.descendantCount(node.urn)} resources`;
+    lines.push(`  ${idOf(node)}["${label.replace(/"/g, "#quot;")}"]`);
+  }
+
+  const edges = new Set<string>();
+  for (const node of nodes) {
+    if (node.parent === undefined) continue;
+    const parent = tree.byUrn.get(node.parent);
+    if (parent !== undefined) edges.add(`  ${idOf(nodeOwner(parent))} --> ${idOf(node)}`);
+  }
+  const uses = new Set<string>();
+  for (const r of evaluation.resources) {
+    const from = nodeOwner(r);
+    for (const urn of dependencyUrns(r, tree.byUrn)) {
+      const dependency = tree.byUrn.get(urn);
+      if (dependency === undefined) continue;
+      const to = nodeOwner(dependency);
+      if (!related(from, to)) uses.add(`  ${idOf(from)} -.-> ${idOf(to)}`);
+    }
+  }
+  lines.push(...[...edges].sort(compare), ...[...uses].sort(compare));
+
+  const remote = nodes.filter((n) => n.remote).map(idOf);
+  if (remote.length > 0) {
+    lines.push("  classDef remote stroke-dasharray: 5 5", `  class ${remote.join(",")} remote`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Typha replicas the plan sets (the `calico-typha` Deployment's `spec.replicas`), or undefined when the
+ * stack has no Calico component.
+ */
+export function typhaReplicas(evaluation: StackEvaluation): number | undefined {
+  const deployment = calicoObjects(evaluation).find(
+    (r) =>
+      r.type === "kubernetes:apps/v1:Deployment" &&
+      (r.inputs.metadata as { name?: unknown } | undefined)?.name === "calico-typha",
+  );
+  const replicas = (deployment?.inputs.spec as { replicas?: unknown } | undefined)?.replicas;
+  return typeof replicas === "number" ? replicas : undefined;
+}
+
+/** Every file `npm start` writes, by name. */
+export function renderPlanFiles(evaluation: StackEvaluation): Record<PlanFileName, string> {
+  return {
+    "resources.json": renderResourcesJson(evaluation),
+    "calico.yaml": renderCalicoYaml(evaluation),
+    "graph.mmd": renderGraph(evaluation),
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * `npm start`: the offline plan of one stack. Evaluates the program with the offline engine (the one the
+ * tests use), prints the resource tree and outputs, writes resources.json, calico.yaml and graph.mmd,
+ * and with --diff prints what changes against a saved resources.json.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { PROJECT_ROOT, evaluateStack, listStacks } from "../offline/engine";
+import { diffDocuments, parseResourcesDocument, renderDiff } from "../offline/diff";
+import { PLAN_FILES, renderPlanFiles, renderTree, resourcesDocument } from "../offline/plan";
+import { ConfigError } from "../stacks/problems";
+
+export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff FILE] [--config KEY=VALUE]...
+
+Plans a stack offline (no cloud account, no Pulumi CLI): evaluates the program for the stack, prints its
+resources by component and its outputs, and writes <out>/<stack>/resources.json, calico.yaml and
+graph.mmd (and diff.txt with --diff).
+
+Options:
+  --stack NAME         stack to plan, from Pulumi.<NAME>.yaml (default: dev)
+  --out DIR            directory to write <stack>/ into (default: out)
+  --diff FILE          print what changes against a resources.json saved by an earlier run
+  --config KEY=VALUE   override one config key for this run; VALUE is JSON, or else a plain string.
+                       Repeatable. Example: --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
+  -h, --help           print this help
+
+Exit status: 0 planned (with or without changes); 1 the program failed; 2 bad arguments (an unreadable
+--diff file included), an unknown stack or invalid configuration.`;
+
+/** Bad arguments: exit 2 with the message and the usage. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export interface StartOptions {
+  readonly stack: string;
+  /** Absolute. */
+  readonly out: string;
+  /** Absolute, if given. */
+  readonly diff?: string;
+  readonly config: Record<string, unknown>;
+  readonly help: boolean;
+}
+
+/** `KEY=VALUE` to [key, value]; VALUE parsed as JSON when it is JSON, so numbers and objects keep their type. */
+export function parseConfigOverride(text: string): [string, unknown] {
+  const at = text.indexOf("=");
+  if (at <= 0) throw new UsageError(`--config expects KEY=VALUE, got "${text}"`);
+  const raw = text.slice(at + 1);
+  try {
+    return [text.slice(0, at), JSON.parse(raw) as unknown];
+  } catch {
+    return [text.slice(0, at), raw];
+  }
+}
+
+/**
+ * Parses the command line. Relative paths are taken from the directory `npm start` was run in (npm
+ * runs the script in the project root and passes the original directory as INIT_CWD).
+ */
+export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): StartOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        stack: { type: "string", default: "dev" },
+        out: { type: "string" },
+        diff: { type: "string" },
+        config: { type: "string", multiple: true, default: [] },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const invokedFrom = env.npm_lifecycle_event === "start" && env.INIT_CWD ? env.INIT_CWD : process.cwd();
+  return {
+    stack: values.stack,
+    out: values.out === undefined ? path.join(PROJECT_ROOT, "out") : path.resolve(invokedFrom, values.out),
+    ...(values.diff !== undefined ? { diff: path.resolve(invokedFrom, values.diff) } : {}),
+    config: Object.fromEntries(values.config.map(parseConfigOverride)),
+    help: values.help,
+  };
+}
+
+/** A path as the user would type it: relative when under the working directory, else absolute. */
+function shown(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}
+
+/** Runs the CLI; resolves with the exit status. */
+export async function main(argv: string[]): Promise<number> {
+  let options: StartOptions;
+  try {
+    options = parseStartArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`error: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const stacks = listStacks();
+  if (!stacks.includes(options.stack)) {
+    console.error(
+      `error: unknown stack "${options.stack}": there is no Pulumi.${options.stack}.yaml. Stacks: ${stacks.join(", ")}`,
+    );
+    return 2;
+  }
+  // Read the saved plan before the (slower) evaluation, so a bad path fails at once.
+  let base;
+  if (options.diff !== undefined) {
+    const label = shown(options.diff);
+    try {
+      base = { label, doc: parseResourcesDocument(fs.readFileSync(options.diff, "utf8"), label) };
+    } catch (error) {
+      console.error(`error: --diff: ${(error as Error).message}`);
+      return 2;
+    }
+  }
+
+  let evaluation;
+  try {
+    evaluation = await evaluateStack(options.stack, { config: options.config });
+  } catch (error) {
+    if (ConfigError.isConfigError(error)) {
+      // The message lists every problem with its key path, value and rule; a stack trace adds nothing.
+      console.error(error.message);
+      console.error(
+        `\nFix these keys in Pulumi.${options.stack}.yaml${Object.keys(options.config).length > 0 ? " or in the --config overrides" : ""}.`,
+      );
+      return 2;
+    }
+    console.error(`error: the program failed for stack ${options.stack}:`);
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    return 1;
+  }
+
+  process.stdout.write(renderTree(evaluation));
+  const dir = path.join(options.out, options.stack);
+  fs.mkdirSync(dir, { recursive: true });
+  const files = renderPlanFiles(evaluation);
+  for (const name of PLAN_FILES) fs.writeFileSync(path.join(dir, name), files[name]);
+  const written: string[] = [...PLAN_FILES];
+  if (base !== undefined) {
+    const diff = renderDiff(diffDocuments(base.doc, resourcesDocument(evaluation)), base.label);
+    fs.writeFileSync(path.join(dir, "diff.txt"), diff);
+    written.push("diff.txt");
+    process.stdout.write(`\n${diff}`);
+  }
+  console.log(`\nWrote ${written.map((name) => shown(path.join(dir, name))).join(", ")}`);
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,528 @@
+/**
+ * The offline plan (`npm start`): the tree, resources.json, calico.yaml and graph.mmd rendered from real
+ * evaluations, the diff between two plans, and the CLI itself (a few spawns: each costs seconds).
+ */
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import YAML from "yaml";
+import { PROJECT_ROOT, loadStackConfig, type ResourceRecord, type StackEvaluation } from "../offline/engine";
+import { diffDocuments, parseResourcesDocument, renderDiff, ResourcesFileError } from "../offline/diff";
+import {
+  CALICO_COMPONENT_TYPE,
+  LEGEND,
+  PLAN_FILES,
+  SECRET_MASK,
+  calicoObjects,
+  renderCalicoYaml,
+  renderGraph,
+  renderPlanFiles,
+  renderResourcesJson,
+  renderTree,
+  resourcesDocument,
+  sortKeys,
+  typhaReplicas,
+} from "../offline/plan";
+import { UsageError, parseConfigOverride, parseStartArgs } from "../scripts/start";
+import { evaluated, evaluatedWith, input } from "./helpers";
+
+/** dev's node groups with the first one's desiredSize (and maxSize, which must not be below it) set. */
+function devNodeGroupsWithDesired(desiredSize: number): unknown[] {
+  const groups = JSON.parse(loadStackConfig("dev").values["eks-calico:nodeGroups"]) as Record<
+    string,
+    number
+  >[];
+  return groups.map((g, i) =>
+    i === 0 ? { ...g, desiredSize, maxSize: Math.max(g.maxSize, desiredSize) } : g,
+  );
+}
+
+/** Components (and the stack) each record lies beneath, nearest first. */
+function ancestorsOf(evaluation: StackEvaluation, record: ResourceRecord): ResourceRecord[] {
+  const byUrn = new Map(evaluation.resources.map((r) => [r.urn, r]));
+  const chain: ResourceRecord[] = [];
+  let parent = record.parent === undefined ? undefined : byUrn.get(record.parent);
+  while (parent !== undefined) {
+    chain.push(parent);
+    parent = parent.parent === undefined ? undefined : byUrn.get(parent.parent);
+  }
+  return chain;
+}
+
+// A hand-built evaluation, for what the real program does not (or not yet) contain.
+const OPTIONS: ResourceRecord["options"] = {
+  protect: false,
+  retainOnDelete: false,
+  deleteBeforeReplace: false,
+  ignoreChanges: [],
+  replaceOnChanges: [],
+};
+
+function fakeRecord(
+  type: string,
+  name: string,
+  parent: ResourceRecord | undefined,
+  extra: Partial<ResourceRecord> = {},
+): ResourceRecord {
+  // A URN qualifies the type with its ancestors' types, the stack's excepted.
+  const qualified =
+    parent === undefined || parent.type === "pulumi:pulumi:Stack"
+      ? type
+      : `${parent.urn.split("::")[2]}$${type}`;
+  return {
+    urn: `urn:pulumi:test::eks-calico::${qualified}::${name}`,
+    type,
+    name,
+    custom: true,
+    remote: false,
+    ...(parent !== undefined ? { parent: parent.urn } : {}),
+    dependencies: [],
+    inputs: {},
+    secretInputs: [],
+    options: OPTIONS,
+    ...extra,
+  };
+}
+
+function fakeEvaluation(withCalico: boolean): StackEvaluation {
+  const stack = fakeRecord("pulumi:pulumi:Stack", "eks-calico-test", undefined, { custom: false });
+  const cluster = fakeRecord("eks-calico:cluster:Cluster", "cluster", stack, { custom: false });
+  const provider = fakeRecord("pulumi:providers:kubernetes", "cluster-k8s", cluster, {
+    inputs: { kubeconfig: "{}" },
+  });
+  const other = fakeRecord("kubernetes:core/v1:ConfigMap", "cluster-info", cluster, {
+    inputs: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "info" } },
+  });
+  const resources = [stack, cluster, provider, other];
+  if (withCalico) {
+    const calico = fakeRecord(CALICO_COMPONENT_TYPE, "calico", stack, { custom: false });
+    resources.push(
+      calico,
+      fakeRecord("kubernetes:apps/v1:Deployment", "calico-typha", calico, {
+        provider: provider.urn,
+        inputs: {
+          spec: { replicas: 3 },
+          metadata: { namespace: "kube-system", name: "calico-typha" },
+          kind: "Deployment",
+          apiVersion: "apps/v1",
+        },
+      }),
+      fakeRecord("kubernetes:core/v1:Secret", "calico-secret", calico, {
+        provider: provider.urn,
+        inputs: {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "s" },
+          stringData: { token: "hunter2" },
+        },
+        secretInputs: ["stringData"],
+      }),
+      fakeRecord("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "calico-crd", calico, {
+        provider: provider.urn,
+        inputs: {
+          apiVersion: "apiextensions.k8s.io/v1",
+          kind: "CustomResourceDefinition",
+          metadata: { name: "ippools.crd.projectcalico.org" },
+        },
+      }),
+    );
+  }
+  return { project: "eks-calico", stack: "test", resources, outputs: {}, secretOutputs: [] };
+}
+
+describe("offline plan: the tree", () => {
+  it("nests every resource under its parent, as the parent URNs say", async () => {
+    const dev = await evaluated("dev");
+    const lines = renderTree(dev).split("\n");
+    const byLabel = new Map(dev.resources.map((r) => [`${r.type} ${r.name}`, r]));
+    // Depth from the tree prefix: the root has none, then three characters per level.
+    const stackLine = lines.findIndex((l) => l.startsWith("pulumi:pulumi:Stack "));
+    const open: ResourceRecord[] = [];
+    let seen = 0;
+    for (const line of lines.slice(stackLine)) {
+      if (line === "") break;
+      const match = /^((?:[│ ] {2})*)(?:[├└]─ )?(\S+ \S+)/.exec(line);
+      assert.ok(match, `unexpected tree line: ${line}`);
+      const depth = line === lines[stackLine] ? 0 : match[1].length / 3 + 1;
+      const record = byLabel.get(match[2]);
+      assert.ok(record, `tree line names no resource: ${line}`);
+      assert.equal(record.parent, depth === 0 ? undefined : open[depth - 1].urn, `parent of ${match[2]}`);
+      open[depth] = record;
+      seen += 1;
+    }
+    assert.equal(seen, dev.resources.length, "every resource appears once");
+  });
+
+  it("gives each component's resource count and the count of every type", async () => {
+    const dev = await evaluated("dev");
+    const tree = renderTree(dev);
+    assert.ok(tree.startsWith(`Stack dev (project eks-calico): ${dev.resources.length} resources\n`));
+    assert.ok(tree.includes(`\n${LEGEND}\n`), "legend line");
+    for (const component of dev.resources.filter((r) => !r.custom && !r.remote && r.parent)) {
+      const below = dev.resources.filter((r) => ancestorsOf(dev, r).includes(component)).length;
+      assert.ok(
+        tree.includes(`${component.type} ${component.name}  (${below} resources)`),
+        `${component.type} ${component.name} with ${below} resources`,
+      );
+    }
+    for (const type of new Set(dev.resources.map((r) => r.type))) {
+      const count = dev.resources.filter((r) => r.type === type).length;
+      assert.match(tree, new RegExp(`\\n +${count}  ${type.replace(/[.$/]/g, "\\$&")}( |\\n)`), type);
+    }
+    assert.match(tree, new RegExp(`\\n +${dev.resources.length}  total\\n`));
+    assert.match(tree, / eks:index:Cluster cluster-eks {2}\(remote\)\n/);
+  });
+
+  it("lists the stack outputs with secrets masked and placeholders as they are", async () => {
+    const tree = renderTree(await evaluated("dev"));
+    const outputs = tree.slice(tree.indexOf("\nOutputs:\n"));
+    assert.match(outputs, /\n {2}kubeconfig +: \[secret\]\n/);
+    assert.match(outputs, /\n {2}vpcId +: "<vpc-id:network-vpc>"\n/);
+    assert.match(outputs, /\n {2}clusterName +: "eks-calico-dev"\n/);
+    assert.ok(!tree.includes("certificate-authority-data"), "no kubeconfig content anywhere");
+  });
+});
+
+describe("offline plan: resources.json", () => {
+  it("holds every resource, sorted by URN, with keys sorted at every level", async () => {
+    const dev = await evaluated("dev");
+    const text = renderResourcesJson(dev);
+    const doc = parseResourcesDocument(text, "resources.json");
+    assert.equal(doc.stack, "dev");
+    assert.equal(doc.resources.length, dev.resources.length);
+    const urns = doc.resources.map((r) => r.urn);
+    assert.deepEqual(urns, [...dev.resources.map((r) => r.urn)].sort());
+    assert.equal(text, `${JSON.stringify(sortKeys(JSON.parse(text)), null, 2)}\n`, "keys sorted");
+    assert.ok(text.endsWith("}\n"));
+  });
+
+  it("names parents, providers and referenced resources by type::name", async () => {
+    const dev = await evaluated("dev");
+    const doc = resourcesDocument(dev);
+    const vpc = doc.resources.find((r) => r.name === "network-vpc");
+    assert.equal(vpc?.parent, "eks-calico:network:Network::network");
+    const group = doc.resources.find((r) => r.type === "eks:index:ManagedNodeGroup");
+    assert.equal(group?.inputs.cluster, "eks:index:Cluster::cluster-eks");
+    assert.equal(group?.inputs.nodeRole, "aws:iam/role:Role::cluster-node");
+    assert.ok(
+      !JSON.stringify(doc.resources.map((r) => r.inputs)).includes("urn:pulumi:"),
+      "no URNs in inputs",
+    );
+    assert.deepEqual(doc.resources.find((r) => r.name === "network-igw")?.dependencies, [
+      "aws:ec2/vpc:Vpc::network-vpc",
+    ]);
+  });
+
+  it("masks the kubeconfig output and the Kubernetes provider's kubeconfig input", async () => {
+    const dev = await evaluated("dev");
+    const text = renderResourcesJson(dev);
+    const doc = resourcesDocument(dev);
+    assert.equal(doc.outputs.kubeconfig, SECRET_MASK);
+    const provider = doc.resources.find((r) => r.type === "pulumi:providers:kubernetes");
+    assert.equal(provider?.inputs.kubeconfig, SECRET_MASK);
+    assert.deepEqual(provider?.secretInputs, ["kubeconfig"]);
+    assert.ok(!text.includes("certificate-authority-data"), "no kubeconfig content in resources.json");
+  });
+
+  it("masks inputs the engine reports secret", () => {
+    const doc = resourcesDocument(fakeEvaluation(true));
+    const secret = doc.resources.find((r) => r.name === "calico-secret");
+    assert.equal(secret?.inputs.stringData, SECRET_MASK);
+    assert.ok(!JSON.stringify(doc).includes("hunter2"));
+  });
+
+  it("renders byte-identical files from two evaluations", async () => {
+    const first = await evaluatedWith("dev", {});
+    const second = await evaluatedWith("dev", {});
+    assert.notEqual(first, second);
+    assert.deepEqual(renderPlanFiles(first), renderPlanFiles(second));
+    assert.equal(renderTree(first), renderTree(second));
+  });
+});
+
+describe("offline plan: calico.yaml", () => {
+  it("holds the Kubernetes objects under the Calico component, CRDs first, secrets masked", () => {
+    const evaluation = fakeEvaluation(true);
+    const text = renderCalicoYaml(evaluation);
+    const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
+    assert.deepEqual(
+      docs.map((d) => d.kind),
+      ["CustomResourceDefinition", "Deployment", "Secret"],
+      "CRDs first, then registration order; the provider and objects elsewhere left out",
+    );
+    assert.deepEqual(Object.keys(docs[1]).slice(0, 3), ["apiVersion", "kind", "metadata"]);
+    assert.deepEqual(docs[1].spec, { replicas: 3 });
+    assert.equal(docs[2].stringData, SECRET_MASK);
+    assert.ok(text.startsWith("# Calico (policy-only) objects of stack test: 3 objects"));
+    assert.equal(typhaReplicas(evaluation), 3);
+  });
+
+  it("says so in a comment when the stack has no Calico component", () => {
+    const evaluation = fakeEvaluation(false);
+    const text = renderCalicoYaml(evaluation);
+    assert.equal(
+      text,
+      `# Stack test has no ${CALICO_COMPONENT_TYPE} component: there are no Calico objects to apply.\n`,
+    );
+    assert.deepEqual(calicoObjects(evaluation), []);
+    assert.equal(typhaReplicas(evaluation), undefined);
+  });
+
+  it("matches the real stack: one document per Calico object, or the comment", async () => {
+    const dev = await evaluated("dev");
+    const docs = YAML.parseAllDocuments(renderCalicoYaml(dev)).filter((d) => d.contents !== null);
+    const component = dev.resources.find((r) => r.type === CALICO_COMPONENT_TYPE);
+    const objects = dev.resources.filter(
+      (r) => r.type.startsWith("kubernetes:") && component && ancestorsOf(dev, r).includes(component),
+    );
+    assert.equal(docs.length, objects.length);
+    const kinds = docs.map((d) => (d.toJS() as { kind: string }).kind);
+    const firstOther = kinds.findIndex((k) => k !== "CustomResourceDefinition");
+    if (firstOther >= 0) {
+      assert.ok(!kinds.slice(firstOther).includes("CustomResourceDefinition"), "no CRD after another kind");
+    }
+    const typha = objects.find(
+      (r) => input(r, "metadata.name") === "calico-typha" && r.type.endsWith(":Deployment"),
+    );
+    assert.equal(typhaReplicas(dev), typha && input<number>(typha, "spec.replicas"));
+  });
+});
+
+describe("offline plan: graph.mmd", () => {
+  it("draws the components, remote components and the edges between them", async () => {
+    const dev = await evaluated("dev");
+    const graph = renderGraph(dev);
+    const lines = graph.split("\n");
+    assert.equal(lines[0], "graph TD");
+    for (const id of [
+      "stack",
+      "Network_network",
+      "Cluster_cluster",
+      "Cluster_cluster_eks",
+      "ManagedNodeGroup_cluster_general",
+    ]) {
+      assert.ok(
+        lines.some((l) => l.startsWith(`  ${id}["`)),
+        `node ${id}`,
+      );
+    }
+    for (const edge of [
+      "stack --> Network_network",
+      "stack --> Cluster_cluster",
+      "Cluster_cluster --> Cluster_cluster_eks",
+      "Cluster_cluster --> ManagedNodeGroup_cluster_general",
+      // The EKS cluster and its node group sit in the network's subnets; the group joins the cluster.
+      "Cluster_cluster_eks -.-> Network_network",
+      "ManagedNodeGroup_cluster_general -.-> Network_network",
+      "ManagedNodeGroup_cluster_general -.-> Cluster_cluster_eks",
+    ]) {
+      assert.ok(lines.includes(`  ${edge}`), `edge ${edge}`);
+    }
+    assert.ok(!/Vpc_|Subnet_/.test(graph), "custom resources are not nodes");
+    const declared = new Set(lines.map((l) => /^ {2}(\w+)\["/.exec(l)?.[1]).filter(Boolean));
+    const edges = lines.map((l) => /^ {2}(\w+) (?:-->|-\.->) (\w+)$/.exec(l)).filter((m) => m !== null);
+    assert.ok(edges.length >= 7);
+    for (const [, from, to] of edges) {
+      assert.ok(declared.has(from) && declared.has(to), `edge ${from} -> ${to} joins two nodes`);
+    }
+
+    const remoteClass = lines.find((l) => l.startsWith("  class ") && l.endsWith(" remote"));
+    const remoteIds = remoteClass?.slice("  class ".length, -" remote".length).split(",") ?? [];
+    assert.equal(
+      remoteIds.length,
+      dev.resources.filter((r) => r.remote).length,
+      "every remote component styled",
+    );
+    assert.ok(
+      remoteIds.includes("Cluster_cluster_eks") && remoteIds.includes("ManagedNodeGroup_cluster_general"),
+    );
+  });
+});
+
+describe("offline plan: diff", () => {
+  it("shows a node group's desiredSize change by its path", async () => {
+    const dev = await evaluated("dev");
+    const bigger = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(4) },
+    });
+    const diff = diffDocuments(resourcesDocument(dev), resourcesDocument(bigger));
+    assert.deepEqual(diff.added, []);
+    assert.deepEqual(diff.removed, []);
+    const group = diff.changed.find((r) => r.heading === "eks:index:ManagedNodeGroup cluster-general");
+    assert.ok(group, "the node group changed");
+    assert.deepEqual(
+      group.changes.find((c) => c.path === "inputs.scalingConfig.desiredSize"),
+      { path: "inputs.scalingConfig.desiredSize", before: 2, after: 4 },
+    );
+    const text = renderDiff(diff, "base.json");
+    assert.match(
+      text,
+      /\n~ eks:index:ManagedNodeGroup cluster-general\n(?: {4}.*\n)*? {4}inputs\.scalingConfig\.desiredSize: 2 → 4\n/,
+    );
+    assert.match(
+      text,
+      /^Changes to stack dev against base\.json: 0 to add, 0 to remove, \d+ to change, \d+ unchanged\.\n/,
+    );
+  });
+
+  it("finds the subnets and routes staging adds to dev's, and removes them the other way", async () => {
+    const dev = resourcesDocument(await evaluated("dev"));
+    const staging = resourcesDocument(await evaluated("staging"));
+    const zoneC = [
+      "aws:ec2/subnet:Subnet network-public-us-west-2c",
+      "aws:ec2/subnet:Subnet network-private-us-west-2c",
+      "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
+    ];
+    const up = diffDocuments(dev, staging);
+    for (const heading of zoneC)
+      assert.ok(
+        up.added.some((r) => r.heading === heading),
+        heading,
+      );
+    assert.ok(up.added.some((r) => r.heading === "eks:index:ManagedNodeGroup cluster-system"));
+    const down = diffDocuments(staging, dev);
+    for (const heading of zoneC)
+      assert.ok(
+        down.removed.some((r) => r.heading === heading),
+        heading,
+      );
+    assert.equal(down.added.length, 0);
+    assert.match(renderDiff(down, "staging.json"), /\n- aws:ec2\/subnet:Subnet network-public-us-west-2c\n/);
+    const vpc = up.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
+    assert.deepEqual(
+      vpc?.changes.find((c) => c.path === "inputs.cidrBlock"),
+      { path: "inputs.cidrBlock", before: "10.10.0.0/16", after: "10.20.0.0/16" },
+    );
+  });
+
+  it("finds the NAT gateways prod adds to staging's single one", async () => {
+    const diff = diffDocuments(
+      resourcesDocument(await evaluated("staging")),
+      resourcesDocument(await evaluated("prod")),
+    );
+    const nat = diff.added.filter((r) => r.heading.startsWith("aws:ec2/natGateway:NatGateway "));
+    assert.deepEqual(
+      nat.map((r) => r.heading),
+      [
+        "aws:ec2/natGateway:NatGateway network-nat-us-west-2b",
+        "aws:ec2/natGateway:NatGateway network-nat-us-west-2c",
+      ],
+    );
+    const vpc = diff.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
+    assert.ok(vpc?.changes.some((c) => c.path === "options.protect" && c.after === true));
+  });
+
+  it("reports no changes between a plan and itself", async () => {
+    const doc = resourcesDocument(await evaluated("dev"));
+    const diff = diffDocuments(doc, doc);
+    assert.deepEqual([diff.added, diff.removed, diff.changed, diff.outputs], [[], [], [], []]);
+    assert.equal(diff.unchanged, doc.resources.length);
+    assert.match(renderDiff(diff, "same.json"), /\nNo changes\.\n$/);
+  });
+
+  it("refuses a file that is not a resources.json of this format", () => {
+    assert.throws(() => parseResourcesDocument("{", "x.json"), ResourcesFileError);
+    assert.throws(() => parseResourcesDocument("{}", "x.json"), /x\.json is not a resources\.json/);
+    assert.throws(
+      () => parseResourcesDocument('{"formatVersion":0,"resources":[]}', "x.json"),
+      /format version 0/,
+    );
+  });
+});
+
+describe("npm start: arguments", () => {
+  it("defaults to the dev stack and out/ in the project", () => {
+    const options = parseStartArgs([], {});
+    assert.equal(options.stack, "dev");
+    assert.equal(options.out, path.join(PROJECT_ROOT, "out"));
+    assert.equal(options.diff, undefined);
+    assert.deepEqual(options.config, {});
+  });
+
+  it("takes config overrides as KEY=JSON, or a plain string when VALUE is not JSON", () => {
+    assert.deepEqual(parseConfigOverride('eks-calico:network={"cidr":"10.0.0.0/16"}'), [
+      "eks-calico:network",
+      { cidr: "10.0.0.0/16" },
+    ]);
+    assert.deepEqual(parseConfigOverride("aws:region=eu-west-1"), ["aws:region", "eu-west-1"]);
+    assert.deepEqual(parseConfigOverride("eks-calico:protect=true"), ["eks-calico:protect", true]);
+    assert.throws(() => parseConfigOverride("eks-calico:protect"), UsageError);
+    const options = parseStartArgs(["--config", "a:b=1", "--config", "a:c=x", "--stack", "prod"], {});
+    assert.deepEqual(options.config, { "a:b": 1, "a:c": "x" });
+    assert.equal(options.stack, "prod");
+  });
+
+  it("resolves relative paths from where npm start was run", () => {
+    const env = { npm_lifecycle_event: "start", INIT_CWD: "/somewhere" };
+    const options = parseStartArgs(["--out", "plans", "--diff", "old/resources.json"], env);
+    assert.equal(options.out, "/somewhere/plans");
+    assert.equal(options.diff, "/somewhere/old/resources.json");
+  });
+
+  it("rejects unknown options and positionals", () => {
+    assert.throws(() => parseStartArgs(["--stak", "dev"], {}), UsageError);
+    assert.throws(() => parseStartArgs(["dev"], {}), UsageError);
+  });
+});
+
+describe("npm start: the command", () => {
+  const tsNode = path.join(PROJECT_ROOT, "node_modules", ".bin", "ts-node");
+  const start = (...args: string[]) =>
+    spawnSync(process.execPath, [tsNode, "--transpile-only", "scripts/start.ts", ...args], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      env: { ...process.env, npm_lifecycle_event: "" },
+    });
+  let tmp: string;
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-plan-"));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it("writes the plan files, identical to an in-process render, and prints the diff", async () => {
+    // The base: dev with a larger node group, so the plan of dev itself shows the size going back down.
+    const base = path.join(tmp, "base.json");
+    const bigger = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(4) },
+    });
+    fs.writeFileSync(base, renderResourcesJson(bigger));
+
+    const result = start("--out", path.join(tmp, "out"), "--diff", base);
+    assert.equal(result.status, 0, result.stderr);
+    const expected = renderPlanFiles(await evaluated("dev"));
+    for (const name of PLAN_FILES) {
+      assert.equal(fs.readFileSync(path.join(tmp, "out", "dev", name), "utf8"), expected[name], name);
+    }
+    const diff = fs.readFileSync(path.join(tmp, "out", "dev", "diff.txt"), "utf8");
+    assert.match(diff, / {4}inputs\.scalingConfig\.desiredSize: 4 → 2\n/);
+    assert.ok(result.stdout.startsWith("Stack dev (project eks-calico): "));
+    assert.ok(result.stdout.includes(diff), "the diff is printed too");
+    assert.ok(result.stdout.includes("kubeconfig") && !result.stdout.includes("certificate-authority-data"));
+  });
+
+  it("exits 2 for an unknown stack, listing the stacks", () => {
+    const result = start("--stack", "nope");
+    assert.equal(result.status, 2);
+    assert.match(
+      result.stderr,
+      /unknown stack "nope": there is no Pulumi\.nope\.yaml\. Stacks: dev, prod, staging/,
+    );
+  });
+
+  it("exits 2 for invalid configuration, listing every problem without a stack trace", () => {
+    const result = start(
+      "--out",
+      path.join(tmp, "bad"),
+      "--config",
+      'eks-calico:network={"cidr":"10.0.0.0/33","availabilityZones":9}',
+    );
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /Stack "dev" has invalid configuration \(2 problems\)/);
+    assert.match(result.stderr, /network\.cidr: .* \(got "10\.0\.0\.0\/33"\)/);
+    assert.match(result.stderr, /network\.availabilityZones: must be at most 6 \(got 9\)/);
+    assert.ok(!result.stderr.includes("    at "), result.stderr);
+    assert.ok(!fs.existsSync(path.join(tmp, "bad")), "nothing written");
+  });
+});
