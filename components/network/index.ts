@@ -17,6 +17,14 @@ export interface NetworkArgs {
   protect?: boolean;
 }
 
+type SubnetKind = "public" | "private";
+
+/** Subnet tags telling the AWS load balancer integrations which subnets to use. */
+const LOAD_BALANCER_ROLE: Record<SubnetKind, Record<string, string>> = {
+  public: { "kubernetes.io/role/elb": "1" },
+  private: { "kubernetes.io/role/internal-elb": "1" },
+};
+
 /**
  * A VPC for EKS: per AZ a public subnet (load balancers, NAT) and a private subnet (nodes and, through
  * the VPC CNI, pods), an internet gateway, NAT gateways and route tables.
@@ -27,14 +35,14 @@ export class Network extends pulumi.ComponentResource {
   readonly privateSubnetIds: pulumi.Output<string[]>;
   readonly natGatewayIds: pulumi.Output<string[]>;
 
+  private readonly args: NetworkArgs;
+  private readonly baseName: string;
+
   constructor(name: string, args: NetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:network:Network", name, {}, opts);
+    this.args = args;
+    this.baseName = name;
     const plan = planSubnets(args.cidr, args.availabilityZones.length);
-    const tagged = (resourceName: string, extra: Record<string, string> = {}) => ({
-      ...args.tags,
-      Name: resourceName,
-      ...extra,
-    });
 
     // DNS support and hostnames are required for EKS private endpoint access and node registration.
     const vpc = new aws.ec2.Vpc(
@@ -43,103 +51,20 @@ export class Network extends pulumi.ComponentResource {
         cidrBlock: args.cidr,
         enableDnsSupport: true,
         enableDnsHostnames: true,
-        tags: tagged(`${name}-vpc`),
+        tags: this.tags(`${name}-vpc`),
       },
       { parent: this, protect: args.protect ?? false },
     );
     const igw = new aws.ec2.InternetGateway(
       `${name}-igw`,
-      { vpcId: vpc.id, tags: tagged(`${name}-igw`) },
+      { vpcId: vpc.id, tags: this.tags(`${name}-igw`) },
       { parent: this },
     );
-
-    // Public subnets: tagged for internet-facing load balancers.
-    const publicSubnets = args.availabilityZones.map(
-      (zone, i) =>
-        new aws.ec2.Subnet(
-          `${name}-public-${zone}`,
-          {
-            vpcId: vpc.id,
-            availabilityZone: zone,
-            cidrBlock: plan.public[i],
-            mapPublicIpOnLaunch: true,
-            tags: tagged(`${name}-public-${zone}`, { "kubernetes.io/role/elb": "1" }),
-          },
-          { parent: this },
-        ),
-    );
-    // Private subnets: nodes and pods; tagged for internal load balancers.
-    const privateSubnets = args.availabilityZones.map(
-      (zone, i) =>
-        new aws.ec2.Subnet(
-          `${name}-private-${zone}`,
-          {
-            vpcId: vpc.id,
-            availabilityZone: zone,
-            cidrBlock: plan.private[i],
-            mapPublicIpOnLaunch: false,
-            tags: tagged(`${name}-private-${zone}`, { "kubernetes.io/role/internal-elb": "1" }),
-          },
-          { parent: this },
-        ),
-    );
-
-    // Public route table: default route to the internet gateway, shared by every public subnet.
-    const publicRoutes = new aws.ec2.RouteTable(
-      `${name}-public`,
-      {
-        vpcId: vpc.id,
-        routes: [{ cidrBlock: "0.0.0.0/0", gatewayId: igw.id }],
-        tags: tagged(`${name}-public`),
-      },
-      { parent: this },
-    );
-    publicSubnets.forEach(
-      (subnet, i) =>
-        new aws.ec2.RouteTableAssociation(
-          `${name}-public-${args.availabilityZones[i]}`,
-          { subnetId: subnet.id, routeTableId: publicRoutes.id },
-          { parent: this },
-        ),
-    );
-
-    // NAT gateways live in public subnets: one in the first AZ, or one per AZ.
-    const natZones =
-      args.natGateways === "perAz" ? args.availabilityZones : args.availabilityZones.slice(0, 1);
-    const natGateways = natZones.map((zone, i) => {
-      const eip = new aws.ec2.Eip(
-        `${name}-nat-${zone}`,
-        { domain: "vpc", tags: tagged(`${name}-nat-${zone}`) },
-        {
-          parent: this,
-        },
-      );
-      return new aws.ec2.NatGateway(
-        `${name}-nat-${zone}`,
-        { allocationId: eip.id, subnetId: publicSubnets[i].id, tags: tagged(`${name}-nat-${zone}`) },
-        { parent: this, dependsOn: [igw] },
-      );
-    });
-
-    // One private route table per AZ, so switching `natGateways` only changes routes, never subnets.
-    privateSubnets.forEach((subnet, i) => {
-      const zone = args.availabilityZones[i];
-      const nat = natGateways[args.natGateways === "perAz" ? i : 0];
-      const table = new aws.ec2.RouteTable(
-        `${name}-private-${zone}`,
-        {
-          vpcId: vpc.id,
-          routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: nat.id }],
-          tags: tagged(`${name}-private-${zone}`),
-        },
-        { parent: this },
-      );
-      new aws.ec2.RouteTableAssociation(
-        `${name}-private-${zone}`,
-        { subnetId: subnet.id, routeTableId: table.id },
-        { parent: this },
-      );
-    });
+    const publicSubnets = this.createSubnets(vpc, "public", plan.public);
+    const privateSubnets = this.createSubnets(vpc, "private", plan.private);
+    this.routePublicSubnets(vpc, igw, publicSubnets);
+    const natGateways = this.createNatGateways(igw, publicSubnets);
+    this.routePrivateSubnets(vpc, privateSubnets, natGateways);
 
     this.vpcId = vpc.id;
     this.publicSubnetIds = pulumi.output(publicSubnets.map((s) => s.id));
@@ -150,6 +75,100 @@ export class Network extends pulumi.ComponentResource {
       publicSubnetIds: this.publicSubnetIds,
       privateSubnetIds: this.privateSubnetIds,
       natGatewayIds: this.natGatewayIds,
+    });
+  }
+
+  /** The stack's tags plus a Name (and any role tags) for one resource. */
+  private tags(resourceName: string, extra: Record<string, string> = {}): Record<string, string> {
+    return { ...this.args.tags, Name: resourceName, ...extra };
+  }
+
+  /** One subnet of `kind` per AZ, with the CIDRs of the plan. */
+  private createSubnets(vpc: aws.ec2.Vpc, kind: SubnetKind, cidrs: string[]): aws.ec2.Subnet[] {
+    return this.args.availabilityZones.map((zone, i) => {
+      const subnetName = `${this.baseName}-${kind}-${zone}`;
+      return new aws.ec2.Subnet(
+        subnetName,
+        {
+          vpcId: vpc.id,
+          availabilityZone: zone,
+          cidrBlock: cidrs[i],
+          mapPublicIpOnLaunch: kind === "public",
+          tags: this.tags(subnetName, LOAD_BALANCER_ROLE[kind]),
+        },
+        { parent: this },
+      );
+    });
+  }
+
+  /** One route table for all public subnets: default route to the internet gateway. */
+  private routePublicSubnets(
+    vpc: aws.ec2.Vpc,
+    igw: aws.ec2.InternetGateway,
+    subnets: aws.ec2.Subnet[],
+  ): void {
+    const tableName = `${this.baseName}-public`;
+    const table = new aws.ec2.RouteTable(
+      tableName,
+      { vpcId: vpc.id, routes: [{ cidrBlock: "0.0.0.0/0", gatewayId: igw.id }], tags: this.tags(tableName) },
+      { parent: this },
+    );
+    subnets.forEach(
+      (subnet, i) =>
+        new aws.ec2.RouteTableAssociation(
+          `${this.baseName}-public-${this.args.availabilityZones[i]}`,
+          { subnetId: subnet.id, routeTableId: table.id },
+          { parent: this },
+        ),
+    );
+  }
+
+  /** NAT gateways in public subnets: one in the first AZ, or one per AZ. */
+  private createNatGateways(
+    igw: aws.ec2.InternetGateway,
+    publicSubnets: aws.ec2.Subnet[],
+  ): aws.ec2.NatGateway[] {
+    const zones =
+      this.args.natGateways === "perAz"
+        ? this.args.availabilityZones
+        : this.args.availabilityZones.slice(0, 1);
+    return zones.map((zone, i) => {
+      const natName = `${this.baseName}-nat-${zone}`;
+      const eip = new aws.ec2.Eip(natName, { domain: "vpc", tags: this.tags(natName) }, { parent: this });
+      return new aws.ec2.NatGateway(
+        natName,
+        { allocationId: eip.id, subnetId: publicSubnets[i].id, tags: this.tags(natName) },
+        { parent: this, dependsOn: [igw] },
+      );
+    });
+  }
+
+  /**
+   * One route table per private subnet, default route to its AZ's NAT gateway (or the single one), so
+   * switching `natGateways` only changes routes, never subnets.
+   */
+  private routePrivateSubnets(
+    vpc: aws.ec2.Vpc,
+    subnets: aws.ec2.Subnet[],
+    natGateways: aws.ec2.NatGateway[],
+  ): void {
+    subnets.forEach((subnet, i) => {
+      const tableName = `${this.baseName}-private-${this.args.availabilityZones[i]}`;
+      const nat = natGateways[this.args.natGateways === "perAz" ? i : 0];
+      const table = new aws.ec2.RouteTable(
+        tableName,
+        {
+          vpcId: vpc.id,
+          routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: nat.id }],
+          tags: this.tags(tableName),
+        },
+        { parent: this },
+      );
+      new aws.ec2.RouteTableAssociation(
+        tableName,
+        { subnetId: subnet.id, routeTableId: table.id },
+        { parent: this },
+      );
     });
   }
 }
