@@ -27,6 +27,8 @@ export interface ResourceRecord {
   readonly provider?: string;
   /** URNs of explicit and implicit dependencies (dependsOn and inputs that are other resources' outputs). */
   readonly dependencies: string[];
+  /** For each input key, the URNs of the resources its value came from. */
+  readonly propertyDependencies: Record<string, string[]>;
   /** Inputs with secrets unwrapped and resource references replaced by their URN. */
   readonly inputs: Record<string, unknown>;
   /** Top-level input keys that hold a secret. */
@@ -106,7 +108,9 @@ interface RegisterRequest {
   getObject(): { toJavaScript(): unknown } | undefined;
   getProvider(): string;
   getDependenciesList(): string[];
-  getPropertydependenciesMap(): { forEach(cb: (deps: { getUrnsList(): string[] }) => void): void };
+  getPropertydependenciesMap(): {
+    forEach(cb: (deps: { getUrnsList(): string[] }, key: string) => void): void;
+  };
   getProtect(): boolean;
   getRetainondelete(): boolean;
   getDeletebeforereplace(): boolean;
@@ -127,9 +131,12 @@ interface MonitorLike {
 
 function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
   const dependencies = new Set(req.getDependenciesList());
-  req
-    .getPropertydependenciesMap()
-    .forEach((deps) => deps.getUrnsList().forEach((urn) => dependencies.add(urn)));
+  const propertyDependencies: Record<string, string[]> = {};
+  req.getPropertydependenciesMap().forEach((deps, key) => {
+    const urns = deps.getUrnsList();
+    urns.forEach((urn) => dependencies.add(urn));
+    if (urns.length > 0) propertyDependencies[key] = [...urns].sort();
+  });
   const timeouts = req.getCustomtimeouts();
   const customTimeouts = timeouts && {
     ...(timeouts.getCreate() ? { create: timeouts.getCreate() } : {}),
@@ -147,6 +154,9 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
     parent: req.getParent() || undefined,
     provider: provider || undefined,
     dependencies: [...dependencies].sort(),
+    propertyDependencies: Object.fromEntries(
+      Object.entries(propertyDependencies).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    ),
     inputs: values,
     secretInputs: secretKeys,
     options: {

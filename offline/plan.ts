@@ -123,6 +123,9 @@ export function resourcesDocument(evaluation: StackEvaluation): ResourcesDocumen
       ...(r.parent !== undefined ? { parent: ref(r.parent) } : {}),
       ...(r.provider !== undefined ? { provider: ref(r.provider) } : {}),
       dependencies: r.dependencies.map(ref).sort(compare),
+      propertyDependencies: Object.fromEntries(
+        Object.entries(r.propertyDependencies).map(([key, urns]) => [key, urns.map(ref).sort(compare)]),
+      ),
       inputs: withRefs(maskedInputs(r), refs) as Record<string, unknown>,
       secretInputs: maskedInputKeys(r),
       options: r.options,

@@ -79,6 +79,7 @@ function fakeRecord(
     remote: false,
     ...(parent !== undefined ? { parent: parent.urn } : {}),
     dependencies: [],
+    propertyDependencies: {},
     inputs: {},
     secretInputs: [],
     options: OPTIONS,
