@@ -6,8 +6,8 @@ import * as assert from "node:assert/strict";
 import { renderCalicoObjects } from "../components/calico/objects";
 import { typhaReplicas } from "../components/calico/typha";
 import type { CalicoObject } from "../components/calico/types";
-import { type ResourceRecord, type StackEvaluation, loadStackConfig } from "../offline/engine";
-import { STACKS, evaluated, evaluatedWith, ofType, one } from "./helpers";
+import type { ResourceRecord, StackEvaluation } from "../offline/engine";
+import { STACKS, evaluated, evaluatedWith, ofType, one, stackValue } from "./helpers";
 import { validateKubernetesObject } from "./k8s-schema";
 
 const COMPONENT = "eks-calico:calico:PolicyOnly";
@@ -17,10 +17,6 @@ interface StackCalicoConfig {
   registry: string;
   namespace: string;
   readinessTimeoutMinutes: number;
-}
-
-function stackValue<T>(stack: string, key: string): T {
-  return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
 }
 
 /** The resource type token @pulumi/kubernetes registers for an object. */

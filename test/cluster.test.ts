@@ -1,7 +1,6 @@
 import * as assert from "node:assert/strict";
 import { toEksTaints } from "../components/cluster/nodegroups";
-import { loadStackConfig } from "../offline/engine";
-import { STACKS, byUrn, evaluated, ofType, one } from "./helpers";
+import { STACKS, byUrn, evaluated, ofType, one, stackValue } from "./helpers";
 
 const EKS = "eks:index:Cluster";
 const NODE_GROUP = "eks:index:ManagedNodeGroup";
@@ -15,10 +14,6 @@ interface GroupConfig {
   maxSize: number;
   labels: Record<string, string>;
   taints: { key: string; value: string; effect: string }[];
-}
-
-function stackValue<T>(stack: string, key: string): T {
-  return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
 }
 
 describe("taint mapping", () => {

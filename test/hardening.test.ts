@@ -4,12 +4,7 @@
  * on protected stacks, no wildcard IAM, and a destroy order that removes Calico before its nodes.
  */
 import * as assert from "node:assert/strict";
-import { loadStackConfig } from "../offline/engine";
-import { STACKS, evaluated, ofType, one } from "./helpers";
-
-function stackValue<T>(stack: string, key: string): T {
-  return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
-}
+import { STACKS, evaluated, ofType, one, stackValue } from "./helpers";
 
 /** Every action an IAM policy document allows. */
 function allowedActions(document: string): string[] {

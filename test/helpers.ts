@@ -5,6 +5,7 @@ import {
   type ResourceRecord,
   type StackEvaluation,
   evaluateStack,
+  loadStackConfig,
 } from "../offline/engine";
 
 export const STACKS = ["dev", "staging", "prod"] as const;
@@ -56,4 +57,9 @@ export function input<T = unknown>(resource: ResourceRecord, path: string): T {
       (value, key) => (value as Record<string, unknown> | undefined)?.[key],
       resource.inputs,
     ) as T;
+}
+
+/** A decoded `eks-calico:<key>` value of a stack's config file, e.g. stackValue(stack, "nodeGroups"). */
+export function stackValue<T>(stack: string, key: string): T {
+  return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
 }

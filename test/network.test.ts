@@ -1,19 +1,14 @@
 import * as assert from "node:assert/strict";
 import { parseCidr, planSubnets } from "../components/network/subnets";
-import { loadStackConfig } from "../offline/engine";
-import { STACKS, evaluated, input, ofType, one } from "./helpers";
+import { STACKS, evaluated, input, ofType, one, stackValue } from "./helpers";
 
 const SUBNET = "aws:ec2/subnet:Subnet";
 const NAT = "aws:ec2/natGateway:NatGateway";
 const ROUTE_TABLE = "aws:ec2/routeTable:RouteTable";
 const ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation";
 
-function networkConfig(stack: string): { cidr: string; availabilityZones: number; natGateways: string } {
-  return JSON.parse(loadStackConfig(stack).values["eks-calico:network"]) as {
-    cidr: string;
-    availabilityZones: number;
-    natGateways: string;
-  };
+function networkConfig(stack: string) {
+  return stackValue<{ cidr: string; availabilityZones: number; natGateways: string }>(stack, "network");
 }
 
 function range(cidr: string): [number, number] {
@@ -141,7 +136,7 @@ for (const stack of STACKS) {
 
     it("tags every AWS resource with the config tags plus project and stack", async () => {
       const evaluation = await evaluated(stack);
-      const tags = JSON.parse(loadStackConfig(stack).values["eks-calico:tags"]) as Record<string, string>;
+      const tags = stackValue<Record<string, string>>(stack, "tags");
       const taggable = evaluation.resources.filter(
         (r) =>
           r.type.startsWith("aws:") &&
