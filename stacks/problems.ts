@@ -20,7 +20,7 @@ const HINTS: Readonly<Record<string, string>> = {
   "network.cidr": "use a private range such as 10.0.0.0/16 that no peered network uses",
   "network.availabilityZones": "use 2 for development and 3 for production",
   "network.natGateways": "single is cheaper; perAz keeps egress when an AZ fails",
-  "cluster.version": 'quote it in YAML ("1.33"): unquoted, 1.30 reads as the number 1.3',
+  "cluster.version": 'quote it in YAML ("1.35"): unquoted, 1.30 reads as the number 1.3',
   "cluster.publicAccessCidrs[]":
     "list your office or VPN ranges such as 203.0.113.0/24, or [] for a private endpoint",
   "cluster.logTypes[]": "api, audit and authenticator cover most investigations",

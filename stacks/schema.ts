@@ -13,8 +13,14 @@ import {
 } from "../components/calico/defaults";
 import { parseCidr, subnetPrefixFor } from "../components/network/subnets";
 
-/** Kubernetes minor versions Amazon EKS offers (standard and extended support). */
-export const SUPPORTED_KUBERNETES_VERSIONS = ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35"] as const;
+/**
+ * Kubernetes minor versions Amazon EKS offers as of November 2026 (standard or extended support;
+ * 1.31 leaves extended support on 26 Nov 2026). https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html
+ */
+export const SUPPORTED_KUBERNETES_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1.36"] as const;
+
+/** In standard support until March 2027; older versions bill extended support per cluster hour. */
+const DEFAULT_KUBERNETES_VERSION = "1.35";
 
 /** Control-plane log types EKS can ship to CloudWatch. */
 export const CONTROL_PLANE_LOG_TYPES = [
@@ -111,7 +117,7 @@ const clusterSchema = z.strictObject({
     .enum(SUPPORTED_KUBERNETES_VERSIONS, {
       error: `must be a Kubernetes version EKS supports, quoted: ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
     })
-    .default("1.33"),
+    .default(DEFAULT_KUBERNETES_VERSION),
   /** CIDRs allowed to reach the public API endpoint; [] means the endpoint is private only. */
   publicAccessCidrs: z
     .array(z.cidrv4({ error: "must be an IPv4 CIDR block such as 203.0.113.0/24" }), {

@@ -34,7 +34,7 @@ describe("stack configuration", () => {
     assert.deepEqual(result.config, {
       network: { cidr: "10.0.0.0/16", availabilityZones: 2, natGateways: "single" },
       cluster: {
-        version: "1.33",
+        version: "1.35",
         publicAccessCidrs: ["0.0.0.0/0"],
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
@@ -224,7 +224,7 @@ describe("stack configuration", () => {
     },
     {
       title: "a Kubernetes version EKS does not offer",
-      raw: { cluster: { version: "1.29" }, nodeGroups: [GROUP] },
+      raw: { cluster: { version: "1.31" }, nodeGroups: [GROUP] },
       path: "cluster.version",
       rule: /EKS supports/,
     },

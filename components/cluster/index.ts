@@ -28,7 +28,7 @@ export const VPC_CNI_SETTINGS = {
 export interface ClusterArgs {
   /** EKS cluster name. Changing it replaces the cluster. */
   clusterName: string;
-  /** Kubernetes minor version, e.g. "1.33". Upgrades in place, one minor at a time. */
+  /** Kubernetes minor version, e.g. "1.35". Upgrades in place, one minor at a time. */
   version: string;
   vpcId: pulumi.Input<string>;
   /** Subnets for internet-facing load balancers. */
