@@ -96,11 +96,6 @@ function isTypeOf(type: string, resourceClass: unknown): boolean {
   return token === type;
 }
 
-/** Per-property dependencies of `record`, as the engine recorded them. */
-export function propertyDependencies(record: ResourceRecord): Record<string, string[]> {
-  return record.propertyDependencies;
-}
-
 /** The explicit provider of `record`, as the server describes it to a policy. */
 function providerOf(
   record: ResourceRecord,
@@ -117,11 +112,8 @@ function providerOf(
   );
 }
 
-function resourceArgs(
-  record: ResourceRecord,
-  byUrn: ReadonlyMap<string, ResourceRecord>,
-  config: Record<string, unknown>,
-): ResourceValidationArgs {
+/** What the server tells a policy about one resource, for resource and stack policies alike. */
+function policyView(record: ResourceRecord, byUrn: ReadonlyMap<string, ResourceRecord>) {
   const props = structuredClone(record.inputs);
   const provider = providerOf(record, byUrn);
   return {
@@ -131,10 +123,22 @@ function resourceArgs(
     name: record.name,
     opts: policyOptions(record),
     ...(provider === undefined ? {} : { provider }),
-    stackTags: new Map(),
     isType: (resourceClass: unknown) => isTypeOf(record.type, resourceClass),
-    asType: ((resourceClass: unknown) =>
-      isTypeOf(record.type, resourceClass) ? props : undefined) as ResourceValidationArgs["asType"],
+    /** What `asType` returns: the props for the record's own type, else undefined. */
+    propsIfType: (resourceClass: unknown) => (isTypeOf(record.type, resourceClass) ? props : undefined),
+  };
+}
+
+function resourceArgs(
+  record: ResourceRecord,
+  byUrn: ReadonlyMap<string, ResourceRecord>,
+  config: Record<string, unknown>,
+): ResourceValidationArgs {
+  const { propsIfType, ...view } = policyView(record, byUrn);
+  return {
+    ...view,
+    asType: propsIfType as ResourceValidationArgs["asType"],
+    stackTags: new Map(),
     getConfig: <T extends object>() => config as T,
     notApplicable,
   };
@@ -143,24 +147,18 @@ function resourceArgs(
 /** Every record as a PolicyResource, linked to its parent and dependencies as the server links them. */
 function stackResources(records: readonly ResourceRecord[]): PolicyResource[] {
   const byUrn = new Map(records.map((r) => [r.urn, r]));
-  const resources = new Map<string, PolicyResource>();
-  for (const record of records) {
-    const props = structuredClone(record.inputs);
-    const provider = providerOf(record, byUrn);
-    resources.set(record.urn, {
-      type: record.type,
-      props,
-      urn: record.urn,
-      name: record.name,
-      opts: policyOptions(record),
-      ...(provider === undefined ? {} : { provider }),
-      dependencies: [],
-      propertyDependencies: {},
-      isType: (resourceClass: unknown) => isTypeOf(record.type, resourceClass),
-      asType: ((resourceClass: unknown) =>
-        isTypeOf(record.type, resourceClass) ? props : undefined) as PolicyResource["asType"],
-    });
-  }
+  const resources = new Map<string, PolicyResource>(
+    records.map((record) => {
+      const { propsIfType, ...view } = policyView(record, byUrn);
+      const resource: PolicyResource = {
+        ...view,
+        asType: propsIfType as PolicyResource["asType"],
+        dependencies: [],
+        propertyDependencies: {},
+      };
+      return [record.urn, resource];
+    }),
+  );
   const resolve = (urns: string[]) =>
     urns.map((urn) => resources.get(urn)).filter((r): r is PolicyResource => r !== undefined);
   for (const record of records) {
@@ -168,7 +166,7 @@ function stackResources(records: readonly ResourceRecord[]): PolicyResource[] {
     const parent = record.parent === undefined ? undefined : resources.get(record.parent);
     if (parent !== undefined) resource.parent = parent;
     resource.dependencies = resolve(record.dependencies);
-    for (const [key, urns] of Object.entries(propertyDependencies(record))) {
+    for (const [key, urns] of Object.entries(record.propertyDependencies)) {
       resource.propertyDependencies[key] = resolve(urns);
     }
   }
@@ -256,7 +254,7 @@ function toAnalyzerResource(record: ResourceRecord) {
     .setOptions(options)
     .setParent(record.parent ?? "")
     .setDependenciesList(record.dependencies);
-  for (const [key, urns] of Object.entries(propertyDependencies(record))) {
+  for (const [key, urns] of Object.entries(record.propertyDependencies)) {
     resource.getPropertydependenciesMap().set(key, new AnalyzerPropertyDependencies().setUrnsList(urns));
   }
   return resource;

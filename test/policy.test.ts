@@ -33,7 +33,6 @@ import {
   type Policy,
   PolicyServer,
   policyOptions,
-  propertyDependencies,
   runPack,
   runPolicy,
   runPolicyPackScript,
@@ -183,7 +182,7 @@ for (const stack of STACKS) {
         .map((s) => s.urn);
       for (const group of groups) {
         // The stack policy follows subnetIds to exactly the private subnets.
-        assert.deepEqual(propertyDependencies(group).subnetIds, privateSubnets);
+        assert.deepEqual(group.propertyDependencies.subnetIds, privateSubnets);
       }
       const vpcCni = await runPolicy(vpcCniNetworkPolicyOff, evaluation.resources);
       assert.deepEqual(vpcCni, { violations: [], notApplicable: [] });
