@@ -21,16 +21,25 @@ export = async () => {
     protect: settings.protect,
   });
 
-  // EKS with the VPC CNI add-on (its policy agent off) and the managed node groups.
+  // EKS with pinned add-ons (the VPC CNI's policy agent off), access entries and the managed node
+  // groups, which start once the private subnets have egress.
   const cluster = new Cluster("cluster", {
     clusterName: settings.clusterName,
+    region: settings.region,
     version: settings.cluster.version,
     vpcId: network.vpcId,
     publicSubnetIds: network.publicSubnetIds,
     privateSubnetIds: network.privateSubnetIds,
+    nodeEgress: network.privateEgress,
     publicAccessCidrs: settings.cluster.publicAccessCidrs,
     logTypes: settings.cluster.logTypes,
     logRetentionDays: settings.cluster.logRetentionDays,
+    addonVersions: {
+      vpcCni: settings.cluster.addons.vpcCni.version,
+      kubeProxy: settings.cluster.addons.kubeProxy.version,
+      coreDns: settings.cluster.addons.coreDns.version,
+    },
+    access: settings.cluster.access,
     nodeGroups: settings.nodeGroups,
     tags: settings.resourceTags,
     protect: settings.protect,
@@ -49,12 +58,19 @@ export = async () => {
   });
 
   return {
+    region: settings.region,
     vpcId: network.vpcId,
     publicSubnetIds: network.publicSubnetIds,
     privateSubnetIds: network.privateSubnetIds,
     clusterName: cluster.clusterName,
     kubeconfig: cluster.kubeconfig,
     nodeGroupNames: cluster.nodeGroupNames,
+    // What application stacks read through a StackReference (IRSA roles, security group rules).
+    clusterEndpoint: cluster.clusterEndpoint,
+    clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+    oidcProviderArn: cluster.oidcProviderArn,
+    oidcIssuerUrl: cluster.oidcIssuerUrl,
+    nodeRoleArn: cluster.nodeRoleArn,
     // What `kubectl get daemonset calico-node` shows: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE.
     calico: {
       namespace: calico.namespace,

@@ -33,6 +33,8 @@ export interface ResourceRecord {
   readonly inputs: Record<string, unknown>;
   /** Top-level input keys that hold a secret. */
   readonly secretInputs: string[];
+  /** URNs this resource had before (its aliases): Pulumi updates the old resource instead of replacing it. */
+  readonly aliases: string[];
   readonly options: {
     readonly protect: boolean;
     readonly retainOnDelete: boolean;
@@ -115,8 +117,23 @@ interface RegisterRequest {
   getRetainondelete(): boolean;
   getDeletebeforereplace(): boolean;
   getIgnorechangesList(): string[];
+  getAliasurnsList(): string[];
+  getAliasesList(): AliasMessage[];
   getReplaceonchangesList(): string[];
   getCustomtimeouts(): { getCreate(): string; getUpdate(): string; getDelete(): string } | undefined;
+}
+
+/** An alias as the SDK sends it: a URN, or a spec of the parts that differ from the resource's own. */
+interface AliasMessage {
+  getUrn(): string;
+  getSpec():
+    | {
+        getName(): string;
+        getType(): string;
+        getParenturn(): string;
+        getNoparent(): boolean;
+      }
+    | undefined;
 }
 
 type Callback = (err: unknown, response?: unknown) => void;
@@ -127,6 +144,20 @@ interface MonitorLike {
     req: { getUrn(): string; getOutputs(): { toJavaScript(): unknown } | undefined },
     callback: Callback,
   ): void;
+}
+
+/**
+ * The URN the Pulumi engine gives a resource of `type` named `name` under `parentUrn`: the parent's whole
+ * type chain, `$`, the type (the stack's own type is never part of a chain). Used for aliases, which must
+ * name a resource's old URN exactly as the engine stored it.
+ */
+export function childUrn(parentUrn: string, type: string, name: string): string {
+  const [prefix, project, parentType] = parentUrn.split("::");
+  const chain = (parentType ?? "").replace(/^pulumi:pulumi:Stack(\$|$)/, "");
+  const stackPrefix = prefix ?? `urn:pulumi:${pulumi.getStack()}`;
+  return [stackPrefix, project ?? pulumi.getProject(), chain === "" ? type : `${chain}$${type}`, name].join(
+    "::",
+  );
 }
 
 function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
@@ -145,6 +176,15 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
   };
   const { values, secretKeys } = plainObject(req.getObject()?.toJavaScript());
   const provider = req.getProvider().split("::").slice(0, -1).join("::");
+  const aliases = [
+    ...req.getAliasurnsList(),
+    ...req.getAliasesList().map((alias) => {
+      const spec = alias.getSpec();
+      if (spec === undefined) return alias.getUrn();
+      const parent = spec.getNoparent() ? "" : spec.getParenturn() || req.getParent();
+      return childUrn(parent, spec.getType() || req.getType(), spec.getName() || req.getName());
+    }),
+  ].sort();
   return {
     urn: monitor.newUrn(req.getParent(), req.getType(), req.getName()),
     type: req.getType(),
@@ -159,6 +199,7 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
     ),
     inputs: values,
     secretInputs: secretKeys,
+    aliases,
     options: {
       protect: req.getProtect() === true,
       retainOnDelete: req.getRetainondelete() === true,

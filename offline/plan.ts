@@ -128,6 +128,7 @@ export function resourcesDocument(evaluation: StackEvaluation): ResourcesDocumen
       ),
       inputs: withRefs(maskedInputs(r), refs) as Record<string, unknown>,
       secretInputs: maskedInputKeys(r),
+      aliases: r.aliases,
       options: r.options,
     }));
   return {

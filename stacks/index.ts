@@ -4,6 +4,7 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
 import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems";
 import { type StackConfig, stackConfigSchema } from "./schema";
 
@@ -15,6 +16,8 @@ export const CONFIG_NAMESPACE = "eks-calico";
 
 // EKS cluster names: letters, digits, '-' and '_', starting with a letter or digit, at most 100.
 const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+// AWS region names: us-west-2, eu-central-1, us-gov-west-1, cn-north-1, ap-southeast-7.
+const REGION_NAME = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
 
 /** Validated configuration plus what follows from the stack itself. */
 export interface StackSettings extends StackConfig {
@@ -67,6 +70,14 @@ export function loadStackSettings(): StackSettings {
       value: undefined,
       rule: "is required (the AWS region to deploy into)",
     });
+  } else if (!REGION_NAME.test(region)) {
+    problems.push({
+      path: "aws:region",
+      value: region,
+      rule: "must be an AWS region name such as us-west-2 or eu-central-1",
+    });
+  } else if (validated.ok) {
+    problems.push(...accessPartitionProblems(validated.config, region));
   }
   const clusterName = `${project}-${stack}`.replace(/\./g, "-");
   if (!CLUSTER_NAME.test(clusterName)) {
@@ -89,15 +100,43 @@ export function loadStackSettings(): StackSettings {
   };
 }
 
+/** Access entries must name principals of the cluster's own partition (aws, aws-cn, aws-us-gov). */
+function accessPartitionProblems(config: StackConfig, region: string): ConfigProblem[] {
+  const partition = partitionOf(region);
+  return config.cluster.access.flatMap((grant, index) => {
+    const parsed = parsePrincipalArn(grant.principalArn);
+    if ("problem" in parsed || parsed.partition === partition) return [];
+    return [
+      {
+        path: `cluster.access[${index}].principalArn`,
+        value: grant.principalArn,
+        rule: `is in partition ${parsed.partition}, but ${region} is in ${partition}: use arn:${partition}:iam::...`,
+      },
+    ];
+  });
+}
+
 /**
  * The first `network.availabilityZones` AZ names of the region that need no opt-in (Local and
  * Wavelength zones do). Refuses, before any resource exists, a count the region cannot offer.
  */
 export async function resolveAvailabilityZones(settings: StackSettings): Promise<string[]> {
-  const zones = await aws.getAvailabilityZones({
-    state: "available",
-    filters: [{ name: "opt-in-status", values: ["opt-in-not-required"] }],
-  });
+  let zones: aws.GetAvailabilityZonesResult;
+  try {
+    zones = await aws.getAvailabilityZones({
+      state: "available",
+      filters: [{ name: "opt-in-status", values: ["opt-in-not-required"] }],
+    });
+  } catch (error) {
+    // An unknown or disabled region fails here first: report it as the config key it comes from.
+    throw new ConfigError(settings.stack, [
+      {
+        path: "aws:region",
+        value: settings.region,
+        rule: `AWS could not list the region's availability zones: ${(error as Error).message}`,
+      },
+    ]);
+  }
   const wanted = settings.network.availabilityZones;
   if (zones.names.length < wanted) {
     throw new ConfigError(settings.stack, [

@@ -25,11 +25,26 @@ const HINTS: Readonly<Record<string, string>> = {
     "list your office or VPN ranges such as 203.0.113.0/24, or [] for a private endpoint",
   "cluster.logTypes[]": "api, audit and authenticator cover most investigations",
   "cluster.logRetentionDays": "90 or 365 are common choices",
+  "cluster.addons.vpcCni.version":
+    "list versions with `aws eks describe-addon-versions --addon-name vpc-cni --kubernetes-version 1.35`, or remove the pin",
+  "cluster.addons.kubeProxy.version":
+    "list versions with `aws eks describe-addon-versions --addon-name kube-proxy --kubernetes-version 1.35`, or remove the pin",
+  "cluster.addons.coreDns.version":
+    "list versions with `aws eks describe-addon-versions --addon-name coredns --kubernetes-version 1.35`, or remove the pin",
+  "cluster.access":
+    "for example [{principalArn: arn:aws:iam::123456789012:role/platform-admins, level: admin}]",
+  "cluster.access[].principalArn":
+    "use the role's ARN, arn:aws:iam::<account>:role/<name> (`aws sts get-caller-identity` shows a session ARN; drop the session)",
+  "cluster.access[].level": "admin (AmazonEKSClusterAdminPolicy) or view (AmazonEKSViewPolicy)",
   nodeGroups:
     "for example [{name: general, instanceTypes: [t3.large], minSize: 2, desiredSize: 2, maxSize: 4}]",
   "nodeGroups[].name": "for example general or system-arm64",
   "nodeGroups[].instanceTypes": "for example [t3.large]",
-  "nodeGroups[].instanceTypes[]": "for example t3.large or m7g.xlarge",
+  "nodeGroups[].instanceTypes[]":
+    "for example t3.large (x86_64) or m7g.xlarge (Graviton, with amiType AL2023_ARM_64_STANDARD)",
+  "nodeGroups[].amiType": "AL2023_x86_64_STANDARD, or AL2023_ARM_64_STANDARD for Graviton instance types",
+  "nodeGroups[].diskSizeGiB": "50 suits most nodes; image-heavy workloads need 100 or more",
+  "nodeGroups[].clusterAddons": "true on the (tainted) group meant for cluster add-ons such as CoreDNS",
   "nodeGroups[].minSize": "keep 0 <= minSize <= desiredSize <= maxSize",
   "nodeGroups[].desiredSize": "keep 0 <= minSize <= desiredSize <= maxSize",
   "nodeGroups[].maxSize": "keep 0 <= minSize <= desiredSize <= maxSize, with maxSize >= 1",

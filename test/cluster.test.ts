@@ -3,7 +3,6 @@ import { toEksTaints } from "../components/cluster/nodegroups";
 import { STACKS, byUrn, evaluated, ofType, one, stackValue } from "./helpers";
 
 const EKS = "eks:index:Cluster";
-const NODE_GROUP = "eks:index:ManagedNodeGroup";
 
 interface GroupConfig {
   name: string;
@@ -70,68 +69,6 @@ for (const stack of STACKS) {
       assert.deepEqual(eks.inputs.enabledClusterLogTypes, clusterConfig.logTypes);
     });
 
-    it("runs the VPC CNI as a managed add-on, its network-policy agent off and ANNOTATE_POD_IP on", async () => {
-      const evaluation = await evaluated(stack);
-      const eks = one(evaluation, EKS);
-      // The cluster does not configure the CNI itself: the add-on below owns aws-node.
-      assert.equal(eks.inputs.useDefaultVpcCni, true);
-      assert.equal(eks.inputs.vpcCniOptions, undefined);
-      const addon = one(evaluation, "eks:index:VpcCniAddon", "cluster-vpc-cni");
-      assert.equal(addon.inputs.clusterName, `eks-calico-${stack}`);
-      assert.equal(addon.inputs.clusterVersion, clusterConfig.version);
-      assert.equal(addon.inputs.enableNetworkPolicy, false);
-      assert.deepEqual(addon.inputs.configurationValues, { env: { ANNOTATE_POD_IP: "true" } });
-      assert.equal(addon.inputs.resolveConflictsOnCreate, "OVERWRITE");
-    });
-
-    it("creates one managed node group per config entry, only in private subnets", async () => {
-      const evaluation = await evaluated(stack);
-      const eks = one(evaluation, EKS);
-      const role = one(evaluation, "aws:iam/role:Role", "cluster-node");
-      const privateIds = ofType(evaluation, "aws:ec2/subnet:Subnet")
-        .filter((s) => s.name.startsWith("network-private-"))
-        .map((s) => `<subnet-id:${s.name}>`);
-      const nodeGroups = ofType(evaluation, NODE_GROUP);
-      assert.deepEqual(
-        nodeGroups.map((g) => g.name),
-        groups.map((g) => `cluster-${g.name}`),
-      );
-      nodeGroups.forEach((nodeGroup, i) => {
-        const group = groups[i];
-        assert.equal(nodeGroup.inputs.cluster, eks.urn);
-        assert.equal(nodeGroup.inputs.nodeRole, role.urn);
-        assert.deepEqual(nodeGroup.inputs.subnetIds, privateIds);
-        assert.deepEqual(nodeGroup.inputs.instanceTypes, group.instanceTypes);
-        assert.equal(nodeGroup.inputs.capacityType, group.capacityType);
-        assert.deepEqual(nodeGroup.inputs.scalingConfig, {
-          minSize: group.minSize,
-          desiredSize: group.desiredSize,
-          maxSize: group.maxSize,
-        });
-        assert.deepEqual(nodeGroup.inputs.labels, group.labels);
-        // Autoscalers own desiredSize after creation.
-        assert.equal(nodeGroup.inputs.ignoreScalingChanges, true);
-      });
-    });
-
-    it("maps taints to the EKS spelling", async () => {
-      const nodeGroups = ofType(await evaluated(stack), NODE_GROUP);
-      nodeGroups.forEach((nodeGroup, i) => {
-        const expected = groups[i].taints.map((t) => ({
-          key: t.key,
-          value: t.value,
-          effect: t.effect.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase(),
-        }));
-        assert.deepEqual(nodeGroup.inputs.taints, expected);
-      });
-      if (stack !== "dev") {
-        const system = nodeGroups.find((g) => g.name === "cluster-system");
-        assert.deepEqual(system?.inputs.taints, [
-          { key: "dedicated", value: "system", effect: "NO_SCHEDULE" },
-        ]);
-      }
-    });
-
     it("gives nodes a role EC2 assumes, with the worker-node and ECR read-only policies only", async () => {
       const evaluation = await evaluated(stack);
       const role = one(evaluation, "aws:iam/role:Role", "cluster-node");
@@ -180,7 +117,7 @@ for (const stack of STACKS) {
         role: "<role-name:cluster-vpc-cni>",
         policyArn: "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
       });
-      const addon = one(evaluation, "eks:index:VpcCniAddon");
+      const addon = one(evaluation, "aws:eks/addon:Addon", "cluster-vpc-cni");
       assert.equal(addon.inputs.serviceAccountRoleArn, "arn:aws:iam::000000000000:<role:cluster-vpc-cni>");
       assert.ok(addon.dependencies.includes(attachment.urn), "the add-on must wait for its policy");
     });
@@ -238,6 +175,14 @@ for (const stack of STACKS) {
         groups.map((g) => `<node-group-name:cluster-${g.name}>`),
       );
       assert.ok(evaluation.secretOutputs.includes("kubeconfig"), "kubeconfig must be a secret output");
+      // What application stacks read through a StackReference.
+      assert.equal(outputs.region, "us-west-2");
+      assert.equal(outputs.clusterEndpoint, `https://<endpoint:eks-calico-${stack}>`);
+      // The group EKS made (on managed nodes), not @pulumi/eks's own unused one.
+      assert.equal(outputs.clusterSecurityGroupId, `<security-group-id:eks-calico-${stack}-eks-cluster>`);
+      assert.equal(outputs.oidcProviderArn, `<oidc-provider-arn:eks-calico-${stack}>`);
+      assert.equal(outputs.oidcIssuerUrl, `https://<oidc-issuer:eks-calico-${stack}>`);
+      assert.equal(outputs.nodeRoleArn, "arn:aws:iam::000000000000:<role:cluster-node>");
       assert.equal((JSON.parse(String(outputs.kubeconfig)) as { kind: string }).kind, "Config");
     });
   });

@@ -38,17 +38,22 @@ describe("stack configuration", () => {
         publicAccessCidrs: ["0.0.0.0/0"],
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
+        addons: { vpcCni: {}, kubeProxy: {}, coreDns: {} },
+        access: [],
       },
       nodeGroups: [
         {
           name: "general",
           instanceTypes: ["t3.large"],
           capacityType: "ON_DEMAND",
+          amiType: "AL2023_x86_64_STANDARD",
+          diskSizeGiB: 50,
           minSize: 2,
           desiredSize: 2,
           maxSize: 4,
           labels: {},
           taints: [],
+          clusterAddons: false,
         },
       ],
       calico: {

@@ -82,6 +82,7 @@ function fakeRecord(
     propertyDependencies: {},
     inputs: {},
     secretInputs: [],
+    aliases: [],
     options: OPTIONS,
     ...extra,
   };

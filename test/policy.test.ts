@@ -27,7 +27,7 @@ import {
   vpcCniNetworkPolicyOff,
 } from "../policy/policies";
 import { PROJECT_ROOT, type ResourceRecord, type StackEvaluation, placeholder } from "../offline/engine";
-import { STACKS, evaluated, ofType, one } from "./helpers";
+import { STACKS, evaluated, input, ofType, one } from "./helpers";
 import {
   POLICY_DIR,
   type Policy,
@@ -42,6 +42,7 @@ const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
 const DAEMON_SET = "kubernetes:apps/v1:DaemonSet";
 const CLUSTER_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole";
 const SUBNET = "aws:ec2/subnet:Subnet";
+const ADDON = "aws:eks/addon:Addon";
 
 type Inputs = Record<string, unknown>;
 
@@ -171,7 +172,7 @@ for (const stack of STACKS) {
     it("has what each policy checks: a cluster, node groups on launch templates in private subnets, calico-node", async () => {
       const evaluation = await evaluated(stack);
       one(evaluation, "eks:index:Cluster");
-      one(evaluation, "eks:index:VpcCniAddon");
+      assert.equal(input(one(evaluation, ADDON, "cluster-vpc-cni"), "addonName"), "vpc-cni");
       calicoNode(evaluation);
       assert.ok(ofType(evaluation, CLUSTER_ROLE).length >= 3);
       const groups = ofType(evaluation, "eks:index:ManagedNodeGroup");
@@ -300,7 +301,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
         nodesInPrivateSubnets,
         replaced(dev.resources, moved),
         group.urn,
-        /not private: network-public-us-west-2a \(mapPublicIpOnLaunch is true, no kubernetes\.io\/role\/internal-elb tag\)/,
+        /not private: network-public-us-west-2a \(no kubernetes\.io\/role\/internal-elb tag\)/,
       );
     });
 
@@ -486,27 +487,45 @@ describe("policy pack: a broken record per rule, one violation each", () => {
   });
 
   describe("VPC CNI beside Calico", () => {
-    it("vpc-cni-network-policy-off-with-calico: the VpcCniAddon's enableNetworkPolicy turned on", async () => {
-      const addon = broken(one(dev, "eks:index:VpcCniAddon"), (i) => {
-        i.enableNetworkPolicy = true;
+    it("vpc-cni-network-policy-off-with-calico: the vpc-cni add-on's configurationValues turning it on", async () => {
+      const addon = broken(one(dev, ADDON, "cluster-vpc-cni"), (i) => {
+        i.configurationValues = JSON.stringify({
+          env: { ANNOTATE_POD_IP: "true" },
+          enableNetworkPolicy: "true",
+        });
       });
       await expectOne(
         vpcCniNetworkPolicyOff,
         replaced(dev.resources, addon),
         addon.urn,
-        /\(enableNetworkPolicy\) while Calico enforces policy/,
+        /\(configurationValues\.enableNetworkPolicy\) while Calico enforces policy/,
+      );
+      const unreadable = broken(addon, (i) => {
+        i.configurationValues = "enableNetworkPolicy: true";
+      });
+      await expectOne(
+        vpcCniNetworkPolicyOff,
+        replaced(dev.resources, unreadable),
+        addon.urn,
+        /not a JSON object/,
       );
     });
 
-    it('vpc-cni-network-policy-off-with-calico: "true" in the VpcCniAddon\'s configurationValues', async () => {
-      const addon = broken(one(dev, "eks:index:VpcCniAddon"), (i) => {
-        i.configurationValues = { env: { ANNOTATE_POD_IP: "true" }, enableNetworkPolicy: "true" };
-      });
+    it("vpc-cni-network-policy-off-with-calico: an eks:index:VpcCniAddon component turning it on", async () => {
+      const addon = one(dev, ADDON, "cluster-vpc-cni");
+      const component: ResourceRecord = {
+        ...addon,
+        type: "eks:index:VpcCniAddon",
+        urn: addon.urn.replace("aws:eks/addon:Addon::", "eks:index:VpcCniAddon::"),
+        custom: false,
+        remote: true,
+        inputs: { clusterName: addon.inputs.clusterName, enableNetworkPolicy: true },
+      };
       await expectOne(
         vpcCniNetworkPolicyOff,
-        replaced(dev.resources, addon),
-        addon.urn,
-        /\(configurationValues\.enableNetworkPolicy\)/,
+        [...dev.resources, component],
+        component.urn,
+        /\(enableNetworkPolicy\) while Calico enforces policy/,
       );
     });
 
@@ -522,37 +541,9 @@ describe("policy pack: a broken record per rule, one violation each", () => {
       );
     });
 
-    it("vpc-cni-network-policy-off-with-calico: a vpc-cni aws:eks/addon:Addon, as @pulumi/eks creates it", async () => {
-      // The child a real VpcCniAddon creates: configurationValues as a JSON string.
-      const vpcCni = one(dev, "eks:index:VpcCniAddon");
-      const addon: ResourceRecord = {
-        ...vpcCni,
-        type: "aws:eks/addon:Addon",
-        urn: vpcCni.urn.replace("eks:index:VpcCniAddon::", "eks:index:VpcCniAddon$aws:eks/addon:Addon::"),
-        parent: vpcCni.urn,
-        custom: true,
-        remote: false,
-        inputs: {
-          addonName: "vpc-cni",
-          configurationValues: JSON.stringify({ enableNetworkPolicy: "true" }),
-        },
-      };
-      await expectOne(
-        vpcCniNetworkPolicyOff,
-        [...dev.resources, addon],
-        addon.urn,
-        /configurationValues\.enableNetworkPolicy/,
-      );
-      const unreadable = {
-        ...addon,
-        inputs: { addonName: "vpc-cni", configurationValues: "enableNetworkPolicy: true" },
-      };
-      await expectOne(vpcCniNetworkPolicyOff, [...dev.resources, unreadable], addon.urn, /not a JSON object/);
-    });
-
     it("vpc-cni-network-policy-off-with-calico: not applicable to a stack without calico-node", async () => {
-      const addon = broken(one(dev, "eks:index:VpcCniAddon"), (i) => {
-        i.enableNetworkPolicy = true;
+      const addon = broken(one(dev, ADDON, "cluster-vpc-cni"), (i) => {
+        i.configurationValues = JSON.stringify({ enableNetworkPolicy: "true" });
       });
       const withoutCalico = replaced(dev.resources, addon).filter((r) => r.urn !== calicoNode(dev).urn);
       assert.deepEqual(await runPolicy(vpcCniNetworkPolicyOff, withoutCalico), {
@@ -676,7 +667,10 @@ describe("policy pack: as `pulumi preview --policy-pack policy` runs it", () => 
       served.map((v) => [v.policy, v.urn]),
       [["nodes-private-subnets", moved.urn]],
     );
-    assert.match(served[0].message, /network-public-us-west-2a \(mapPublicIpOnLaunch is true, no /);
+    assert.match(
+      served[0].message,
+      /network-public-us-west-2a \(no kubernetes\.io\/role\/internal-elb tag\)/,
+    );
   });
 
   it("counts a KMS key ARN still unknown in a preview as set", async () => {

@@ -37,7 +37,7 @@ function schemaKeys(schema: JsonSchema, prefix = "", required = true): Map<strin
 function readmeKeys(): Map<string, string> {
   const readme = fs.readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
   const section = readme.split("## Config reference")[1]?.split("\n## ")[0] ?? "";
-  const rows = [...section.matchAll(/^\| `([^`]+)` +\| (?:`([^`]*)`|(required)) +\|/gm)];
+  const rows = [...section.matchAll(/^\| `([^`]+)` +\| (?:`([^`]*)`|(required|optional)) +\|/gm)];
   return new Map(rows.map((row) => [row[1], row[2] ?? row[3]]));
 }
 
@@ -52,7 +52,10 @@ describe("README", () => {
     const documented = readmeKeys();
     for (const [key, expected] of schemaKeys(schema)) {
       const actual = documented.get(key);
-      const normalized = actual === "required" ? actual : JSON.stringify(JSON.parse(actual ?? "null"));
+      const normalized =
+        actual === "required" || actual === "optional"
+          ? actual
+          : JSON.stringify(JSON.parse(actual ?? "null"));
       assert.equal(normalized, expected, `README default of ${key}`);
     }
   });

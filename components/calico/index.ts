@@ -84,11 +84,13 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       ? [new k8s.core.v1.Namespace(childResourceName(name, objects.namespace), objects.namespace, base)]
       : [];
     const crds = createCrds(name, objects.crds, base);
+    // Namespaced objects wait for their namespace; cluster-scoped RBAC does not need it.
+    const inNamespace: Options = { ...base, dependsOn: [...args.nodes, ...namespace] };
     const rbac = objects.rbac.map((object) =>
-      createRbacObject(name, object, { ...base, dependsOn: [...args.nodes, ...namespace] }),
+      createRbacObject(name, object, object.kind === "ServiceAccount" ? inNamespace : base),
     );
     const foundations = [...args.nodes, ...namespace, ...crds, ...rbac];
-    const typha = createTypha(name, objects.typha, { ...base, dependsOn: foundations }, timeouts);
+    const typha = createTypha(name, objects.typha, inNamespace, foundations, timeouts);
     // Felix waits for Typha, so calico-node goes last. Not skipAwait: `pulumi up` fails with the
     // DaemonSet's rollout state if calico-node is not ready within the timeout.
     const node = new k8s.apps.v1.DaemonSet(childResourceName(name, objects.node), objects.node, {
@@ -161,16 +163,21 @@ function createRbacObject(
   }
 }
 
-/** Typha's Deployment (awaited like calico-node), Service and PodDisruptionBudget. */
+/**
+ * Typha's Deployment (awaited like calico-node; its pods need the CRDs and RBAC in `foundations`),
+ * Service and PodDisruptionBudget (which need only their namespace).
+ */
 function createTypha(
   name: string,
   typha: CalicoObjectGroups["typha"],
   opts: Options,
+  foundations: pulumi.Resource[],
   timeouts: pulumi.CustomTimeouts,
 ) {
   return {
     deployment: new k8s.apps.v1.Deployment(childResourceName(name, typha.deployment), typha.deployment, {
       ...opts,
+      dependsOn: foundations,
       customTimeouts: timeouts,
     }),
     service: new k8s.core.v1.Service(childResourceName(name, typha.service), typha.service, opts),

@@ -2,45 +2,48 @@ import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { type NodeGroupSpec, toEksTaints } from "./nodegroups";
-import {
-  NODE_METADATA_OPTIONS,
-  NODE_ROLE_POLICIES,
-  VPC_CNI_POLICY,
-  VPC_CNI_SERVICE_ACCOUNT,
-  ec2TrustPolicy,
-  serviceAccountTrustPolicy,
-} from "./policies";
+import { type AccessGrant, createAccessEntries, partitionOf } from "./access";
+import { type AddonVersions, coreDnsConfiguration, createAddon, vpcCniConfiguration } from "./addons";
+import type { NodeGroupSpec } from "./nodegroups";
+import { createNodeGroup, createNodeRole } from "./nodes";
+import { VPC_CNI_POLICY, VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy } from "./policies";
 
-export { maxNodeCount, toEksTaints, type NodeGroupSpec } from "./nodegroups";
+export * from "./access";
+export * from "./addons";
+export * from "./ami-types";
+export * from "./nodegroups";
 export * from "./policies";
-
-/**
- * amazon-vpc-cni add-on settings for Calico policy-only mode: the VPC CNI keeps IPAM and routing, its
- * own network-policy agent stays off (two enforcers conflict), and ANNOTATE_POD_IP lets Calico learn a
- * new pod's IP without waiting (https://docs.tigera.io/calico/latest/getting-started/kubernetes/managed-public-cloud/eks).
- */
-export const VPC_CNI_SETTINGS = {
-  enableNetworkPolicy: false,
-  configurationValues: { env: { ANNOTATE_POD_IP: "true" } },
-} as const;
 
 export interface ClusterArgs {
   /** EKS cluster name. Changing it replaces the cluster. */
   clusterName: string;
-  /** Kubernetes minor version, e.g. "1.35". Upgrades in place, one minor at a time. */
+  /** AWS region of the cluster; its partition prefixes the access-policy ARNs. */
+  region: string;
+  /**
+   * Kubernetes minor version, e.g. "1.35", of the control plane and every node group. Upgrades in
+   * place, one minor at a time: control plane, then vpc-cni and kube-proxy, node groups, CoreDNS.
+   */
   version: string;
   vpcId: pulumi.Input<string>;
   /** Subnets for internet-facing load balancers. */
   publicSubnetIds: pulumi.Input<string[]>;
   /** Subnets for nodes, pods and the control plane's network interfaces. */
   privateSubnetIds: pulumi.Input<string[]>;
+  /**
+   * What gives the private subnets egress (route tables with their NAT routes, subnet associations).
+   * Node groups are created after it and deleted before it: nodes without egress never join.
+   */
+  nodeEgress: pulumi.Resource[];
   /** CIDRs allowed to the public API endpoint; empty turns the public endpoint off. */
   publicAccessCidrs: string[];
   /** Control-plane log types sent to CloudWatch. */
   logTypes: string[];
   /** Days CloudWatch keeps control-plane logs. */
   logRetentionDays: number;
+  /** Pinned add-on versions; unset ones follow EKS's default for `version`. @default {} */
+  addonVersions?: AddonVersions;
+  /** Principals given access to the Kubernetes API, besides the cluster's creator. @default [] */
+  access?: AccessGrant[];
   /** One managed node group per entry, in the private subnets. */
   nodeGroups: NodeGroupSpec[];
   /** Tags for every AWS resource. */
@@ -51,14 +54,22 @@ export interface ClusterArgs {
 
 /**
  * An EKS cluster secured by default: Kubernetes secrets encrypted with a rotating KMS key, control-plane
- * logs with a retention period, API (access-entry) authentication, an OIDC provider, the amazon-vpc-cni
- * add-on on its own IRSA role and set up for Calico policy-only mode, managed node groups in private
- * subnets with IMDSv2, and a Kubernetes provider for everything in-cluster.
+ * logs with a retention period, API (access-entry) authentication, an OIDC provider, the vpc-cni,
+ * kube-proxy and CoreDNS managed add-ons at pinned versions (the VPC CNI on its own IRSA role, set up
+ * for Calico policy-only mode), managed node groups in private subnets with IMDSv2 and encrypted disks,
+ * access entries, and a Kubernetes provider for everything in-cluster.
  */
 export class Cluster extends pulumi.ComponentResource {
   readonly clusterName: pulumi.Output<string>;
   readonly kubeconfig: pulumi.Output<string>;
   readonly nodeGroupNames: pulumi.Output<string[]>;
+  readonly clusterEndpoint: pulumi.Output<string>;
+  /** The security group EKS creates and attaches to the control plane's ENIs and to managed nodes. */
+  readonly clusterSecurityGroupId: pulumi.Output<string>;
+  readonly oidcProviderArn: pulumi.Output<string>;
+  /** The OIDC issuer URL, with https://. */
+  readonly oidcIssuerUrl: pulumi.Output<string>;
+  readonly nodeRoleArn: pulumi.Output<string>;
   /** The node groups, for resources that must wait for nodes (dependsOn). */
   readonly nodeGroups: eks.ManagedNodeGroup[];
   /** The provider every in-cluster resource must use. */
@@ -67,6 +78,7 @@ export class Cluster extends pulumi.ComponentResource {
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:cluster:Cluster", name, {}, opts);
     const protect = args.protect ?? false;
+    const versions = args.addonVersions ?? {};
 
     const secretsKey = new aws.kms.Key(
       `${name}-secrets`,
@@ -98,6 +110,7 @@ export class Cluster extends pulumi.ComponentResource {
         privateSubnetIds: args.privateSubnetIds,
         // Node groups are declared explicitly below; no implicit default group.
         skipDefaultNodeGroup: true,
+        // Access entries only. @pulumi/eks also makes the creator admin: see BOOTSTRAP_ADMIN in access.ts.
         authenticationMode: eks.AuthenticationMode.Api,
         endpointPrivateAccess: true,
         endpointPublicAccess: args.publicAccessCidrs.length > 0,
@@ -105,26 +118,62 @@ export class Cluster extends pulumi.ComponentResource {
         enabledClusterLogTypes: args.logTypes,
         encryptionConfigKeyArn: secretsKey.arn,
         createOidcProvider: true,
-        // The VPC CNI add-on is managed below, on its own IRSA role (which needs this cluster's OIDC
-        // provider, so it cannot be configured through the cluster itself).
+        // The three add-ons are created below at pinned versions; @pulumi/eks would resolve vpc-cni and
+        // kube-proxy to the most recent version at every run, and leave CoreDNS self-managed.
         useDefaultVpcCni: true,
+        kubeProxyAddonOptions: { enabled: false },
+        corednsAddonOptions: { enabled: false },
         tags: args.tags,
       },
       { parent: this, protect, dependsOn: [logGroup] },
     );
+    const clusterName = cluster.eksCluster.name;
 
-    const vpcCni = createVpcCniAddon(this, name, cluster, args);
+    const vpcCni = this.createVpcCni(name, cluster, args, versions.vpcCni);
+    // kube-proxy used to be a child of the eks.Cluster component: the alias keeps it (and its preserve
+    // flag) the same EKS add-on instead of deleting and re-creating it.
+    const kubeProxy = createAddon(
+      `${name}-kube-proxy`,
+      "kubeProxy",
+      { clusterName, kubernetesVersion: args.version, version: versions.kubeProxy, tags: args.tags },
+      { parent: this, aliases: [{ name: `${name}-eks-kube-proxy`, parent: cluster }] },
+    );
+
     const nodeRole = createNodeRole(this, name, args.tags);
     this.nodeGroups = args.nodeGroups.map((group) =>
       createNodeGroup(this, `${name}-${group.name}`, group, {
         cluster,
+        clusterName: args.clusterName,
+        version: args.version,
         nodeRole,
         subnetIds: args.privateSubnetIds,
         tags: args.tags,
-        // Nodes join once aws-node runs with its own role: they get pod addresses from the first pod on.
-        dependsOn: [cluster, vpcCni],
+        // aws-node (with its IRSA role) and kube-proxy run from the first node on; nodes need egress to
+        // join; the role's policies must outlive the nodes on destroy.
+        dependsOn: [cluster, vpcCni, kubeProxy, ...nodeRole.attachments, ...args.nodeEgress],
       }),
     );
+
+    // CoreDNS is a Deployment: without nodes EKS reports the add-on DEGRADED and the create times out.
+    createAddon(
+      `${name}-coredns`,
+      "coreDns",
+      {
+        clusterName,
+        kubernetesVersion: args.version,
+        version: versions.coreDns,
+        configurationValues: coreDnsConfiguration(args.nodeGroups),
+        tags: args.tags,
+      },
+      { parent: this, dependsOn: this.nodeGroups },
+    );
+
+    createAccessEntries(name, args.access ?? [], {
+      clusterName,
+      partition: partitionOf(args.region),
+      tags: args.tags,
+      parent: this,
+    });
 
     // @pulumi/eks returns the kubeconfig in the clear (pulumi/pulumi-eks#725): mark it secret before
     // it reaches the provider's state or an output.
@@ -135,110 +184,69 @@ export class Cluster extends pulumi.ComponentResource {
       { parent: this },
     );
 
-    this.clusterName = cluster.eksCluster.name;
+    this.clusterName = clusterName;
     this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroup.nodeGroupName));
+    this.clusterEndpoint = cluster.eksCluster.endpoint;
+    // Not cluster.clusterSecurityGroupId: that is @pulumi/eks's own group, which managed nodes on our
+    // launch template (no security groups in it) never get.
+    this.clusterSecurityGroupId = cluster.eksCluster.vpcConfig.clusterSecurityGroupId;
+    this.oidcProviderArn = cluster.oidcProviderArn;
+    this.oidcIssuerUrl = cluster.oidcProviderUrl;
+    this.nodeRoleArn = nodeRole.role.arn;
     this.registerOutputs({
       clusterName: this.clusterName,
       kubeconfig: this.kubeconfig,
       nodeGroupNames: this.nodeGroupNames,
+      clusterEndpoint: this.clusterEndpoint,
+      clusterSecurityGroupId: this.clusterSecurityGroupId,
+      oidcProviderArn: this.oidcProviderArn,
+      oidcIssuerUrl: this.oidcIssuerUrl,
+      nodeRoleArn: this.nodeRoleArn,
     });
   }
-}
 
-/** The amazon-vpc-cni managed add-on, on an IRSA role that only `kube-system:aws-node` can assume. */
-function createVpcCniAddon(
-  parent: pulumi.Resource,
-  name: string,
-  cluster: eks.Cluster,
-  args: ClusterArgs,
-): eks.VpcCniAddon {
-  const role = new aws.iam.Role(
-    `${name}-vpc-cni`,
-    {
-      assumeRolePolicy: pulumi
-        .all([cluster.oidcProviderArn, cluster.oidcIssuer])
-        .apply(([arn, issuer]) => serviceAccountTrustPolicy(arn, issuer, VPC_CNI_SERVICE_ACCOUNT)),
-      tags: args.tags,
-    },
-    { parent },
-  );
-  const attachment = new aws.iam.RolePolicyAttachment(
-    `${name}-vpc-cni`,
-    { role: role.name, policyArn: VPC_CNI_POLICY },
-    { parent },
-  );
-  return new eks.VpcCniAddon(
-    `${name}-vpc-cni`,
-    {
-      clusterName: cluster.eksCluster.name,
-      clusterVersion: args.version,
-      serviceAccountRoleArn: role.arn,
-      ...VPC_CNI_SETTINGS,
-      // Take over the aws-node DaemonSet EKS installs at cluster creation.
-      resolveConflictsOnCreate: "OVERWRITE",
-      resolveConflictsOnUpdate: "OVERWRITE",
-      tags: [args.tags],
-    },
-    { parent, dependsOn: [attachment] },
-  );
-}
-
-/** The IAM role EC2 worker nodes assume, with the managed policies nodes need. */
-function createNodeRole(parent: pulumi.Resource, name: string, tags: Record<string, string>): aws.iam.Role {
-  const role = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(), tags }, { parent });
-  NODE_ROLE_POLICIES.forEach((policyArn) => {
-    const policyName = policyArn.split("/").pop() ?? policyArn;
-    new aws.iam.RolePolicyAttachment(
-      `${name}-node-${policyName}`,
-      { role: role.name, policyArn },
-      { parent },
+  /**
+   * The vpc-cni add-on on an IRSA role that only `kube-system:aws-node` can assume. It used to be the
+   * child of an eks.VpcCniAddon component of the same name: the alias makes this an update of that
+   * add-on, never a delete and re-create of pod networking.
+   */
+  private createVpcCni(
+    name: string,
+    cluster: eks.Cluster,
+    args: ClusterArgs,
+    version: string | undefined,
+  ): aws.eks.Addon {
+    const role = new aws.iam.Role(
+      `${name}-vpc-cni`,
+      {
+        assumeRolePolicy: pulumi
+          .all([cluster.oidcProviderArn, cluster.oidcIssuer])
+          .apply(([arn, issuer]) => serviceAccountTrustPolicy(arn, issuer, VPC_CNI_SERVICE_ACCOUNT)),
+        tags: args.tags,
+      },
+      { parent: this },
     );
-  });
-  return role;
-}
-
-/**
- * A managed node group on its own launch template (IMDSv2 only, hop limit 1); EKS maps the
- * Kubernetes-spelled taint effects to its own spelling.
- */
-function createNodeGroup(
-  parent: pulumi.Resource,
-  resourceName: string,
-  group: NodeGroupSpec,
-  shared: {
-    cluster: eks.Cluster;
-    nodeRole: aws.iam.Role;
-    subnetIds: pulumi.Input<string[]>;
-    tags: Record<string, string>;
-    dependsOn: pulumi.Resource[];
-  },
-): eks.ManagedNodeGroup {
-  const launchTemplate = new aws.ec2.LaunchTemplate(
-    resourceName,
-    {
-      description: `Nodes of node group ${group.name}: IMDSv2 required, hop limit 1`,
-      metadataOptions: NODE_METADATA_OPTIONS,
-      updateDefaultVersion: true,
-      tags: shared.tags,
-    },
-    { parent },
-  );
-  return new eks.ManagedNodeGroup(
-    resourceName,
-    {
-      cluster: shared.cluster,
-      nodeRole: shared.nodeRole,
-      subnetIds: shared.subnetIds,
-      instanceTypes: group.instanceTypes,
-      capacityType: group.capacityType,
-      launchTemplate: { id: launchTemplate.id, version: pulumi.interpolate`${launchTemplate.latestVersion}` },
-      scalingConfig: { minSize: group.minSize, desiredSize: group.desiredSize, maxSize: group.maxSize },
-      // Cluster autoscalers own the desired size after creation; do not fight them on every `up`.
-      ignoreScalingChanges: true,
-      labels: group.labels,
-      taints: toEksTaints(group.taints),
-      tags: shared.tags,
-    },
-    { parent, dependsOn: shared.dependsOn },
-  );
+    const attachment = new aws.iam.RolePolicyAttachment(
+      `${name}-vpc-cni`,
+      { role: role.name, policyArn: VPC_CNI_POLICY },
+      { parent: this },
+    );
+    return createAddon(
+      `${name}-vpc-cni`,
+      "vpcCni",
+      {
+        clusterName: cluster.eksCluster.name,
+        kubernetesVersion: args.version,
+        version,
+        configurationValues: vpcCniConfiguration(),
+        serviceAccountRoleArn: role.arn,
+        tags: args.tags,
+      },
+      {
+        parent: this,
+        dependsOn: [attachment],
+        aliases: [{ parent: pulumi.createUrn(`${name}-vpc-cni`, "eks:index:VpcCniAddon", this) }],
+      },
+    );
+  }
 }

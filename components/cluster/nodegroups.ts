@@ -1,4 +1,5 @@
-/** Node-group settings as the EKS API wants them: pure mapping, no Pulumi. */
+/** Node-group settings as EKS and EC2 want them: pure mapping, no Pulumi. */
+import { type AmiType, nodeBlockDevices } from "./ami-types";
 
 /** Taint effects in Kubernetes spelling. */
 export type KubernetesTaintEffect = "NoSchedule" | "PreferNoSchedule" | "NoExecute";
@@ -16,11 +17,17 @@ export interface NodeGroupSpec {
   name: string;
   instanceTypes: string[];
   capacityType: "ON_DEMAND" | "SPOT";
+  /** EKS-optimized AMI; its architecture matches every instance type. */
+  amiType: AmiType;
+  /** Size of the node's encrypted gp3 data volume. */
+  diskSizeGiB: number;
   minSize: number;
   desiredSize: number;
   maxSize: number;
   labels: Record<string, string>;
   taints: { key: string; value: string; effect: KubernetesTaintEffect }[];
+  /** Cluster add-ons (CoreDNS) tolerate this group's taints and may run here. */
+  clusterAddons: boolean;
 }
 
 export function toEksTaints(
@@ -32,4 +39,24 @@ export function toEksTaints(
 /** The most nodes the node groups can reach: what Typha and per-node add-ons are sized for. */
 export function maxNodeCount(groups: readonly Pick<NodeGroupSpec, "maxSize">[]): number {
   return groups.reduce((sum, g) => sum + g.maxSize, 0);
+}
+
+/**
+ * EC2 resources a node's launch creates, each tagged from the launch template: EKS copies only the node
+ * group's own tags to the Auto Scaling group, not to instances, volumes or network interfaces.
+ * https://docs.aws.amazon.com/eks/latest/userguide/launch-templates.html
+ */
+export const LAUNCH_TAGGED_RESOURCES = ["instance", "volume", "network-interface"] as const;
+
+/** The launch template's tag specifications: the stack's tags plus a Name per node group. */
+export function launchTagSpecifications(
+  tags: Record<string, string>,
+  name: string,
+): { resourceType: (typeof LAUNCH_TAGGED_RESOURCES)[number]; tags: Record<string, string> }[] {
+  return LAUNCH_TAGGED_RESOURCES.map((resourceType) => ({ resourceType, tags: { ...tags, Name: name } }));
+}
+
+/** The launch template's block devices for a group: encrypted gp3, sized by `diskSizeGiB`. */
+export function launchBlockDevices(group: Pick<NodeGroupSpec, "amiType" | "diskSizeGiB">) {
+  return nodeBlockDevices(group.amiType, group.diskSizeGiB);
 }

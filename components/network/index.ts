@@ -34,6 +34,11 @@ export class Network extends pulumi.ComponentResource {
   readonly publicSubnetIds: pulumi.Output<string[]>;
   readonly privateSubnetIds: pulumi.Output<string[]>;
   readonly natGatewayIds: pulumi.Output<string[]>;
+  /**
+   * The private subnets' route tables (default route to a NAT gateway) and their subnet associations:
+   * nodes in private subnets need this egress to reach ECR, EKS and S3 before they can join.
+   */
+  readonly privateEgress: pulumi.Resource[];
 
   private readonly args: NetworkArgs;
   private readonly baseName: string;
@@ -64,7 +69,7 @@ export class Network extends pulumi.ComponentResource {
     const privateSubnets = this.createSubnets(vpc, "private", plan.private);
     this.routePublicSubnets(vpc, igw, publicSubnets);
     const natGateways = this.createNatGateways(igw, publicSubnets);
-    this.routePrivateSubnets(vpc, privateSubnets, natGateways);
+    this.privateEgress = this.routePrivateSubnets(vpc, privateSubnets, natGateways);
 
     this.vpcId = vpc.id;
     this.publicSubnetIds = pulumi.output(publicSubnets.map((s) => s.id));
@@ -93,7 +98,9 @@ export class Network extends pulumi.ComponentResource {
           vpcId: vpc.id,
           availabilityZone: zone,
           cidrBlock: cidrs[i],
-          mapPublicIpOnLaunch: kind === "public",
+          // Nothing launched here needs a public address: NAT gateways bring their Elastic IPs and
+          // load balancers their own.
+          mapPublicIpOnLaunch: false,
           tags: this.tags(subnetName, LOAD_BALANCER_ROLE[kind]),
         },
         { parent: this },
@@ -151,8 +158,8 @@ export class Network extends pulumi.ComponentResource {
     vpc: aws.ec2.Vpc,
     subnets: aws.ec2.Subnet[],
     natGateways: aws.ec2.NatGateway[],
-  ): void {
-    subnets.forEach((subnet, i) => {
+  ): pulumi.Resource[] {
+    return subnets.flatMap((subnet, i) => {
       const tableName = `${this.baseName}-private-${this.args.availabilityZones[i]}`;
       const nat = natGateways[this.args.natGateways === "perAz" ? i : 0];
       const table = new aws.ec2.RouteTable(
@@ -164,11 +171,12 @@ export class Network extends pulumi.ComponentResource {
         },
         { parent: this },
       );
-      new aws.ec2.RouteTableAssociation(
+      const association = new aws.ec2.RouteTableAssociation(
         tableName,
         { subnetId: subnet.id, routeTableId: table.id },
         { parent: this },
       );
+      return [table, association];
     });
   }
 }

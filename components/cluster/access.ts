@@ -1,0 +1,137 @@
+/**
+ * Who can reach the Kubernetes API: EKS access entries with access-policy associations, as plain data
+ * and the wiring that creates them.
+ * https://docs.aws.amazon.com/eks/latest/userguide/access-entries.html
+ */
+import { createHash } from "node:crypto";
+import * as aws from "@pulumi/aws";
+import * as pulumi from "@pulumi/pulumi";
+
+/** Access levels and the EKS access policy each grants, cluster-wide. */
+export const ACCESS_POLICIES = {
+  admin: "AmazonEKSClusterAdminPolicy",
+  view: "AmazonEKSViewPolicy",
+} as const;
+export type AccessLevel = keyof typeof ACCESS_POLICIES;
+
+export interface AccessGrant {
+  /** An IAM role or user ARN (not an assumed-role session ARN). */
+  principalArn: string;
+  level: AccessLevel;
+}
+
+/**
+ * The one principal with access that no access entry of ours declares: @pulumi/eks 4.x creates every
+ * API-auth cluster with `accessConfig.bootstrapClusterCreatorAdminPermissions: true` and ignores changes
+ * to it (cluster/cluster.ts in pulumi/pulumi-eks v4.3.0), and EKS cannot change it after creation. So the
+ * IAM principal that ran the first `pulumi up` is cluster admin through an access entry EKS made. It is
+ * needed: that same `up` installs Calico through the Kubernetes API. Everyone else is listed in
+ * `cluster.access`; listing the creator there too fails (EKS: the access entry already exists).
+ */
+export const BOOTSTRAP_ADMIN = {
+  principal: "the IAM principal that ran the cluster's first `pulumi up`",
+  level: "admin",
+  grantedBy: "EKS bootstrapClusterCreatorAdminPermissions (set by @pulumi/eks, fixed at creation)",
+} as const;
+
+/** AWS partitions, each with its own ARN prefix. */
+export type Partition = "aws" | "aws-cn" | "aws-us-gov";
+
+/** The partition a region belongs to: China and GovCloud regions have their own. */
+export function partitionOf(region: string): Partition {
+  if (region.startsWith("cn-")) return "aws-cn";
+  if (region.startsWith("us-gov-")) return "aws-us-gov";
+  return "aws";
+}
+
+/** The ARN of an EKS access policy in a partition. */
+export function accessPolicyArn(partition: Partition, level: AccessLevel): string {
+  return `arn:${partition}:eks::aws:cluster-access-policy/${ACCESS_POLICIES[level]}`;
+}
+
+// arn:<partition>:iam::<12-digit account>:role|user/<optional path/>name
+const IAM_PRINCIPAL_ARN =
+  /^arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):(role|user)\/((?:[\w+=,.@-]+\/)*)([\w+=,.@-]{1,64})$/;
+
+export interface ParsedPrincipal {
+  partition: Partition;
+  accountId: string;
+  kind: "role" | "user";
+  name: string;
+}
+
+/** Splits an IAM role or user ARN, or returns the reason it is not one. */
+export function parsePrincipalArn(arn: string): ParsedPrincipal | { problem: string } {
+  if (/^arn:[^:]+:sts::\d*:assumed-role\//.test(arn)) {
+    return {
+      problem:
+        "is an STS assumed-role session ARN; access entries take the role's ARN (arn:aws:iam::<account>:role/<name>)",
+    };
+  }
+  const match = IAM_PRINCIPAL_ARN.exec(arn);
+  if (match === null) {
+    return {
+      problem:
+        "must be an IAM role or user ARN: arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<name> or :user/<name>",
+    };
+  }
+  return {
+    partition: match[1] as Partition,
+    accountId: match[2],
+    kind: match[3] as "role" | "user",
+    name: match[5],
+  };
+}
+
+/**
+ * The Pulumi resource name of a principal's access entry: readable, and stable whatever the order of
+ * the list (an index would re-key every later entry when one is removed, and EKS refuses a second
+ * entry for a principal while the first still exists).
+ */
+export function accessResourceName(componentName: string, principalArn: string): string {
+  const parsed = parsePrincipalArn(principalArn);
+  const readable =
+    "problem" in parsed
+      ? "principal"
+      : `${parsed.accountId}-${parsed.kind}-${parsed.name.replace(/[^A-Za-z0-9-]/g, "-")}`;
+  const digest = createHash("sha256").update(principalArn).digest("hex").slice(0, 8);
+  return `${componentName}-access-${readable}-${digest}`;
+}
+
+/** One access entry and its cluster-scoped policy association per grant. */
+export function createAccessEntries(
+  componentName: string,
+  grants: readonly AccessGrant[],
+  shared: {
+    clusterName: pulumi.Input<string>;
+    partition: Partition;
+    tags: Record<string, string>;
+    parent: pulumi.Resource;
+  },
+): aws.eks.AccessEntry[] {
+  return grants.map((grant) => {
+    const resourceName = accessResourceName(componentName, grant.principalArn);
+    const entry = new aws.eks.AccessEntry(
+      resourceName,
+      {
+        clusterName: shared.clusterName,
+        principalArn: grant.principalArn,
+        type: "STANDARD",
+        tags: shared.tags,
+      },
+      { parent: shared.parent },
+    );
+    new aws.eks.AccessPolicyAssociation(
+      resourceName,
+      {
+        clusterName: entry.clusterName,
+        // From the entry, so the association waits for it and goes before it on delete.
+        principalArn: entry.principalArn,
+        policyArn: accessPolicyArn(shared.partition, grant.level),
+        accessScope: { type: "cluster" },
+      },
+      { parent: shared.parent },
+    );
+    return entry;
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * The program's creation and deletion order, as data: each row says that every resource of `before`
+ * exists before any resource of `after` is created, and (Pulumi deletes dependents first) that every
+ * `after` is gone before any `before` is deleted. Pulumi orders only along dependencies, so each row must
+ * hold in the dependency graph, directly or through other resources: test/ordering.test.ts checks every
+ * row for every stack, and that no explicit `dependsOn` edge exists without a row that needs it. The
+ * README's "Creation and deletion order" table is this table.
+ */
+
+/** Resources picked by type token and, optionally, Pulumi resource name. */
+export interface ResourceSet {
+  /** How the README names the set. */
+  readonly label: string;
+  readonly types: readonly string[];
+  readonly name?: RegExp;
+}
+
+export interface OrderingRule {
+  readonly before: ResourceSet;
+  readonly after: ResourceSet;
+  /** Pair resources of the two sets by Pulumi name instead of requiring every pair. */
+  readonly pairByName?: boolean;
+  /** What fails without the order. */
+  readonly why: string;
+  readonly source: string;
+}
+
+const T = {
+  vpc: "aws:ec2/vpc:Vpc",
+  igw: "aws:ec2/internetGateway:InternetGateway",
+  nat: "aws:ec2/natGateway:NatGateway",
+  routeTable: "aws:ec2/routeTable:RouteTable",
+  association: "aws:ec2/routeTableAssociation:RouteTableAssociation",
+  role: "aws:iam/role:Role",
+  attachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+  key: "aws:kms/key:Key",
+  logGroup: "aws:cloudwatch/logGroup:LogGroup",
+  cluster: "eks:index:Cluster",
+  nodeGroup: "eks:index:ManagedNodeGroup",
+  addon: "aws:eks/addon:Addon",
+  accessEntry: "aws:eks/accessEntry:AccessEntry",
+  accessPolicy: "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+  namespace: "kubernetes:core/v1:Namespace",
+  crd: "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
+  serviceAccount: "kubernetes:core/v1:ServiceAccount",
+  clusterRole: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+  clusterRoleBinding: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+  deployment: "kubernetes:apps/v1:Deployment",
+  service: "kubernetes:core/v1:Service",
+  pdb: "kubernetes:policy/v1:PodDisruptionBudget",
+  daemonSet: "kubernetes:apps/v1:DaemonSet",
+} as const;
+
+const NODE_GROUPS: ResourceSet = { label: "every node group", types: [T.nodeGroup] };
+const CLUSTER: ResourceSet = { label: "the EKS cluster", types: [T.cluster] };
+const CALICO_OBJECTS: ResourceSet = {
+  label: "every Calico object",
+  types: [
+    T.namespace,
+    T.crd,
+    T.serviceAccount,
+    T.clusterRole,
+    T.clusterRoleBinding,
+    T.deployment,
+    T.service,
+    T.pdb,
+    T.daemonSet,
+  ],
+};
+
+export const ORDERING: readonly OrderingRule[] = [
+  {
+    before: { label: "the internet gateway", types: [T.igw] },
+    after: { label: "every NAT gateway", types: [T.nat] },
+    why: "a public NAT gateway in a VPC without an attached internet gateway fails (Gateway.NotAttached)",
+    source: "https://docs.aws.amazon.com/vpc/latest/userguide/nat-gateway-troubleshooting.html",
+  },
+  {
+    before: {
+      label: "every private route table (default route to a NAT gateway)",
+      types: [T.routeTable],
+      name: /^network-private-/,
+    },
+    after: NODE_GROUPS,
+    why: "nodes in private subnets need egress to ECR, EKS and S3 to join; without it EKS reports NodeCreationFailure (Instances failed to join the kubernetes cluster)",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html#worker-node-fail",
+  },
+  {
+    before: {
+      label: "every private subnet's route-table association",
+      types: [T.association],
+      name: /^network-private-/,
+    },
+    after: NODE_GROUPS,
+    why: "until the association exists the subnet uses the VPC's main route table, which has no egress",
+    source: "https://docs.aws.amazon.com/vpc/latest/userguide/RouteTables.html#subnet-route-tables",
+  },
+  {
+    before: { label: "the node role's policy attachments", types: [T.attachment], name: /^cluster-node-/ },
+    after: NODE_GROUPS,
+    why: "nodes need AmazonEKSWorkerNodePolicy to join, and EKS needs it while it deletes a node group's instances and network interfaces",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/create-node-role.html",
+  },
+  {
+    before: {
+      label: "the VPC CNI's IRSA role and its policy attachment",
+      types: [T.role, T.attachment],
+      name: /^cluster-vpc-cni$/,
+    },
+    after: { label: "the vpc-cni add-on", types: [T.addon], name: /^cluster-vpc-cni$/ },
+    why: "aws-node assumes the role to attach ENIs and assign pod addresses",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/cni-iam-role.html",
+  },
+  {
+    before: { label: "the control-plane log group", types: [T.logGroup] },
+    after: CLUSTER,
+    why: "EKS creates the log group itself, with no retention, if it does not exist yet",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/control-plane-logs.html",
+  },
+  {
+    before: { label: "the secrets KMS key", types: [T.key] },
+    after: CLUSTER,
+    why: "envelope encryption is set at creation with the key's ARN",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/enable-kms.html",
+  },
+  {
+    before: CLUSTER,
+    after: { label: "every add-on and access entry", types: [T.addon, T.accessEntry] },
+    why: "both are sub-resources of the cluster",
+    source: "https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateAddon.html",
+  },
+  {
+    before: {
+      label: "the vpc-cni and kube-proxy add-ons",
+      types: [T.addon],
+      name: /^cluster-(vpc-cni|kube-proxy)$/,
+    },
+    after: NODE_GROUPS,
+    why: "nodes run aws-node (with its IRSA role) and kube-proxy at the add-ons' pinned versions from their first pod on; on an upgrade the add-ons follow the control plane before the nodes roll",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html",
+  },
+  {
+    before: NODE_GROUPS,
+    after: { label: "the CoreDNS add-on", types: [T.addon], name: /^cluster-coredns$/ },
+    why: "CoreDNS is a Deployment: with no node to run on, EKS reports the add-on DEGRADED and its creation times out",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/coredns-add-on-create.html",
+  },
+  {
+    before: { label: "each access entry", types: [T.accessEntry] },
+    after: { label: "its access-policy association", types: [T.accessPolicy] },
+    pairByName: true,
+    why: "a policy is associated with an existing access entry",
+    source: "https://docs.aws.amazon.com/eks/latest/APIReference/API_AssociateAccessPolicy.html",
+  },
+  {
+    before: NODE_GROUPS,
+    after: CALICO_OBJECTS,
+    why: "calico-node's readiness await needs nodes (with none it is trivially ready), and `pulumi destroy` must remove Calico while its nodes still run",
+    source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
+  },
+  {
+    before: { label: "the Calico namespace (when not kube-system)", types: [T.namespace] },
+    after: {
+      label: "every namespaced Calico object",
+      types: [T.serviceAccount, T.deployment, T.service, T.pdb, T.daemonSet],
+    },
+    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
+    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+  },
+  {
+    before: {
+      label: "the Calico CRDs and RBAC",
+      types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+    },
+    after: { label: "Typha and calico-node", types: [T.deployment, T.daemonSet] },
+    why: "Felix and Typha list Calico's kinds with their service accounts' permissions at start and crash-loop without them",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: {
+      label: "Typha's Deployment and Service",
+      types: [T.deployment, T.service],
+      name: /-calico-typha$/,
+    },
+    after: { label: "the calico-node DaemonSet", types: [T.daemonSet] },
+    why: "Felix connects to Typha through its Service and is not ready until it can",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+];

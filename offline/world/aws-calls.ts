@@ -1,0 +1,70 @@
+/**
+ * The AWS data sources the program reads, answered from tables: availability zones per region, and the
+ * default add-on version per Kubernetes version. Anything the tables do not hold is refused with a
+ * reason rather than invented.
+ */
+import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
+import { placeholder } from "./placeholders";
+import { REGIONS } from "./regions";
+
+/** Raised for a call the world refuses to answer; the message says why. */
+export class UnanswerableCall extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnanswerableCall";
+  }
+}
+
+/**
+ * aws.getAvailabilityZones, filtered as the program asks (state available, no opt-in): the region's
+ * standard AZs. Like AWS, a region name the partition does not have is an error.
+ */
+export function availabilityZones(region: string): Record<string, unknown> {
+  const facts = Object.hasOwn(REGIONS, region) ? REGIONS[region] : undefined;
+  if (facts === undefined) {
+    throw new UnanswerableCall(
+      `"${region}" is not an AWS region (the offline world knows ${Object.keys(REGIONS).length} regions, from ${Object.keys(REGIONS).sort()[0]} to ${Object.keys(REGIONS).sort().slice(-1)[0]})`,
+    );
+  }
+  const names = facts.zones.map((letter) => `${region}${letter}`);
+  return { id: region, names, zoneIds: names.map((n) => placeholder("zone-id", n)), state: "available" };
+}
+
+/**
+ * aws.eks.getAddonVersion. With `mostRecent: false` EKS answers the version it marks default for the
+ * Kubernetes version, which the table holds. The most recent version changes whenever AWS publishes one,
+ * so the world cannot know it and refuses: the program must never depend on it.
+ */
+export function addonVersion(args: Record<string, unknown>): Record<string, unknown> {
+  const { addonName, kubernetesVersion, mostRecent } = args as {
+    addonName?: string;
+    kubernetesVersion?: string;
+    mostRecent?: boolean;
+  };
+  if (mostRecent === true) {
+    throw new UnanswerableCall(
+      `getAddonVersion(${addonName}, mostRecent: true) has no fixed answer: the newest version changes whenever AWS publishes one`,
+    );
+  }
+  if (!(EKS_ADDON_NAMES as readonly string[]).includes(addonName ?? "")) {
+    throw new UnanswerableCall(
+      `no add-on "${addonName}" in the offline table (${EKS_ADDON_NAMES.join(", ")})`,
+    );
+  }
+  const row = Object.hasOwn(DEFAULT_ADDON_VERSIONS, kubernetesVersion ?? "")
+    ? DEFAULT_ADDON_VERSIONS[kubernetesVersion as string]
+    : undefined;
+  if (row === undefined) {
+    throw new UnanswerableCall(`EKS offers no add-on versions for Kubernetes "${kubernetesVersion}"`);
+  }
+  const version = row[addonName as EksAddonName];
+  return { id: addonName, addonName, kubernetesVersion, mostRecent: false, version };
+}
+
+/** The data-source tokens the world answers, and how. */
+export const AWS_CALLS: Readonly<
+  Record<string, (args: Record<string, unknown>, region: string) => Record<string, unknown>>
+> = {
+  "aws:index/getAvailabilityZones:getAvailabilityZones": (_args, region) => availabilityZones(region),
+  "aws:eks/getAddonVersion:getAddonVersion": (args) => addonVersion(args),
+};

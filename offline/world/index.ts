@@ -1,0 +1,91 @@
+/**
+ * The simulated AWS account and cluster the offline engine answers from, one model per file:
+ * - regions.ts: AWS regions and their availability zones;
+ * - addon-versions.ts: EKS's default add-on version per Kubernetes version;
+ * - aws-calls.ts: the data sources the program reads, answered from those tables;
+ * - eks.ts: outputs of the remote @pulumi/eks components;
+ * - cluster.ts: what the cluster reports for the Kubernetes objects.
+ * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
+ * nothing here pretends to be a real id, and a question the world cannot answer is refused.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { AWS_CALLS } from "./aws-calls";
+import { type ClusterSimulation, kubernetesObject } from "./cluster";
+import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
+import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
+
+export { UnanswerableCall } from "./aws-calls";
+export { type ClusterSimulation } from "./cluster";
+export { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
+export { REGIONS } from "./regions";
+export { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
+
+export class OfflineWorld implements pulumi.runtime.Mocks {
+  /** Desired size of every managed node group registered so far: the simulated nodes. */
+  private readonly nodeGroupSizes = new Map<string, number>();
+
+  constructor(
+    private readonly region: string | undefined,
+    private readonly simulation: ClusterSimulation = {},
+  ) {}
+
+  /** Nodes the simulated cluster runs: every node group at its desired size. */
+  get nodeCount(): number {
+    return [...this.nodeGroupSizes.values()].reduce((a, b) => a + b, 0);
+  }
+
+  call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
+    try {
+      const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
+      if (answer === undefined) {
+        throw new Error(
+          `offline engine: unexpected call ${args.token}; add it to offline/world/aws-calls.ts if it is intended`,
+        );
+      }
+      return answer(args.inputs as Record<string, unknown>, this.region ?? "");
+    } catch (error) {
+      // The SDK reports a failed invoke by its gRPC `details` (runtime/invoke.js), as the CLI sends it.
+      throw Object.assign(error as Error, { details: (error as Error).message });
+    }
+  }
+
+  newResource(args: pulumi.runtime.MockResourceArgs): {
+    id: string | undefined;
+    state: Record<string, unknown>;
+  } {
+    const inputs = args.inputs as Record<string, unknown>;
+    if (args.custom !== true)
+      return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
+    if (args.type.startsWith("kubernetes:"))
+      return kubernetesObject(args.type, inputs, this.nodeCount, this.simulation);
+    const id = placeholder(`${shortType(args.type)}-id`, args.name);
+    const state: Record<string, unknown> = { ...inputs };
+    if (args.type.startsWith("aws:")) {
+      state.arn = `arn:aws:${args.type.split(":")[1].split("/")[0]}::${OFFLINE_ACCOUNT_ID}:${placeholder(shortType(args.type), args.name)}`;
+    }
+    if (args.type === "aws:iam/role:Role") state.name = placeholder("role-name", args.name);
+    // A new launch template's first version is 1.
+    if (args.type === "aws:ec2/launchTemplate:LaunchTemplate") state.latestVersion = 1;
+    return { id, state };
+  }
+
+  /** Outputs of the remote @pulumi/eks components the program reads; local components have none. */
+  private componentOutputs(
+    type: string,
+    name: string,
+    inputs: Record<string, unknown>,
+  ): Record<string, unknown> {
+    switch (type) {
+      case "eks:index:Cluster":
+        return clusterOutputs(name, inputs);
+      case "eks:index:ManagedNodeGroup": {
+        const scaling = inputs.scalingConfig as { desiredSize?: number } | undefined;
+        this.nodeGroupSizes.set(name, scaling?.desiredSize ?? 0);
+        return managedNodeGroupOutputs(name, inputs);
+      }
+      default:
+        if (type.startsWith("eks:")) throw new Error(`offline engine: unexpected remote component ${type}`);
+        return {};
+    }
+  }
+}

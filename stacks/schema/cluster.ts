@@ -1,0 +1,140 @@
+/** `cluster`: the EKS control plane, its add-ons' versions and who may reach its API. */
+import { z } from "zod";
+import { ACCESS_POLICIES, parsePrincipalArn } from "../../components/cluster/access";
+import { ADDON_NAMES } from "../../components/cluster/addons";
+
+/**
+ * Kubernetes minor versions Amazon EKS offers as of November 2026 (standard or extended support;
+ * 1.31 leaves extended support on 26 Nov 2026). https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html
+ */
+export const SUPPORTED_KUBERNETES_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1.36"] as const;
+
+/** In standard support until March 2027; older versions bill extended support per cluster hour. */
+const DEFAULT_KUBERNETES_VERSION = "1.35";
+
+/** Control-plane log types EKS can ship to CloudWatch. */
+export const CONTROL_PLANE_LOG_TYPES = [
+  "api",
+  "audit",
+  "authenticator",
+  "controllerManager",
+  "scheduler",
+] as const;
+
+/** Retention periods CloudWatch Logs accepts, in days. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+/** EKS add-on versions look like v1.20.4-eksbuild.2 (`aws eks describe-addon-versions`). */
+const ADDON_VERSION = /^v\d+\.\d+\.\d+-eksbuild\.\d+$/;
+
+function addonSchema(addonName: string) {
+  return z
+    .strictObject({
+      /** Exact add-on version; unset follows EKS's default for the cluster's Kubernetes version. */
+      version: z
+        .string()
+        .regex(ADDON_VERSION, {
+          error: `must be an EKS add-on version such as v1.20.4-eksbuild.2 (aws eks describe-addon-versions --addon-name ${addonName})`,
+        })
+        .optional(),
+    })
+    .prefault({});
+}
+
+const accessSchema = z
+  .array(
+    z.strictObject({
+      /** IAM role or user ARN that gets access. */
+      principalArn: z.string({ error: "is required" }).superRefine((arn, ctx) => {
+        const parsed = parsePrincipalArn(arn);
+        if ("problem" in parsed) ctx.addIssue({ code: "custom", input: arn, message: parsed.problem });
+      }),
+      /** admin: AmazonEKSClusterAdminPolicy; view: AmazonEKSViewPolicy; both cluster-wide. */
+      level: z.enum(Object.keys(ACCESS_POLICIES) as ["admin", "view"], {
+        error: "must be admin or view",
+      }),
+    }),
+    { error: "must be a list of {principalArn, level}" },
+  )
+  .superRefine(
+    (grants, ctx) => {
+      if (!Array.isArray(grants)) return;
+      const seen = new Map<unknown, number>();
+      grants.forEach((grant, index) => {
+        const arn = (grant as { principalArn?: unknown } | null)?.principalArn;
+        const first = seen.get(arn);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [index, "principalArn"],
+            input: arn,
+            message: `must be unique (cluster.access[${first}] lists it already; EKS allows one access entry per principal)`,
+          });
+        } else {
+          seen.set(arn, index);
+        }
+      });
+    },
+    { when: () => true },
+  );
+
+export const clusterSchema = z
+  .strictObject({
+    /** Kubernetes minor version of the control plane and nodes. */
+    version: z
+      .enum(SUPPORTED_KUBERNETES_VERSIONS, {
+        error: `must be a Kubernetes version EKS supports, quoted: ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
+      })
+      .default(DEFAULT_KUBERNETES_VERSION),
+    /** CIDRs allowed to reach the public API endpoint; [] means the endpoint is private only. */
+    publicAccessCidrs: z
+      .array(z.cidrv4({ error: "must be an IPv4 CIDR block such as 203.0.113.0/24" }), {
+        error: "must be a list of IPv4 CIDR blocks",
+      })
+      .default(["0.0.0.0/0"]),
+    /** Control-plane log types sent to CloudWatch. */
+    logTypes: z
+      .array(
+        z.enum(CONTROL_PLANE_LOG_TYPES, { error: `must be one of ${CONTROL_PLANE_LOG_TYPES.join(", ")}` }),
+        {
+          error: "must be a list of log types",
+        },
+      )
+      .default(["api", "audit", "authenticator"]),
+    /** Days CloudWatch keeps control-plane logs. */
+    logRetentionDays: z
+      .number()
+      .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+        error: `must be a retention CloudWatch accepts: ${LOG_RETENTION_DAYS.join(", ")}`,
+      })
+      .default(90),
+    /** Versions of the EKS managed add-ons. */
+    addons: z
+      .strictObject({
+        vpcCni: addonSchema(ADDON_NAMES.vpcCni),
+        kubeProxy: addonSchema(ADDON_NAMES.kubeProxy),
+        coreDns: addonSchema(ADDON_NAMES.coreDns),
+      })
+      .prefault({}),
+    /** Principals that get access to the Kubernetes API, besides the cluster's creator. */
+    access: accessSchema.default([]),
+  })
+  .superRefine(
+    (cluster, ctx) => {
+      // kube-proxy ships one build line per Kubernetes minor; EKS refuses any other on the cluster.
+      const pinned = (cluster.addons as { kubeProxy?: { version?: unknown } } | undefined)?.kubeProxy
+        ?.version;
+      const minor = typeof pinned === "string" ? /^v(\d+\.\d+)\./.exec(pinned)?.[1] : undefined;
+      if (minor !== undefined && typeof cluster.version === "string" && minor !== cluster.version) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["addons", "kubeProxy", "version"],
+          input: pinned,
+          message: `is for Kubernetes ${minor}, but cluster.version is ${cluster.version}: kube-proxy must match the cluster's minor version (pin a v${cluster.version}.x build, or remove the pin)`,
+        });
+      }
+    },
+    { when: () => true },
+  );

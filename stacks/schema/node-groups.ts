@@ -1,0 +1,186 @@
+/** `nodeGroups`: the managed node groups, their instances, AMI, disks, sizes, labels and taints. */
+import { z } from "zod";
+import {
+  AMI_TYPES,
+  AMI_TYPE_NAMES,
+  DEFAULT_AMI_TYPE,
+  amiTypesFor,
+  instanceArchitecture,
+} from "../../components/cluster/ami-types";
+
+/** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
+export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
+
+/**
+ * A node's data volume: at least the 20 GiB of the EKS AMIs' own snapshots (EC2 refuses a smaller
+ * volume than its snapshot), at most what gp3 allows (16 TiB).
+ */
+export const DISK_SIZE_GIB = { min: 20, max: 16384, default: 50 } as const;
+
+// EKS node-group names: letters, digits, '-' and '_', starting with a letter or digit, at most 63.
+const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+// Kubernetes label keys: optional DNS-subdomain prefix, then a name of at most 63 characters.
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+// EC2 instance types look like family.size: t3.large, m7g.2xlarge, c6in.metal.
+const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+
+const taintSchema = z.strictObject({
+  key: z.string().regex(LABEL_KEY, { error: "must be a valid Kubernetes taint key" }),
+  value: z.string().regex(LABEL_VALUE, { error: "must be a valid Kubernetes label value" }).default(""),
+  effect: z.enum(TAINT_EFFECTS, { error: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
+});
+
+function sizeSchema() {
+  return z
+    .number({ error: "must be a whole number >= 0" })
+    .int({ error: "must be a whole number >= 0" })
+    .min(0, { error: "must be >= 0" });
+}
+
+const nodeGroupSchema = z
+  .strictObject({
+    /** Unique name; EKS node-group naming rules. */
+    name: z.string({ error: "is required" }).regex(NODE_GROUP_NAME, {
+      error: "must be 1-63 letters, digits, '-' or '_', starting with a letter or digit",
+    }),
+    /** EC2 instance types, at least one, all of the AMI type's architecture. */
+    instanceTypes: z
+      .array(z.string().regex(INSTANCE_TYPE, { error: "must be an EC2 instance type such as t3.large" }))
+      .min(1, { error: "must list at least one instance type" })
+      .default(["t3.large"]),
+    capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
+    /** EKS-optimized AMI the nodes boot. */
+    amiType: z
+      .enum(AMI_TYPE_NAMES, { error: `must be one of ${AMI_TYPE_NAMES.join(", ")}` })
+      .default(DEFAULT_AMI_TYPE),
+    /** Size of each node's encrypted gp3 data volume, in GiB. */
+    diskSizeGiB: z
+      .number({ error: `must be a whole number of GiB from ${DISK_SIZE_GIB.min} to ${DISK_SIZE_GIB.max}` })
+      .int({ error: `must be a whole number of GiB from ${DISK_SIZE_GIB.min} to ${DISK_SIZE_GIB.max}` })
+      .min(DISK_SIZE_GIB.min, {
+        error: `must be at least ${DISK_SIZE_GIB.min} (the EKS AMIs' snapshot size)`,
+      })
+      .max(DISK_SIZE_GIB.max, { error: `must be at most ${DISK_SIZE_GIB.max} (gp3's limit)` })
+      .default(DISK_SIZE_GIB.default),
+    minSize: sizeSchema().default(2),
+    desiredSize: sizeSchema().default(2),
+    maxSize: sizeSchema().default(4),
+    labels: z
+      .record(
+        z.string().regex(LABEL_KEY, { error: "must be a valid Kubernetes label key" }),
+        z.string().regex(LABEL_VALUE, { error: "must be a valid Kubernetes label value" }),
+      )
+      .default({}),
+    taints: z.array(taintSchema).default([]),
+    /** Cluster add-ons (CoreDNS) tolerate this group's taints and may run on it. */
+    clusterAddons: z.boolean({ error: "must be true or false" }).default(false),
+  })
+  .superRefine(
+    (group, ctx) => {
+      const { minSize, desiredSize, maxSize } = group as Partial<Record<string, unknown>>;
+      if (typeof maxSize === "number" && maxSize < 1) {
+        ctx.addIssue({ code: "custom", path: ["maxSize"], input: maxSize, message: "must be at least 1" });
+      }
+      if (typeof minSize === "number" && typeof desiredSize === "number" && minSize > desiredSize) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["minSize"],
+          input: minSize,
+          message: `must be <= desiredSize (${desiredSize})`,
+        });
+      }
+      if (typeof desiredSize === "number" && typeof maxSize === "number" && desiredSize > maxSize) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["desiredSize"],
+          input: desiredSize,
+          message: `must be <= maxSize (${maxSize})`,
+        });
+      }
+      checkArchitecture(group as { instanceTypes?: unknown; amiType?: unknown }, ctx);
+    },
+    { when: () => true },
+  );
+
+/**
+ * EKS refuses a node group whose instance types do not match its AMI's architecture ("not a valid
+ * instance type for requested amiType"), and one group boots one AMI, so it cannot mix architectures.
+ */
+function checkArchitecture(
+  group: { instanceTypes?: unknown; amiType?: unknown },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const { instanceTypes, amiType } = group;
+  if (!Array.isArray(instanceTypes) || typeof amiType !== "string" || !Object.hasOwn(AMI_TYPES, amiType)) {
+    return;
+  }
+  const wanted = AMI_TYPES[amiType as keyof typeof AMI_TYPES].architecture;
+  const typed = instanceTypes
+    .filter((t): t is string => typeof t === "string")
+    .map((instanceType) => ({ instanceType, architecture: instanceArchitecture(instanceType) }));
+  const arm = typed.filter((t) => t.architecture === "arm64").map((t) => t.instanceType);
+  const x86 = typed.filter((t) => t.architecture === "x86_64").map((t) => t.instanceType);
+  if (arm.length > 0 && x86.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["instanceTypes"],
+      input: instanceTypes,
+      message: `mixes arm64 (${arm.join(", ")}) and x86_64 (${x86.join(", ")}) instance types; one node group boots one AMI, so split them into two node groups`,
+    });
+    return;
+  }
+  typed.forEach(({ instanceType, architecture }, index) => {
+    if (architecture === undefined || architecture === wanted) return;
+    ctx.addIssue({
+      code: "custom",
+      path: ["instanceTypes", index],
+      input: instanceType,
+      message: `is an ${architecture} instance type${architecture === "arm64" ? " (AWS Graviton)" : ""}, but amiType ${amiType} is ${wanted}: set amiType to one of ${amiTypesFor(architecture).join(", ")}`,
+    });
+  });
+}
+
+/** Taint effects that keep a pod without a matching toleration off a node. */
+const REPELLING = new Set<string>(["NoSchedule", "NoExecute"]);
+
+export const nodeGroupsSchema = z
+  .array(nodeGroupSchema, { error: "must be a list of node groups" })
+  .min(1, { error: "must define at least one node group" })
+  .superRefine(
+    (groups, ctx) => {
+      if (!Array.isArray(groups)) return;
+      const seen = new Map<unknown, number>();
+      groups.forEach((group, index) => {
+        const name = (group as { name?: unknown }).name;
+        const first = seen.get(name);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [index, "name"],
+            input: name,
+            message: `must be unique (nodeGroups[${first}] has the same name)`,
+          });
+        } else {
+          seen.set(name, index);
+        }
+      });
+      // The CoreDNS add-on needs a node it may run on, or EKS reports it DEGRADED and `up` times out.
+      const hostsCoreDns = groups.some((group) => {
+        const { taints, clusterAddons } = group as { taints?: unknown; clusterAddons?: unknown };
+        const repelled =
+          Array.isArray(taints) && taints.some((t) => REPELLING.has((t as { effect?: string }).effect ?? ""));
+        return clusterAddons === true || !repelled;
+      });
+      if (groups.length > 0 && !hostsCoreDns) {
+        ctx.addIssue({
+          code: "custom",
+          input: groups.map((g) => (g as { name?: unknown }).name),
+          message:
+            "must include a node group CoreDNS can run on: every group has a NoSchedule or NoExecute taint; set clusterAddons: true on the group meant for cluster add-ons, or add an untainted group",
+        });
+      }
+    },
+    { when: () => true },
+  );

@@ -1,0 +1,41 @@
+/** `tags`: what every AWS resource is tagged with, within AWS's tag rules. */
+import { z } from "zod";
+
+// What AWS accepts in tag keys and values.
+const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+
+/** Tags we add to every resource (Name, pulumi:project, pulumi:stack); a resource takes at most 50. */
+export const RESERVED_TAG_COUNT = 3;
+export const MAX_TAGS = 50;
+
+export const tagsSchema = z
+  .record(
+    z
+      .string()
+      .min(1, { error: "tag keys must not be empty" })
+      .max(128, { error: "tag keys must be at most 128 characters" })
+      .refine((key) => !key.toLowerCase().startsWith("aws:"), {
+        error: "tag keys must not start with aws: (reserved)",
+      })
+      .regex(TAG_TEXT, { error: "tag keys may hold letters, digits, spaces and _ . : / = + - @ only" }),
+    z
+      .string()
+      .max(256, { error: "tag values must be at most 256 characters" })
+      .regex(TAG_TEXT, { error: "tag values may hold letters, digits, spaces and _ . : / = + - @ only" }),
+  )
+  .superRefine(
+    (tags, ctx) => {
+      if (
+        tags !== null &&
+        typeof tags === "object" &&
+        Object.keys(tags).length > MAX_TAGS - RESERVED_TAG_COUNT
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          input: tags,
+          message: `must hold at most ${MAX_TAGS - RESERVED_TAG_COUNT} tags (AWS allows ${MAX_TAGS}; Name, pulumi:project and pulumi:stack are added)`,
+        });
+      }
+    },
+    { when: () => true },
+  );

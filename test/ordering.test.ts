@@ -1,0 +1,139 @@
+/**
+ * The creation and deletion order of components/ordering.ts, checked against the dependency graph the
+ * engine records, for every stack: every row holds, and every explicit `dependsOn` edge that is the only
+ * path between its ends is required by a row (so removing any such edge fails here).
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ORDERING, type OrderingRule, type ResourceSet } from "../components/ordering";
+import { PROJECT_ROOT, type ResourceRecord, type StackEvaluation } from "../offline/engine";
+import {
+  type DependencyGraph,
+  dependencyGraph,
+  dependenciesOf,
+  explicitDependencies,
+} from "../offline/graph";
+import { STACKS, evaluated, evaluatedWith, stackValue } from "./helpers";
+
+function members(evaluation: StackEvaluation, set: ResourceSet): ResourceRecord[] {
+  return evaluation.resources.filter(
+    (r) => set.types.includes(r.type) && (set.name === undefined || set.name.test(r.name)),
+  );
+}
+
+/** The (before, after) pairs a row requires, by URN. */
+function requiredPairs(evaluation: StackEvaluation, rule: OrderingRule): [string, string][] {
+  const before = members(evaluation, rule.before);
+  const after = members(evaluation, rule.after);
+  return after.flatMap((a) =>
+    before.filter((b) => !rule.pairByName || b.name === a.name).map((b): [string, string] => [b.urn, a.urn]),
+  );
+}
+
+/** Rows whose pairs do not all hold in `graph`, with the first missing pair of each. */
+function brokenRows(evaluation: StackEvaluation, graph: DependencyGraph): string[] {
+  const closure = new Map<string, Set<string>>();
+  const reach = (urn: string) => {
+    let deps = closure.get(urn);
+    if (deps === undefined) {
+      deps = dependenciesOf(graph, urn);
+      closure.set(urn, deps);
+    }
+    return deps;
+  };
+  return ORDERING.flatMap((rule) => {
+    const missing = requiredPairs(evaluation, rule).find(([b, a]) => !reach(a).has(b));
+    return missing === undefined
+      ? []
+      : [`${rule.before.label} before ${rule.after.label}: ${missing[1]} does not wait for ${missing[0]}`];
+  });
+}
+
+/** Stacks as configured, plus one that has the rows no stack file exercises (a Calico namespace, access). */
+const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
+  ...STACKS.map((stack) => ({ title: stack, evaluation: () => evaluated(stack) })),
+  {
+    title: "staging with a Calico namespace and access entries",
+    evaluation: () =>
+      evaluatedWith("staging", {
+        config: {
+          "eks-calico:calico": { ...stackValue<object>("staging", "calico"), namespace: "calico-system" },
+          "eks-calico:cluster": {
+            ...stackValue<object>("staging", "cluster"),
+            access: [
+              { principalArn: "arn:aws:iam::123456789012:role/platform-admins", level: "admin" },
+              { principalArn: "arn:aws:iam::123456789012:user/auditor", level: "view" },
+            ],
+          },
+        },
+      }),
+  },
+];
+
+describe("creation and deletion order", () => {
+  const evaluations = new Map<string, StackEvaluation>();
+  before(async () => {
+    for (const c of CASES) evaluations.set(c.title, await c.evaluation());
+  });
+
+  for (const c of CASES) {
+    it(`holds every row of components/ordering.ts in ${c.title}`, () => {
+      const evaluation = evaluations.get(c.title) as StackEvaluation;
+      assert.deepEqual(brokenRows(evaluation, dependencyGraph(evaluation)), []);
+    });
+
+    it(`needs every explicit dependsOn edge of ${c.title} for some row, or has another path for it`, () => {
+      const evaluation = evaluations.get(c.title) as StackEvaluation;
+      const graph = dependencyGraph(evaluation);
+      const unexplained: string[] = [];
+      for (const resource of evaluation.resources) {
+        for (const dependency of explicitDependencies(resource)) {
+          const without = new Map(graph);
+          without.set(
+            resource.urn,
+            new Set([...(graph.get(resource.urn) ?? [])].filter((u) => u !== dependency)),
+          );
+          if (dependenciesOf(without, resource.urn).has(dependency)) continue; // redundant: another path
+          if (brokenRows(evaluation, without).length === 0) {
+            unexplained.push(`${resource.name} -> ${dependency.split("::").pop()}`);
+          }
+        }
+      }
+      assert.deepEqual(unexplained, [], "explicit edges no row of components/ordering.ts needs");
+    });
+  }
+
+  it("exercises every row in some case, so none checks nothing", () => {
+    for (const rule of ORDERING) {
+      const exercised = [...evaluations.values()].some((e) => requiredPairs(e, rule).length > 0);
+      assert.ok(exercised, `${rule.before.label} before ${rule.after.label} matches no resources`);
+    }
+  });
+
+  it("fails a row when one of its edges is removed from the graph", () => {
+    const evaluation = evaluations.get("staging") as StackEvaluation;
+    const graph = dependencyGraph(evaluation);
+    const group = evaluation.resources.find((r) => r.type === "eks:index:ManagedNodeGroup") as ResourceRecord;
+    const association = evaluation.resources.find(
+      (r) => r.name === "network-private-us-west-2a" && r.type.endsWith("RouteTableAssociation"),
+    ) as ResourceRecord;
+    graph.set(group.urn, new Set([...(graph.get(group.urn) ?? [])].filter((u) => u !== association.urn)));
+    assert.match(
+      brokenRows(evaluation, graph).join("\n"),
+      /every private subnet's route-table association before every node group/,
+    );
+  });
+
+  it("is the README's table, row for row", () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+    const section = readme.split("### Creation and deletion order")[1]?.split("\n## ")[0] ?? "";
+    const rows = [...section.matchAll(/^\| ([^|]+?) +\| ([^|]+?) +\|/gm)]
+      .map((m) => `${m[1]} | ${m[2]}`)
+      .filter((row) => !row.startsWith("Exists first") && !row.startsWith("---"));
+    assert.deepEqual(
+      rows,
+      ORDERING.map((rule) => `${rule.before.label} | ${rule.after.label}`),
+    );
+  });
+});

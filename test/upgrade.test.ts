@@ -1,0 +1,50 @@
+/**
+ * A Kubernetes upgrade changes exactly the control plane, every node group and the add-ons whose
+ * default version differs: nothing else, so one `pulumi up` upgrades in dependency order.
+ */
+import * as assert from "node:assert/strict";
+import { diffDocuments } from "../offline/diff";
+import { resourcesDocument } from "../offline/plan";
+import { DEFAULT_ADDON_VERSIONS } from "../offline/world";
+import { STACKS, evaluated, evaluatedWith, stackValue } from "./helpers";
+
+const ADDONS: Record<string, "vpc-cni" | "kube-proxy" | "coredns"> = {
+  "cluster-vpc-cni": "vpc-cni",
+  "cluster-kube-proxy": "kube-proxy",
+  "cluster-coredns": "coredns",
+};
+
+for (const stack of STACKS) {
+  it(`upgrading ${stack} one Kubernetes minor changes the cluster, node groups and add-on versions only`, async () => {
+    const cluster = stackValue<{ version: string }>(stack, "cluster");
+    const from = cluster.version;
+    const to = `1.${Number(from.split(".")[1]) + 1}`;
+    const before = await evaluated(stack);
+    const after = await evaluatedWith(stack, {
+      config: { "eks-calico:cluster": { ...cluster, version: to } },
+    });
+    const diff = diffDocuments(resourcesDocument(before), resourcesDocument(after));
+    assert.deepEqual([diff.added, diff.removed], [[], []]);
+
+    const groups = stackValue<{ name: string }[]>(stack, "nodeGroups");
+    const expected = [
+      ["eks:index:Cluster cluster-eks", "inputs.version", from, to],
+      ...groups.map((g) => [`eks:index:ManagedNodeGroup cluster-${g.name}`, "inputs.version", from, to]),
+      ...Object.entries(ADDONS)
+        .filter(([, addon]) => DEFAULT_ADDON_VERSIONS[from][addon] !== DEFAULT_ADDON_VERSIONS[to][addon])
+        .map(([name, addon]) => [
+          `aws:eks/addon:Addon ${name}`,
+          "inputs.addonVersion",
+          DEFAULT_ADDON_VERSIONS[from][addon],
+          DEFAULT_ADDON_VERSIONS[to][addon],
+        ]),
+    ];
+    const actual = diff.changed.flatMap((r) => r.changes.map((c) => [r.heading, c.path, c.before, c.after]));
+    assert.deepEqual(
+      actual.sort((a, b) => String(a).localeCompare(String(b))),
+      expected.sort((a, b) => String(a).localeCompare(String(b))),
+    );
+    // kube-proxy always follows the minor: the upgrade is never the control plane alone.
+    assert.ok(actual.some((c) => c[0] === "aws:eks/addon:Addon cluster-kube-proxy"));
+  });
+}
