@@ -172,7 +172,7 @@ describe("CoreDNS placement", () => {
       },
       { clusterAddons: false, taints: [taint("gpu", "true", "NoSchedule")] },
     ]);
-    assert.deepEqual(JSON.parse(String(config)).tolerations, [
+    assert.deepEqual((JSON.parse(String(config)) as { tolerations: unknown[] }).tolerations, [
       ...COREDNS_DEFAULT_TOLERATIONS,
       { key: "dedicated", operator: "Equal", value: "system", effect: "NoSchedule" },
       { key: "drain", operator: "Equal", value: "x", effect: "NoExecute" },

@@ -99,7 +99,7 @@ const nodeGroupSchema = z
           message: `must be <= maxSize (${maxSize})`,
         });
       }
-      checkArchitecture(group as { instanceTypes?: unknown; amiType?: unknown }, ctx);
+      checkArchitecture(group, ctx);
     },
     { when: () => true },
   );
