@@ -3,7 +3,7 @@
  * policy-only mode. Composition only: config comes from stacks/, resources from components/.
  */
 import { CalicoPolicyOnly } from "./components/calico";
-import { Cluster, maxNodeCount } from "./components/cluster";
+import { Cluster, accessSummary, maxNodeCount } from "./components/cluster";
 import { Network } from "./components/network";
 import { loadStackSettings, resolveAvailabilityZones } from "./stacks";
 
@@ -71,6 +71,8 @@ export = async () => {
     oidcProviderArn: cluster.oidcProviderArn,
     oidcIssuerUrl: cluster.oidcIssuerUrl,
     nodeRoleArn: cluster.nodeRoleArn,
+    // Who can use the Kubernetes API: the cluster's creator (EKS bootstrap admin) and cluster.access.
+    clusterAccess: accessSummary(settings.cluster.access),
     // What `kubectl get daemonset calico-node` shows: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE.
     calico: {
       namespace: calico.namespace,

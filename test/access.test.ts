@@ -67,6 +67,17 @@ describe("cluster access", () => {
     assert.ok(entries.every((e) => (e.inputs.tags as Record<string, string>)["pulumi:stack"] === "dev"));
   });
 
+  it("exports everyone who can use the API, the creator's bootstrap admin first", async () => {
+    const evaluation = await evaluatedWith(
+      "dev",
+      withAccess("dev", [{ principalArn: AUDITOR, level: "view" }]),
+    );
+    assert.deepEqual(evaluation.outputs.clusterAccess, [
+      { principal: BOOTSTRAP_ADMIN.principal, level: "admin", grantedBy: BOOTSTRAP_ADMIN.grantedBy },
+      { principal: AUDITOR, level: "view", grantedBy: "access entry (cluster.access), AmazonEKSViewPolicy" },
+    ]);
+  });
+
   it("names each entry after its principal, so reordering or removing one leaves the others alone", () => {
     assert.equal(accessResourceName("cluster", CI), accessResourceName("cluster", CI));
     assert.match(

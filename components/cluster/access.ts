@@ -34,6 +34,24 @@ export const BOOTSTRAP_ADMIN = {
   grantedBy: "EKS bootstrapClusterCreatorAdminPermissions (set by @pulumi/eks, fixed at creation)",
 } as const;
 
+/** Everyone who can use the Kubernetes API, as the `clusterAccess` stack output shows it. */
+export function accessSummary(
+  grants: readonly AccessGrant[],
+): { principal: string; level: AccessLevel; grantedBy: string }[] {
+  return [
+    {
+      principal: BOOTSTRAP_ADMIN.principal,
+      level: BOOTSTRAP_ADMIN.level,
+      grantedBy: BOOTSTRAP_ADMIN.grantedBy,
+    },
+    ...grants.map((grant) => ({
+      principal: grant.principalArn,
+      level: grant.level,
+      grantedBy: `access entry (cluster.access), ${ACCESS_POLICIES[grant.level]}`,
+    })),
+  ];
+}
+
 /** AWS partitions, each with its own ARN prefix. */
 export type Partition = "aws" | "aws-cn" | "aws-us-gov";
 
