@@ -3,7 +3,7 @@
  * policy-only mode. Composition only: config comes from stacks/, resources from components/.
  */
 import { CalicoPolicyOnly } from "./components/calico";
-import { Cluster, accessSummary, maxNodeCount } from "./components/cluster";
+import { Cluster, accessSummary } from "./components/cluster";
 import { Network } from "./components/network";
 import { loadStackSettings, resolveAvailabilityZones } from "./stacks";
 
@@ -53,8 +53,10 @@ export = async () => {
     namespace: settings.calico.namespace,
     version: settings.calico.version,
     registry: settings.calico.registry,
-    expectedNodes: maxNodeCount(settings.nodeGroups),
-    readinessTimeoutMinutes: settings.calico.readinessTimeoutMinutes,
+    autoscalerRegistry: settings.calico.autoscalerRegistry,
+    initialNodes: settings.initialNodes,
+    maxUnavailable: settings.calico.maxUnavailable,
+    readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
   });
 
   return {

@@ -11,6 +11,13 @@ import { parseArgs } from "node:util";
 import * as ts from "typescript";
 import { PROJECT_ROOT, evaluateStack, loadStackConfig } from "../offline/engine";
 import { renderPlanFiles, typhaReplicas } from "../offline/plan";
+import { ladderReplicas, typhaLadder } from "../components/calico/autoscaler";
+import {
+  DEFAULT_MAX_UNAVAILABLE,
+  derivedTimeoutMinutes,
+  estimateRollout,
+  minutesOf,
+} from "../components/calico/rollout";
 
 /** Total node-group maxSize the plan is measured at. */
 export const NODE_COUNTS = [3, 100, 1000, 5000] as const;
@@ -60,7 +67,13 @@ interface ScalePoint {
   readonly maxNodes: number;
   readonly planMs: number;
   readonly resources: number;
+  /** Typha replicas at creation (the group starts at min(maxSize, 3) nodes). */
   readonly typhaReplicas: number | null;
+  /** Typha replicas once the autoscaler has followed the cluster to maxNodes nodes. */
+  readonly typhaAtMax: number;
+  /** Estimated calico-node rollout over maxNodes nodes at the default maxUnavailable, and the derived timeout. */
+  readonly rolloutMinutes: number;
+  readonly timeoutMinutes: number;
 }
 
 /** In-process plan (evaluate and render) at each node count, after one warm-up evaluation. */
@@ -79,6 +92,9 @@ async function measureScale(): Promise<ScalePoint[]> {
       planMs,
       resources: evaluation.resources.length,
       typhaReplicas: typhaReplicas(evaluation) ?? null,
+      typhaAtMax: ladderReplicas(typhaLadder(), maxNodes),
+      rolloutMinutes: minutesOf(estimateRollout(maxNodes, DEFAULT_MAX_UNAVAILABLE).seconds),
+      timeoutMinutes: derivedTimeoutMinutes(estimateRollout(maxNodes, DEFAULT_MAX_UNAVAILABLE)),
     });
   }
   return points;
@@ -153,6 +169,11 @@ async function main(argv: string[]): Promise<number> {
         detail: [...counts].join(", "),
       },
       {
+        name: "the default rollout fits its derived timeout and 15 minutes at every size",
+        pass: scale.every((p) => p.rolloutMinutes <= p.timeoutMinutes && p.timeoutMinutes <= 15),
+        detail: scale.map((p) => `${p.maxNodes}: ${p.rolloutMinutes}/${p.timeoutMinutes} min`).join(", "),
+      },
+      {
         name: "pulumi up/preview start transpile-only (tsconfig.json noCheck)",
         pass: transpileOnly,
         detail: transpileOnly ? "noCheck: true" : "noCheck is not true",
@@ -168,10 +189,20 @@ async function main(argv: string[]): Promise<number> {
     const width = Math.max(...rows.map(([label]) => label.length));
     console.log("");
     rows.forEach(([label, value]) => console.log(`${label.padEnd(width)}  ${value}`));
-    console.log("\nmax nodes  plan      resources  typha replicas");
+    console.log(
+      `\nmax nodes  plan      resources  typha at start  typha at max nodes  rollout (${DEFAULT_MAX_UNAVAILABLE})  timeout`,
+    );
     for (const p of scale) {
       console.log(
-        `${String(p.maxNodes).padStart(9)}  ${`${p.planMs.toFixed(0)} ms`.padEnd(8)}  ${String(p.resources).padStart(9)}  ${p.typhaReplicas ?? "n/a"}`,
+        [
+          String(p.maxNodes).padStart(9),
+          `${p.planMs.toFixed(0)} ms`.padEnd(8),
+          String(p.resources).padStart(9),
+          String(p.typhaReplicas ?? "n/a").padStart(14),
+          String(p.typhaAtMax).padStart(18),
+          `${p.rolloutMinutes} min`.padStart(15),
+          `${p.timeoutMinutes} min`.padStart(8),
+        ].join("  "),
       );
     }
     console.log("");

@@ -45,6 +45,9 @@ const T = {
   serviceAccount: "kubernetes:core/v1:ServiceAccount",
   clusterRole: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
   clusterRoleBinding: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+  k8sRole: "kubernetes:rbac.authorization.k8s.io/v1:Role",
+  k8sRoleBinding: "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+  configMap: "kubernetes:core/v1:ConfigMap",
   deployment: "kubernetes:apps/v1:Deployment",
   service: "kubernetes:core/v1:Service",
   pdb: "kubernetes:policy/v1:PodDisruptionBudget",
@@ -61,12 +64,18 @@ const CALICO_OBJECTS: ResourceSet = {
     T.serviceAccount,
     T.clusterRole,
     T.clusterRoleBinding,
+    T.k8sRole,
+    T.k8sRoleBinding,
+    T.configMap,
     T.deployment,
     T.service,
     T.pdb,
     T.daemonSet,
   ],
 };
+
+/** Pulumi names of Typha's autoscaler objects: `<component>-<kind>-calico-typha-autoscaler`. */
+const AUTOSCALER = /-calico-typha-autoscaler$/;
 
 export const ORDERING: readonly OrderingRule[] = [
   {
@@ -162,7 +171,16 @@ export const ORDERING: readonly OrderingRule[] = [
     before: { label: "the Calico namespace (when not kube-system)", types: [T.namespace] },
     after: {
       label: "every namespaced Calico object",
-      types: [T.serviceAccount, T.deployment, T.service, T.pdb, T.daemonSet],
+      types: [
+        T.serviceAccount,
+        T.k8sRole,
+        T.k8sRoleBinding,
+        T.configMap,
+        T.deployment,
+        T.service,
+        T.pdb,
+        T.daemonSet,
+      ],
     },
     why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
     source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
@@ -171,8 +189,14 @@ export const ORDERING: readonly OrderingRule[] = [
     before: {
       label: "the Calico CRDs and RBAC",
       types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+      // Everything but the autoscaler's own RBAC (its own row below).
+      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$)/,
     },
-    after: { label: "Typha and calico-node", types: [T.deployment, T.daemonSet] },
+    after: {
+      label: "Typha and calico-node",
+      types: [T.deployment, T.daemonSet],
+      name: /-calico-(typha|node)$/,
+    },
     why: "Felix and Typha list Calico's kinds with their service accounts' permissions at start and crash-loop without them",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
   },
@@ -185,5 +209,28 @@ export const ORDERING: readonly OrderingRule[] = [
     after: { label: "the calico-node DaemonSet", types: [T.daemonSet] },
     why: "Felix connects to Typha through its Service and is not ready until it can",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: { label: "Typha's Deployment", types: [T.deployment], name: /-calico-typha$/ },
+    after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
+    why: "the autoscaler scales calico-typha and fails while its target does not exist",
+    source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
+  },
+  {
+    before: {
+      label: "the autoscaler's RBAC and ladder ConfigMap",
+      types: [
+        T.serviceAccount,
+        T.clusterRole,
+        T.clusterRoleBinding,
+        T.k8sRole,
+        T.k8sRoleBinding,
+        T.configMap,
+      ],
+      name: AUTOSCALER,
+    },
+    after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
+    why: "it reads its ladder at start and lists nodes with its service account's permissions",
+    source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
   },
 ];

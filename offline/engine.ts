@@ -10,7 +10,7 @@ import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "./config";
 import { type ClusterSimulation, OfflineWorld } from "./world";
 
 export { PROJECT_ROOT, listStacks, loadStackConfig, type ConfigOverrides } from "./config";
-export { placeholder, type ClusterSimulation } from "./world";
+export { CannotSimulate, SimulatedFailure, placeholder, type ClusterSimulation } from "./world";
 
 /** One resource as the Pulumi engine would receive it. */
 export interface ResourceRecord {
@@ -54,6 +54,8 @@ export interface StackEvaluation {
   readonly outputs: Record<string, unknown>;
   /** Output names that are secret. */
   readonly secretOutputs: string[];
+  /** What the offline world decided in place of AWS or the cluster (node counts, scheduling, readiness). */
+  readonly simulated: string[];
 }
 
 export interface EvaluateOptions {
@@ -296,5 +298,6 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     resources,
     outputs: stackOutputs.values,
     secretOutputs: stackOutputs.secretKeys,
+    simulated: [...world.simulated],
   };
 }

@@ -264,8 +264,17 @@ export function renderTree(evaluation: StackEvaluation): string {
     const value = outputs[key] === SECRET_MASK ? SECRET_MASK : formatOutput(outputs[key], "    ");
     lines.push(`  ${key.padEnd(keyWidth)}: ${value}`);
   }
+  lines.push("", SIMULATED_HEADING, ...evaluation.simulated.map((note) => `  ${note}`));
   return `${lines.join("\n")}\n`;
 }
+
+/**
+ * Heads the list of what the offline world decided in AWS's and the cluster's place: every number the
+ * plan shows about nodes and readiness (calico.desired, ready, typhaReadyReplicas, ...) comes from it.
+ */
+export const SIMULATED_HEADING =
+  "Simulated (what AWS and the cluster would decide; the outputs' node and readiness counts come from this; " +
+  "CPU and memory fit is not simulated):";
 
 /**
  * Kubernetes objects beneath the Calico component, in registration order with CRDs first (a custom

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { PROJECT_ROOT, evaluateStack, listStacks } from "../offline/engine";
+import { CannotSimulate, PROJECT_ROOT, SimulatedFailure, evaluateStack, listStacks } from "../offline/engine";
 import { diffDocuments, parseResourcesDocument, renderDiff } from "../offline/diff";
 import { PLAN_FILES, renderPlanFiles, renderTree, resourcesDocument } from "../offline/plan";
 import { ConfigError } from "../stacks/problems";
@@ -25,7 +25,8 @@ Options:
                        Repeatable. Example: --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
   -h, --help           print this help
 
-Exit status: 0 planned (with or without changes); 1 the program failed; 2 bad arguments (an unreadable
+Exit status: 0 planned (with or without changes); 1 the program failed, or the simulated cluster shows
+that \`pulumi up\` would fail (the reason is printed); 2 bad arguments (an unreadable
 --diff file included), an unknown stack or invalid configuration.`;
 
 /** Bad arguments: exit 2 with the message and the usage. */
@@ -140,6 +141,13 @@ export async function main(argv: string[]): Promise<number> {
         `\nFix these keys in Pulumi.${options.stack}.yaml${Object.keys(options.config).length > 0 ? " or in the --config overrides" : ""}.`,
       );
       return 2;
+    }
+    if (error instanceof SimulatedFailure || error instanceof CannotSimulate) {
+      // What `pulumi up` would stop on (after its timeout), found in seconds: the reason is the message.
+      const what =
+        error instanceof SimulatedFailure ? "`pulumi up` would fail" : "the offline world cannot tell";
+      console.error(`error: stack ${options.stack}: ${what}: ${error.message}`);
+      return 1;
     }
     console.error(`error: the program failed for stack ${options.stack}:`);
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));

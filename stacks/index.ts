@@ -6,7 +6,8 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
 import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems";
-import { type StackConfig, stackConfigSchema } from "./schema";
+import { type StackConfig, maxRolloutNodes, stackConfigSchema } from "./schema";
+import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 
 export { ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
@@ -28,6 +29,10 @@ export interface StackSettings extends StackConfig {
   readonly clusterName: string;
   /** Tags for every AWS resource: the config's tags plus project and stack. */
   readonly resourceTags: Record<string, string>;
+  /** Nodes the node groups start with (desiredSize summed): what Calico first runs on. */
+  readonly initialNodes: number;
+  /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
+  readonly calicoTimeoutMinutes: number;
 }
 
 /** Validates the `eks-calico:*` keys (already JSON-decoded); every problem at once. */
@@ -97,6 +102,12 @@ export function loadStackSettings(): StackSettings {
     region,
     clusterName,
     resourceTags: { ...config.tags, "pulumi:project": project, "pulumi:stack": stack },
+    initialNodes: config.nodeGroups.reduce((sum, g) => sum + g.desiredSize, 0),
+    calicoTimeoutMinutes:
+      config.calico.readinessTimeoutMinutes ??
+      derivedTimeoutMinutes(
+        estimateRollout(maxRolloutNodes(config.nodeGroups), config.calico.maxUnavailable),
+      ),
   };
 }
 

@@ -53,7 +53,11 @@ const HINTS: Readonly<Record<string, string>> = {
   "calico.registry":
     "quay.io/calico, or a mirror such as 123456789012.dkr.ecr.us-west-2.amazonaws.com/calico",
   "calico.namespace": "kube-system, or a dedicated namespace such as calico-system",
-  "calico.readinessTimeoutMinutes": "10 suits most clusters; large clusters roll slower",
+  "calico.readinessTimeoutMinutes":
+    "remove it to use the timeout derived from the rollout estimate, or raise calico.maxUnavailable",
+  "calico.maxUnavailable": 'a percentage such as "10%" keeps a rollout to about ten waves at any size',
+  "calico.autoscalerRegistry":
+    "registry.k8s.io/cpa, or a mirror such as 123456789012.dkr.ecr.us-west-2.amazonaws.com/cpa",
   protect: "write true or false without quotes",
 };
 

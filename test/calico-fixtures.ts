@@ -15,7 +15,9 @@ export const DEFAULTS: CalicoSettings = {
   namespace: DEFAULT_CALICO_NAMESPACE,
   version: DEFAULT_CALICO_VERSION,
   registry: DEFAULT_CALICO_REGISTRY,
-  expectedNodes: 10,
+  autoscalerRegistry: "registry.k8s.io/cpa",
+  initialNodes: 10,
+  maxUnavailable: "10%",
 };
 
 export function render(overrides: Partial<CalicoSettings> = {}): CalicoObject[] {
@@ -70,6 +72,9 @@ export function allows(rules: PolicyRule[], verb: string, group: string, resourc
 
 export const NAMESPACED_KINDS = new Set([
   "ServiceAccount",
+  "Role",
+  "RoleBinding",
+  "ConfigMap",
   "Deployment",
   "Service",
   "PodDisruptionBudget",

@@ -9,7 +9,7 @@ import { validateKubernetesObject as validate } from "./k8s-schema";
 import { NAMESPACED_KINDS, VERSIONS, calicoNode, render, typha } from "./calico-fixtures";
 
 describe("calico object list", () => {
-  it("is in apply order: CRDs, RBAC, Typha, then calico-node", () => {
+  it("is in apply order: CRDs, RBAC, Typha, its autoscaler, then calico-node", () => {
     const ids = render({ version: "v3.32.1" }).map((o) => `${o.kind}/${o.metadata.name}`);
     assert.deepEqual(ids, [
       ...CALICO_CRD_KINDS.map((k) => `CustomResourceDefinition/${crdName(k)}`),
@@ -27,6 +27,13 @@ describe("calico object list", () => {
       "Deployment/calico-typha",
       "Service/calico-typha",
       "PodDisruptionBudget/calico-typha",
+      "ServiceAccount/calico-typha-autoscaler",
+      "ClusterRole/calico-typha-autoscaler",
+      "ClusterRoleBinding/calico-typha-autoscaler",
+      "Role/calico-typha-autoscaler",
+      "RoleBinding/calico-typha-autoscaler",
+      "ConfigMap/calico-typha-autoscaler",
+      "Deployment/calico-typha-autoscaler",
       "DaemonSet/calico-node",
     ]);
   });
@@ -73,6 +80,15 @@ describe("calico object list", () => {
       `Deployment/calico-typha: spec.template.spec.containers[0].env[${typhaNamespace}].value`,
       "Service/calico-typha: metadata.namespace",
       "PodDisruptionBudget/calico-typha: metadata.namespace",
+      "ServiceAccount/calico-typha-autoscaler: metadata.namespace",
+      "ClusterRoleBinding/calico-typha-autoscaler: subjects[0].namespace",
+      "Role/calico-typha-autoscaler: metadata.namespace",
+      "RoleBinding/calico-typha-autoscaler: metadata.namespace",
+      "RoleBinding/calico-typha-autoscaler: subjects[0].namespace",
+      "ConfigMap/calico-typha-autoscaler: metadata.namespace",
+      "Deployment/calico-typha-autoscaler: metadata.namespace",
+      // The autoscaler is told which namespace its ConfigMap and target live in.
+      "Deployment/calico-typha-autoscaler: spec.template.spec.containers[0].command[1]",
       "DaemonSet/calico-node: metadata.namespace",
       `DaemonSet/calico-node: spec.template.spec.containers[0].env[${felixNamespace}].value`,
     ]);
@@ -167,15 +183,15 @@ describe("calico objects against the Kubernetes OpenAPI schema", () => {
         });
         assert.deepEqual(failures, []);
         const created = namespace === DEFAULT_CALICO_NAMESPACE ? 0 : 1;
-        assert.equal(objects.length, created + crdKindsFor(version).length + 14, "validated the whole list");
+        assert.equal(objects.length, created + crdKindsFor(version).length + 21, "validated the whole list");
       });
     }
   }
 
   it("fails on a kind it has no model for", () => {
     assert.throws(
-      () => validate({ apiVersion: "v1", kind: "ConfigMap" }),
-      /no kubernetes-models class mapped for kind ConfigMap/,
+      () => validate({ apiVersion: "v1", kind: "Endpoints" }),
+      /no kubernetes-models class mapped for kind Endpoints/,
     );
   });
 

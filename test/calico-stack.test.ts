@@ -6,7 +6,9 @@ import * as assert from "node:assert/strict";
 import { renderCalicoObjects } from "../components/calico/objects";
 import { typhaReplicas } from "../components/calico/typha";
 import type { CalicoObject } from "../components/calico/types";
-import type { ResourceRecord, StackEvaluation } from "../offline/engine";
+import { derivedTimeoutMinutes, estimateRollout, type MaxUnavailable } from "../components/calico/rollout";
+import { type ResourceRecord, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
+import { ConfigError } from "../stacks";
 import { STACKS, evaluated, evaluatedWith, ofType, one, stackValue } from "./helpers";
 import { validateKubernetesObject } from "./k8s-schema";
 
@@ -16,8 +18,16 @@ interface StackCalicoConfig {
   version: string;
   registry: string;
   namespace: string;
-  readinessTimeoutMinutes: number;
+  maxUnavailable: MaxUnavailable;
 }
+
+interface GroupSizes {
+  name: string;
+  desiredSize: number;
+  maxSize: number;
+}
+
+const sum = (groups: GroupSizes[], key: "desiredSize" | "maxSize") => groups.reduce((n, g) => n + g[key], 0);
 
 /** The resource type token @pulumi/kubernetes registers for an object. */
 function typeToken(object: { apiVersion: string; kind: string }): string {
@@ -33,12 +43,13 @@ function calicoChildren(evaluation: StackEvaluation): ResourceRecord[] {
 
 function expectedObjects(stack: string, overrides: Partial<StackCalicoConfig> = {}): CalicoObject[] {
   const calico = { ...stackValue<StackCalicoConfig>(stack, "calico"), ...overrides };
-  const groups = stackValue<{ maxSize: number }[]>(stack, "nodeGroups");
   return renderCalicoObjects({
     namespace: calico.namespace,
     version: calico.version,
     registry: calico.registry,
-    expectedNodes: groups.reduce((sum, g) => sum + g.maxSize, 0),
+    autoscalerRegistry: "registry.k8s.io/cpa",
+    initialNodes: sum(stackValue<GroupSizes[]>(stack, "nodeGroups"), "desiredSize"),
+    maxUnavailable: calico.maxUnavailable,
   });
 }
 
@@ -49,7 +60,7 @@ function sortedByTypeAndName(records: { type: string; metadata?: unknown; name?:
 for (const stack of STACKS) {
   describe(`Calico in ${stack}`, () => {
     const calicoConfig = stackValue<StackCalicoConfig>(stack, "calico");
-    const groups = stackValue<{ name: string; desiredSize: number; maxSize: number }[]>(stack, "nodeGroups");
+    const groups = stackValue<GroupSizes[]>(stack, "nodeGroups");
 
     it("registers exactly the rendered objects, each as its own typed resource with the rendered inputs", async () => {
       const children = calicoChildren(await evaluated(stack));
@@ -95,12 +106,17 @@ for (const stack of STACKS) {
       }
     });
 
-    it("starts calico-node after its CRDs, RBAC and Typha", async () => {
+    it("starts calico-node after its CRDs, RBAC and Typha, not after Typha's autoscaler", async () => {
       const evaluation = await evaluated(stack);
       const children = calicoChildren(evaluation);
       const node = one(evaluation, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node");
-      const before = children.filter((c) => c !== node && !c.type.endsWith(":PodDisruptionBudget"));
+      const autoscaler = children.filter((c) => c.name.endsWith("-calico-typha-autoscaler"));
+      assert.equal(autoscaler.length, 7);
+      const before = children.filter(
+        (c) => c !== node && !c.type.endsWith(":PodDisruptionBudget") && !autoscaler.includes(c),
+      );
       assert.ok(before.length > 20);
+      for (const other of autoscaler) assert.ok(!node.dependencies.includes(other.urn), other.name);
       for (const prerequisite of before) {
         assert.ok(
           node.dependencies.includes(prerequisite.urn),
@@ -116,12 +132,17 @@ for (const stack of STACKS) {
       }
     });
 
-    it("awaits calico-node and Typha with the configured readiness timeout", async () => {
+    it("awaits calico-node, Typha and its autoscaler with the timeout derived from the rollout", async () => {
       const evaluation = await evaluated(stack);
-      const timeout = `${calicoConfig.readinessTimeoutMinutes}m`;
+      const minutes = derivedTimeoutMinutes(
+        estimateRollout(sum(groups, "maxSize"), calicoConfig.maxUnavailable),
+      );
+      assert.ok(minutes >= 10);
+      const timeout = `${minutes}m`;
       for (const [type, name] of [
         ["kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node"],
         ["kubernetes:apps/v1:Deployment", "calico-deployment-calico-typha"],
+        ["kubernetes:apps/v1:Deployment", "calico-deployment-calico-typha-autoscaler"],
       ]) {
         const workload = one(evaluation, type, name);
         assert.deepEqual(workload.options.customTimeouts, { create: timeout, update: timeout });
@@ -132,19 +153,17 @@ for (const stack of STACKS) {
       }
     });
 
-    it("sizes Typha from the node groups' summed maxSize", async () => {
+    it("starts Typha at the replicas for the nodes that exist, then leaves the count to the autoscaler", async () => {
       const evaluation = await evaluated(stack);
-      const maxNodes = groups.reduce((sum, g) => sum + g.maxSize, 0);
+      const initial = typhaReplicas(sum(groups, "desiredSize"));
       const deployment = one(evaluation, "kubernetes:apps/v1:Deployment", "calico-deployment-calico-typha");
-      assert.equal((deployment.inputs.spec as { replicas: number }).replicas, typhaReplicas(maxNodes));
-      assert.equal(
-        (evaluation.outputs.calico as { typhaReplicas: number }).typhaReplicas,
-        typhaReplicas(maxNodes),
-      );
+      assert.equal((deployment.inputs.spec as { replicas: number }).replicas, initial);
+      assert.deepEqual(deployment.options.ignoreChanges, ["spec.replicas"]);
+      assert.equal((evaluation.outputs.calico as { typhaReplicas: number }).typhaReplicas, initial);
     });
 
     it("exports calico-node readiness as kubectl shows it, from the DaemonSet status", async () => {
-      const nodes = groups.reduce((sum, g) => sum + g.desiredSize, 0);
+      const nodes = sum(groups, "desiredSize");
       const evaluation = await evaluated(stack);
       assert.deepEqual(evaluation.outputs.calico, {
         namespace: calicoConfig.namespace,
@@ -155,33 +174,39 @@ for (const stack of STACKS) {
         ready: nodes,
         available: nodes,
         isReady: true,
-        typhaReplicas: typhaReplicas(groups.reduce((sum, g) => sum + g.maxSize, 0)),
-        typhaReadyReplicas: typhaReplicas(groups.reduce((sum, g) => sum + g.maxSize, 0)),
+        typhaReplicas: typhaReplicas(nodes),
+        typhaReadyReplicas: typhaReplicas(nodes),
       });
     });
   });
 }
 
 describe("Calico readiness and overrides", () => {
-  it("reports not ready while a node's calico-node pod is not ready", async () => {
-    const evaluation = await evaluatedWith("staging", { simulate: { notReadyNodes: 2 } });
-    const calico = evaluation.outputs.calico as Record<string, unknown>;
-    // staging runs 3 + 2 nodes; two of them are not ready.
-    assert.deepEqual(
-      [calico.desired, calico.current, calico.updated, calico.ready, calico.available, calico.isReady],
-      [5, 5, 3, 3, 3, false],
+  it("fails the plan, as `pulumi up` would, while a node's calico-node pod is not ready", async () => {
+    const { error } = await evaluateStackExpectingError("staging", { simulate: { notReadyNodes: 2 } });
+    // staging runs 3 + 2 nodes; two of them never get a ready calico-node.
+    assert.match(
+      String((error as Error).message),
+      /calico-node: 3 of 5 pods ready; `pulumi up` fails when the readiness await times out/,
     );
   });
 
-  it("reports not ready with zero nodes, where the await would pass and prove nothing", async () => {
-    const evaluation = await evaluatedWith("dev", {
+  it("refuses a stack whose node groups all start at zero nodes, before any resource", async () => {
+    const { error, resources } = await evaluateStackExpectingError("dev", {
       config: {
         "eks-calico:nodeGroups": [{ name: "general", minSize: 0, desiredSize: 0, maxSize: 2 }],
       },
     });
-    const calico = evaluation.outputs.calico as Record<string, unknown>;
-    assert.equal(calico.desired, 0);
-    assert.equal(calico.isReady, false);
+    assert.ok(ConfigError.isConfigError(error));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["nodeGroups"],
+    );
+    assert.match(error.problems[0].rule, /Calico cannot become ready/);
+    assert.deepEqual(
+      resources.filter((r) => r.custom),
+      [],
+    );
   });
 
   it("moves calico-node and Typha to an overridden namespace, creating it", async () => {
@@ -199,7 +224,9 @@ describe("Calico readiness and overrides", () => {
       sortedByTypeAndName(namespaced),
       sortedByTypeAndName(
         children.filter((c) =>
-          /:(ServiceAccount|Deployment|Service|PodDisruptionBudget|DaemonSet)$/.test(c.type),
+          /:(ServiceAccount|Role|RoleBinding|ConfigMap|Deployment|Service|PodDisruptionBudget|DaemonSet)$/.test(
+            c.type,
+          ),
         ),
       ),
     );

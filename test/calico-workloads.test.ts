@@ -1,7 +1,7 @@
 /** calico-node and Typha as rendered: scheduling, environment, probes, sizing and disruption budgets. */
 import * as assert from "node:assert/strict";
 import { isDaemonSetReady } from "../components/calico/status";
-import { MAX_TYPHA_REPLICAS, TYPHA_TOLERATIONS, typhaReplicas } from "../components/calico/typha";
+import { MAX_TYPHA_REPLICAS, typhaReplicas } from "../components/calico/typha";
 import { calicoNode, envOf, find, render, typha } from "./calico-fixtures";
 
 describe("calico-node DaemonSet", () => {
@@ -13,8 +13,15 @@ describe("calico-node DaemonSet", () => {
     assert.equal(daemonSet.spec.template.metadata?.labels?.["app.kubernetes.io/version"], "v3.31.7");
     assert.deepEqual(daemonSet.spec.updateStrategy, {
       type: "RollingUpdate",
-      rollingUpdate: { maxUnavailable: 1 },
+      rollingUpdate: { maxUnavailable: "10%" },
     });
+  });
+
+  it("rolls as many nodes at once as calico.maxUnavailable says, a count or a percentage", () => {
+    for (const maxUnavailable of [1, 25, "5%", "100%"] as const) {
+      const { daemonSet } = calicoNode(render({ maxUnavailable }));
+      assert.deepEqual(daemonSet.spec.updateStrategy?.rollingUpdate, { maxUnavailable });
+    }
   });
 
   it("tolerates every taint with a single keyless, effectless toleration", () => {
@@ -178,14 +185,14 @@ describe("Typha", () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       assert.throws(
         () => typhaReplicas(bad),
-        /expectedNodes must be a whole number of at least 1/,
+        /the node count must be a whole number of at least 1/,
         String(bad),
       );
     }
   });
 
-  it("runs the planned replicas from the configured image, one per node, spread across zones", () => {
-    const { deployment, pod, container } = typha(render({ expectedNodes: 1000 }));
+  it("starts with the replicas for the nodes at creation, from the configured image, one per node", () => {
+    const { deployment, pod, container } = typha(render({ initialNodes: 1000 }));
     assert.equal(deployment.spec.replicas, 7);
     assert.deepEqual(deployment.spec.selector, { matchLabels: { "k8s-app": "calico-typha" } });
     assert.equal(container.image, "quay.io/calico/typha:v3.31.7");
@@ -210,20 +217,9 @@ describe("Typha", () => {
     });
   });
 
-  it("tolerates tainted node groups but not NoExecute, so a failed node's replica moves", () => {
-    const { pod } = typha();
-    assert.deepEqual(pod.tolerations, [...TYPHA_TOLERATIONS]);
-    assert.deepEqual(pod.tolerations, [
-      { key: "CriticalAddonsOnly", operator: "Exists" },
-      { operator: "Exists", effect: "NoSchedule" },
-    ]);
-    for (const toleration of pod.tolerations ?? []) {
-      assert.ok(
-        toleration.key !== undefined || toleration.effect !== undefined,
-        "no tolerate-everything entry",
-      );
-      assert.notEqual(toleration.effect, "NoExecute");
-    }
+  it("tolerates every taint, as calico-node does, so it runs wherever Felix needs it", () => {
+    assert.deepEqual(typha().pod.tolerations, [{ operator: "Exists" }]);
+    assert.deepEqual(typha().pod.tolerations, calicoNode().pod.tolerations);
   });
 
   it("serves 5473 and reports health on 9098, as a non-root container", () => {

@@ -131,7 +131,7 @@ function fakeEvaluation(withCalico: boolean): StackEvaluation {
       }),
     );
   }
-  return { project: "eks-calico", stack: "test", resources, outputs: {}, secretOutputs: [] };
+  return { project: "eks-calico", stack: "test", resources, outputs: {}, secretOutputs: [], simulated: [] };
 }
 
 describe("offline plan: the tree", () => {

@@ -3,7 +3,8 @@
  * and no CNI installer (the VPC CNI stays the CNI). Facts from Calico's calico-policy-only.yaml and the
  * amazon-vpc-cni-k8s Calico manifests; deliberate differences are commented where they are made.
  */
-import { LINUX_NODE_SELECTOR, notOnFargate } from "./scheduling";
+import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
+import type { MaxUnavailable } from "./rollout";
 import { selectorLabels, workloadLabels } from "./labels";
 import { CALICO_NODE, CALICO_TYPHA } from "./names";
 import type { Container, DaemonSet, EnvVar } from "./types";
@@ -96,14 +97,19 @@ function calicoNodeContainer(registry: string, version: string, namespace: strin
 }
 
 /** The calico-node DaemonSet: one Felix on every Linux EC2 node, whatever its taints. */
-export function renderCalicoNode(namespace: string, registry: string, version: string): DaemonSet {
+export function renderCalicoNode(
+  namespace: string,
+  registry: string,
+  version: string,
+  maxUnavailable: MaxUnavailable,
+): DaemonSet {
   return {
     apiVersion: "apps/v1",
     kind: "DaemonSet",
     metadata: { name: CALICO_NODE, namespace, labels: workloadLabels(CALICO_NODE, version) },
     spec: {
       selector: { matchLabels: selectorLabels(CALICO_NODE) },
-      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable } },
       template: {
         metadata: { labels: workloadLabels(CALICO_NODE, version) },
         spec: {
@@ -111,7 +117,7 @@ export function renderCalicoNode(namespace: string, registry: string, version: s
           nodeSelector: { ...LINUX_NODE_SELECTOR },
           affinity: { nodeAffinity: notOnFargate() },
           // Every node needs Felix, so tolerate every taint: no key and no effect match all of them.
-          tolerations: [{ operator: "Exists" }],
+          tolerations: [...TOLERATE_EVERY_TAINT],
           // Evicting the policy enforcer would leave a node's pods unpoliced.
           priorityClassName: "system-node-critical",
           serviceAccountName: CALICO_NODE,

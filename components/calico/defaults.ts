@@ -12,9 +12,6 @@ export const DEFAULT_CALICO_REGISTRY = "quay.io/calico";
 /** Namespace of calico-node and Typha; kube-system is where the classic policy-only install puts them. */
 export const DEFAULT_CALICO_NAMESPACE = "kube-system";
 
-/** How long `pulumi up` waits for calico-node (and Typha) to become ready before failing. */
-export const DEFAULT_READINESS_TIMEOUT_MINUTES = 10;
-
 /**
  * Calico release lines this component renders objects for. A line is listed only once its CRDs and
  * calico-node's RBAC have been checked against that line's own manifests (see crds.ts).

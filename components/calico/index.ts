@@ -1,11 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import {
-  DEFAULT_CALICO_NAMESPACE,
-  DEFAULT_CALICO_REGISTRY,
-  DEFAULT_CALICO_VERSION,
-  DEFAULT_READINESS_TIMEOUT_MINUTES,
-} from "./defaults";
+import { DEFAULT_AUTOSCALER_REGISTRY, autoscalerObjectList } from "./autoscaler";
+import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY, DEFAULT_CALICO_VERSION } from "./defaults";
 import {
   childResourceName,
   renderCalicoObjectGroups,
@@ -14,7 +10,8 @@ import {
 } from "./objects";
 import { count, isDaemonSetReady, type DaemonSetCounts } from "./status";
 import { typhaReplicas } from "./typha";
-import type { ClusterRole, ClusterRoleBinding, ServiceAccount } from "./types";
+import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
+import type { CalicoObject } from "./types";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -34,15 +31,26 @@ export interface CalicoPolicyOnlyArgs {
   version?: string;
   /** Registry of the `node` and `typha` images; changing it rolls both workloads. @default "quay.io/calico" */
   registry?: string;
+  /** Registry of the cluster-proportional-autoscaler image. @default "registry.k8s.io/cpa" */
+  autoscalerRegistry?: string;
   /**
    * The node groups. Every Calico object waits for them, so the DaemonSet's readiness await sees real
    * nodes (with none, "ready" is instant and proves nothing), and `pulumi destroy` removes Calico first.
    */
   nodes: pulumi.Resource[];
-  /** Nodes to size Typha for: the sum of the node groups' maxSize. Changing it rescales Typha in place. */
-  expectedNodes: number;
-  /** Minutes `pulumi up` waits for calico-node and Typha to become ready before it fails. @default 10 */
-  readinessTimeoutMinutes?: number;
+  /**
+   * Nodes that exist when Calico is created (the node groups' desiredSize summed): Typha starts with the
+   * replicas the autoscaler's ladder gives them, never more (Typha needs a node per replica). After
+   * creation the autoscaler owns the count; changing this changes nothing on a running cluster.
+   */
+  initialNodes: number;
+  /** calico-node pods replaced at once in a rollout: a count or a percentage. @default "10%" */
+  maxUnavailable?: MaxUnavailable;
+  /**
+   * Minutes `pulumi up` waits for Calico's workloads to become ready before it fails; the stack derives it
+   * from the rollout estimate (rollout.ts) unless configured.
+   */
+  readinessTimeoutMinutes: number;
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -64,7 +72,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
   /** Every desired calico-node pod is ready, and there is at least one. */
   readonly isReady: pulumi.Output<boolean>;
   readonly typhaReadyReplicas: pulumi.Output<number>;
-  /** Typha replicas planned for `expectedNodes`. */
+  /** Typha replicas at creation, for `initialNodes`; the autoscaler adjusts them afterwards. */
   readonly typhaReplicas: number;
 
   constructor(name: string, args: CalicoPolicyOnlyArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -73,24 +81,37 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       namespace: args.namespace ?? DEFAULT_CALICO_NAMESPACE,
       version: args.version ?? DEFAULT_CALICO_VERSION,
       registry: args.registry ?? DEFAULT_CALICO_REGISTRY,
-      expectedNodes: args.expectedNodes,
+      autoscalerRegistry: args.autoscalerRegistry ?? DEFAULT_AUTOSCALER_REGISTRY,
+      initialNodes: args.initialNodes,
+      maxUnavailable: args.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE,
     };
     const objects = renderCalicoObjectGroups(settings);
     const base: Options = { parent: this, provider: args.provider, dependsOn: args.nodes };
-    const timeouts = readinessTimeouts(args.readinessTimeoutMinutes ?? DEFAULT_READINESS_TIMEOUT_MINUTES);
+    const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 
     // Namespace, kinds and permissions first; workloads after them, all after the nodes.
     const namespace = objects.namespace
       ? [new k8s.core.v1.Namespace(childResourceName(name, objects.namespace), objects.namespace, base)]
       : [];
     const crds = createCrds(name, objects.crds, base);
-    // Namespaced objects wait for their namespace; cluster-scoped RBAC does not need it.
+    // Namespaced objects wait for their namespace; cluster-scoped objects do not need it.
     const inNamespace: Options = { ...base, dependsOn: [...args.nodes, ...namespace] };
-    const rbac = objects.rbac.map((object) =>
-      createRbacObject(name, object, object.kind === "ServiceAccount" ? inNamespace : base),
-    );
+    const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
+    const rbac = objects.rbac.map((object) => createObject(name, object, scoped(object)));
     const foundations = [...args.nodes, ...namespace, ...crds, ...rbac];
     const typha = createTypha(name, objects.typha, inNamespace, foundations, timeouts);
+
+    // The autoscaler's RBAC and ladder, then the autoscaler itself, once its target exists.
+    const autoscalerDeployment = objects.autoscaler.deployment;
+    const support = autoscalerObjectList(objects.autoscaler)
+      .filter((object) => object !== autoscalerDeployment)
+      .map((object) => createObject(name, object, scoped(object)));
+    createObject(name, autoscalerDeployment, {
+      ...inNamespace,
+      dependsOn: [...args.nodes, ...namespace, ...support, typha.deployment],
+      customTimeouts: timeouts,
+    });
+
     // Felix waits for Typha, so calico-node goes last. Not skipAwait: `pulumi up` fails with the
     // DaemonSet's rollout state if calico-node is not ready within the timeout.
     const node = new k8s.apps.v1.DaemonSet(childResourceName(name, objects.node), objects.node, {
@@ -111,7 +132,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     this.typhaReadyReplicas = typha.deployment.status.apply(
       (s: { readyReplicas?: number } | undefined) => s?.readyReplicas ?? 0,
     );
-    this.typhaReplicas = typhaReplicas(settings.expectedNodes);
+    this.typhaReplicas = typhaReplicas(settings.initialNodes);
 
     this.registerOutputs({
       namespace: this.namespace,
@@ -147,11 +168,8 @@ function createCrds(name: string, crds: CalicoObjectGroups["crds"], opts: Option
   );
 }
 
-function createRbacObject(
-  name: string,
-  object: ServiceAccount | ClusterRole | ClusterRoleBinding,
-  opts: Options,
-): pulumi.CustomResource {
+/** A typed resource for an object of a kind with no options of its own. */
+function createObject(name: string, object: CalicoObject, opts: Options): pulumi.CustomResource {
   const resourceName = childResourceName(name, object);
   switch (object.kind) {
     case "ServiceAccount":
@@ -160,6 +178,16 @@ function createRbacObject(
       return new k8s.rbac.v1.ClusterRole(resourceName, object, opts);
     case "ClusterRoleBinding":
       return new k8s.rbac.v1.ClusterRoleBinding(resourceName, object, opts);
+    case "Role":
+      return new k8s.rbac.v1.Role(resourceName, object, opts);
+    case "RoleBinding":
+      return new k8s.rbac.v1.RoleBinding(resourceName, object, opts);
+    case "ConfigMap":
+      return new k8s.core.v1.ConfigMap(resourceName, object, opts);
+    case "Deployment":
+      return new k8s.apps.v1.Deployment(resourceName, object, opts);
+    default:
+      throw new Error(`no typed resource wired for ${object.kind} ${object.metadata.name}`);
   }
 }
 
@@ -179,6 +207,10 @@ function createTypha(
       ...opts,
       dependsOn: foundations,
       customTimeouts: timeouts,
+      // The autoscaler owns the replica count after creation. With server-side apply, pulumi-kubernetes
+      // leaves an ignored field out of its patch when another manager owns it, and re-sends the live
+      // value otherwise (handleSSAIgnoreFields, provider/pkg/await/await.go): Pulumi never resets it.
+      ignoreChanges: ["spec.replicas"],
     }),
     service: new k8s.core.v1.Service(childResourceName(name, typha.service), typha.service, opts),
     disruptionBudget: new k8s.policy.v1.PodDisruptionBudget(

@@ -21,3 +21,6 @@ export const TYPHA_PORT = 5473;
 
 /** Typha's health port: Felix's default 9099 minus one, as the Tigera operator configures it. */
 export const TYPHA_HEALTH_PORT = 9098;
+
+/** The cluster-proportional-autoscaler that scales Typha, its ServiceAccount, roles and ConfigMap. */
+export const CALICO_TYPHA_AUTOSCALER = "calico-typha-autoscaler";

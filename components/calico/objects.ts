@@ -4,8 +4,10 @@
  *   1. CRDs (Calico's, then the release line's upstream policy kinds), so kinds exist before use;
  *   2. RBAC: ServiceAccounts, ClusterRoles, bindings for calico-node, Typha, the tier getter, aws-node;
  *   3. Typha: Deployment, Service, PodDisruptionBudget;
- *   4. the calico-node DaemonSet, last, because Felix waits for Typha and its permissions.
+ *   4. Typha's autoscaler: its RBAC, its ladder ConfigMap and its Deployment;
+ *   5. the calico-node DaemonSet, last, because Felix waits for Typha and its permissions.
  */
+import { type AutoscalerObjects, autoscalerObjectList, renderTyphaAutoscaler } from "./autoscaler";
 import { renderCrds } from "./crds";
 import { renderCalicoNode } from "./daemonset";
 import { renderRbac } from "./rbac";
@@ -16,6 +18,7 @@ import {
   typhaReplicas,
 } from "./typha";
 import { COMMON_LABELS } from "./labels";
+import type { MaxUnavailable } from "./rollout";
 import type { CalicoObject, DaemonSet, Deployment, Namespace, PodDisruptionBudget, Service } from "./types";
 
 /** Namespaces every EKS cluster has; Calico never creates (nor, on destroy, deletes) these. */
@@ -28,8 +31,12 @@ export interface CalicoSettings {
   version: string;
   /** Registry prefix of the `node` and `typha` images, e.g. "quay.io/calico". */
   registry: string;
-  /** Nodes Calico should plan Typha for (the node groups' maximum sizes summed). */
-  expectedNodes: number;
+  /** Registry prefix of the cluster-proportional-autoscaler image, e.g. "registry.k8s.io/cpa". */
+  autoscalerRegistry: string;
+  /** Nodes that exist when Calico is created (the node groups' desired sizes summed): Typha's first size. */
+  initialNodes: number;
+  /** calico-node pods replaced at once during a rollout. */
+  maxUnavailable: MaxUnavailable;
 }
 
 /** The objects grouped the way the component creates them. */
@@ -39,6 +46,7 @@ export interface CalicoObjectGroups {
   crds: ReturnType<typeof renderCrds>;
   rbac: ReturnType<typeof renderRbac>;
   typha: { deployment: Deployment; service: Service; disruptionBudget: PodDisruptionBudget };
+  autoscaler: AutoscalerObjects;
   node: DaemonSet;
 }
 
@@ -51,11 +59,12 @@ export function renderCalicoObjectGroups(settings: CalicoSettings): CalicoObject
     crds: renderCrds(version),
     rbac: renderRbac(namespace, version),
     typha: {
-      deployment: renderTyphaDeployment(namespace, registry, version, typhaReplicas(settings.expectedNodes)),
+      deployment: renderTyphaDeployment(namespace, registry, version, typhaReplicas(settings.initialNodes)),
       service: renderTyphaService(namespace),
       disruptionBudget: renderTyphaDisruptionBudget(namespace),
     },
-    node: renderCalicoNode(namespace, registry, version),
+    autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry),
+    node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable),
   };
 }
 
@@ -69,6 +78,7 @@ export function renderCalicoObjects(settings: CalicoSettings): CalicoObject[] {
     groups.typha.deployment,
     groups.typha.service,
     groups.typha.disruptionBudget,
+    ...autoscalerObjectList(groups.autoscaler),
     groups.node,
   ];
 }
@@ -79,6 +89,9 @@ const KIND_SLUGS: Record<CalicoObject["kind"], string> = {
   ServiceAccount: "sa",
   ClusterRole: "role",
   ClusterRoleBinding: "binding",
+  Role: "namespacedrole",
+  RoleBinding: "namespacedbinding",
+  ConfigMap: "configmap",
   Deployment: "deployment",
   Service: "service",
   PodDisruptionBudget: "pdb",

@@ -47,6 +47,19 @@ export interface ClusterRoleBinding extends Typed<"rbac.authorization.k8s.io/v1"
   subjects: Unwrap<k8s.types.input.rbac.v1.Subject>[];
 }
 
+export interface Role extends Typed<"rbac.authorization.k8s.io/v1", "Role"> {
+  rules: PolicyRule[];
+}
+
+export interface RoleBinding extends Typed<"rbac.authorization.k8s.io/v1", "RoleBinding"> {
+  roleRef: Unwrap<k8s.types.input.rbac.v1.RoleRef>;
+  subjects: Unwrap<k8s.types.input.rbac.v1.Subject>[];
+}
+
+export interface ConfigMap extends Typed<"v1", "ConfigMap"> {
+  data: Record<string, string>;
+}
+
 export interface DaemonSet extends Typed<"apps/v1", "DaemonSet"> {
   spec: Unwrap<k8s.types.input.apps.v1.DaemonSetSpec>;
 }
@@ -70,6 +83,9 @@ export type CalicoObject =
   | ServiceAccount
   | ClusterRole
   | ClusterRoleBinding
+  | Role
+  | RoleBinding
+  | ConfigMap
   | Deployment
   | Service
   | PodDisruptionBudget

@@ -2,10 +2,10 @@
  * Typha: fans datastore updates out to every Felix, so the API server sees a few watchers instead of one
  * per node. Deployment, Service and PodDisruptionBudget `calico-typha`.
  */
-import { LINUX_NODE_SELECTOR, notOnFargate } from "./scheduling";
+import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA, TYPHA_HEALTH_PORT, TYPHA_PORT } from "./names";
-import type { Container, Deployment, PodDisruptionBudget, Service, Toleration } from "./types";
+import type { Container, Deployment, PodDisruptionBudget, Service } from "./types";
 
 /** Ceiling on replicas; the operator's formula reaches it at 3,600 nodes. */
 export const MAX_TYPHA_REPLICAS = 20;
@@ -14,34 +14,24 @@ export const MAX_TYPHA_REPLICAS = 20;
 const NODES_PER_TYPHA = 200;
 
 /**
- * Typha replicas for a cluster of `expectedNodes` nodes: the Tigera operator's formula
+ * Typha replicas for a cluster of `nodes` nodes: the Tigera operator's formula
  * (GetExpectedTyphaScale: 1-2 nodes -> 1, 3-4 -> 2, else max(3, floor(n/200) + 2)) capped at
  * {@link MAX_TYPHA_REPLICAS}, and never more replicas than nodes: Typha binds a fixed host port, so two
  * replicas cannot share a node.
  */
-export function typhaReplicas(expectedNodes: number): number {
-  if (!Number.isInteger(expectedNodes) || expectedNodes < 1) {
-    throw new Error(`expectedNodes must be a whole number of at least 1, got ${String(expectedNodes)}`);
+export function typhaReplicas(nodes: number): number {
+  if (!Number.isInteger(nodes) || nodes < 1) {
+    throw new Error(`the node count must be a whole number of at least 1, got ${String(nodes)}`);
   }
   let replicas: number;
-  if (expectedNodes <= 2) replicas = 1;
-  else if (expectedNodes <= 4) replicas = 2;
-  else replicas = Math.max(3, Math.floor(expectedNodes / NODES_PER_TYPHA) + 2);
-  return Math.min(replicas, MAX_TYPHA_REPLICAS, expectedNodes);
+  if (nodes <= 2) replicas = 1;
+  else if (nodes <= 4) replicas = 2;
+  else replicas = Math.max(3, Math.floor(nodes / NODES_PER_TYPHA) + 2);
+  return Math.min(replicas, MAX_TYPHA_REPLICAS, nodes);
 }
 
 /** Typha sheds its clients gradually over this many seconds on shutdown; the env var must match. */
 const TYPHA_SHUTDOWN_SECONDS = 300;
-
-/**
- * Typha may run on tainted node groups (it is needed before any pod can be policed), but it is a
- * Deployment, not a per-node agent: without a NoExecute toleration, the default not-ready/unreachable
- * tolerations (300 s) still evict it from a failed node so its replica is rescheduled elsewhere.
- */
-export const TYPHA_TOLERATIONS: readonly Toleration[] = [
-  { key: "CriticalAddonsOnly", operator: "Exists" },
-  { operator: "Exists", effect: "NoSchedule" },
-];
 
 function env(name: string, value: string) {
   return { name, value };
@@ -86,7 +76,10 @@ function typhaContainer(registry: string, version: string, namespace: string): C
   };
 }
 
-/** The Typha Deployment, `replicas` spread one per node and preferably across zones. */
+/**
+ * The Typha Deployment, `replicas` spread one per node and preferably across zones. `replicas` is the
+ * count at creation; the autoscaler (autoscaler.ts) owns it afterwards.
+ */
 export function renderTyphaDeployment(
   namespace: string,
   registry: string,
@@ -132,7 +125,7 @@ export function renderTyphaDeployment(
               ],
             },
           },
-          tolerations: [...TYPHA_TOLERATIONS],
+          tolerations: [...TOLERATE_EVERY_TAINT],
           priorityClassName: "system-cluster-critical",
           serviceAccountName: CALICO_TYPHA,
           terminationGracePeriodSeconds: TYPHA_SHUTDOWN_SECONDS,

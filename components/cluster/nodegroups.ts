@@ -36,11 +36,6 @@ export function toEksTaints(
   return taints.map((t) => ({ key: t.key, value: t.value, effect: EKS_TAINT_EFFECTS[t.effect] }));
 }
 
-/** The most nodes the node groups can reach: what Typha and per-node add-ons are sized for. */
-export function maxNodeCount(groups: readonly Pick<NodeGroupSpec, "maxSize">[]): number {
-  return groups.reduce((sum, g) => sum + g.maxSize, 0);
-}
-
 /**
  * EC2 resources a node's launch creates, each tagged from the launch template: EKS copies only the node
  * group's own tags to the Auto Scaling group, not to instances, volumes or network interfaces.

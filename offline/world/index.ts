@@ -4,34 +4,40 @@
  * - addon-versions.ts: EKS's default add-on version per Kubernetes version;
  * - aws-calls.ts: the data sources the program reads, answered from those tables;
  * - eks.ts: outputs of the remote @pulumi/eks components;
- * - cluster.ts: what the cluster reports for the Kubernetes objects.
+ * - nodes.ts: the nodes each node group starts with;
+ * - scheduling.ts: where a pod can run;
+ * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AWS_CALLS } from "./aws-calls";
-import { type ClusterSimulation, kubernetesObject } from "./cluster";
+import { type SimulatedNode, nodesOfGroup } from "./nodes";
+import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
 
 export { UnanswerableCall } from "./aws-calls";
-export { type ClusterSimulation } from "./cluster";
+export { type ClusterSimulation, SimulatedFailure } from "./workloads";
+export { CannotSimulate } from "./scheduling";
 export { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 export { REGIONS } from "./regions";
 export { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
 
 export class OfflineWorld implements pulumi.runtime.Mocks {
-  /** Desired size of every managed node group registered so far: the simulated nodes. */
-  private readonly nodeGroupSizes = new Map<string, number>();
+  /** The nodes of every managed node group registered so far, by group. */
+  private readonly groups = new Map<string, SimulatedNode[]>();
+  /** What the world decided that AWS or the cluster would decide, for the plan to show as simulated. */
+  readonly simulated: string[] = [];
 
   constructor(
     private readonly region: string | undefined,
     private readonly simulation: ClusterSimulation = {},
   ) {}
 
-  /** Nodes the simulated cluster runs: every node group at its desired size. */
-  get nodeCount(): number {
-    return [...this.nodeGroupSizes.values()].reduce((a, b) => a + b, 0);
+  /** The simulated cluster's nodes: every node group at its desired size. */
+  get nodes(): SimulatedNode[] {
+    return [...this.groups.values()].flat();
   }
 
   call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
@@ -56,8 +62,14 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     const inputs = args.inputs as Record<string, unknown>;
     if (args.custom !== true)
       return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
-    if (args.type.startsWith("kubernetes:"))
-      return kubernetesObject(args.type, inputs, this.nodeCount, this.simulation);
+    if (args.type.startsWith("kubernetes:")) {
+      try {
+        return applyObject(args.type, inputs, this.nodes, this.simulation, this.simulated);
+      } catch (error) {
+        // The SDK reports a failed registration by its gRPC `details`, as the CLI sends it.
+        throw Object.assign(error as Error, { details: (error as Error).message });
+      }
+    }
     const id = placeholder(`${shortType(args.type)}-id`, args.name);
     const state: Record<string, unknown> = { ...inputs };
     if (args.type.startsWith("aws:")) {
@@ -79,8 +91,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       case "eks:index:Cluster":
         return clusterOutputs(name, inputs);
       case "eks:index:ManagedNodeGroup": {
-        const scaling = inputs.scalingConfig as { desiredSize?: number } | undefined;
-        this.nodeGroupSizes.set(name, scaling?.desiredSize ?? 0);
+        const nodes = nodesOfGroup(name, inputs);
+        this.groups.set(name, nodes);
+        this.simulated.push(
+          `${name}: ${nodes.length} node${nodes.length === 1 ? "" : "s"} (its desiredSize)`,
+        );
         return managedNodeGroupOutputs(name, inputs);
       }
       default:

@@ -4,10 +4,11 @@ import {
   DEFAULT_CALICO_NAMESPACE,
   DEFAULT_CALICO_REGISTRY,
   DEFAULT_CALICO_VERSION,
-  DEFAULT_READINESS_TIMEOUT_MINUTES,
   SUPPORTED_CALICO_MINORS,
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
+import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
+import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
 
 // RFC 1123 label: what Kubernetes accepts as a namespace name.
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -34,11 +35,28 @@ export const calicoSchema = z.strictObject({
     .max(63, { error: "must be at most 63 characters" })
     .regex(DNS_LABEL, { error: "must be a DNS label: lowercase letters, digits and '-'" })
     .default(DEFAULT_CALICO_NAMESPACE),
-  /** How long `pulumi up` waits for calico-node to be ready on every node before failing. */
+  /** Registry holding `cluster-proportional-autoscaler` (Typha's autoscaler); a mirror for private nodes. */
+  autoscalerRegistry: z
+    .string()
+    .regex(REGISTRY, {
+      error: "must be a registry prefix such as registry.k8s.io/cpa (no scheme, no trailing /)",
+    })
+    .default(DEFAULT_AUTOSCALER_REGISTRY),
+  /** calico-node pods replaced at once in a rollout: a whole number or a percentage of the nodes. */
+  maxUnavailable: z
+    .union(
+      [z.number().int().min(1), z.string().regex(/^([1-9]|[1-9][0-9]|100)%$/) as z.ZodType<`${number}%`>],
+      { error: 'must be a whole number >= 1 or a percentage from "1%" to "100%"' },
+    )
+    .default(DEFAULT_MAX_UNAVAILABLE),
+  /**
+   * How long `pulumi up` waits for Calico to be ready on every node before failing. Unset: derived from
+   * the rollout estimate at the node groups' maximum size (components/calico/rollout.ts).
+   */
   readinessTimeoutMinutes: z
     .number()
     .int({ error: "must be a whole number of minutes" })
     .min(1, { error: "must be at least 1" })
-    .max(60, { error: "must be at most 60" })
-    .default(DEFAULT_READINESS_TIMEOUT_MINUTES),
+    .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
+    .optional(),
 });

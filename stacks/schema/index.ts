@@ -9,6 +9,13 @@ import { clusterSchema } from "./cluster";
 import { networkSchema } from "./network";
 import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
 import { tagsSchema } from "./tags";
+import {
+  MAX_TIMEOUT_MINUTES,
+  derivedTimeoutMinutes,
+  describeEstimate,
+  estimateRollout,
+  minutesOf,
+} from "../../components/calico/rollout";
 
 export { SUPPORTED_KUBERNETES_VERSIONS, CONTROL_PLANE_LOG_TYPES, LOG_RETENTION_DAYS } from "./cluster";
 export { MIN_SUBNET_PREFIX } from "./network";
@@ -43,9 +50,49 @@ export const stackConfigSchema = z
           }
         });
       }
+      checkRolloutTimeout(config, ctx);
     },
     { when: () => true },
   );
+
+/** The most nodes calico-node may have to roll over: every group at its maxSize. */
+export function maxRolloutNodes(groups: readonly { maxSize: number }[]): number {
+  return groups.reduce((sum, g) => sum + g.maxSize, 0);
+}
+
+/**
+ * A configured readiness timeout must fit the estimated rollout at the groups' maximum size; a derived one
+ * must stay within the longest wait accepted.
+ */
+function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  const groups = config.nodeGroups;
+  const calico = config.calico as { maxUnavailable?: unknown; readinessTimeoutMinutes?: unknown } | undefined;
+  if (!Array.isArray(groups) || calico === undefined) return;
+  const sizes = groups.map((g) => (g as { maxSize?: unknown } | null)?.maxSize);
+  const { maxUnavailable, readinessTimeoutMinutes: timeout } = calico;
+  const validMax = typeof maxUnavailable === "number" || /^\d+%$/.test(String(maxUnavailable));
+  if (!sizes.every((s) => typeof s === "number" && s >= 0) || !validMax) return;
+  const estimate = estimateRollout(
+    maxRolloutNodes(sizes.map((maxSize) => ({ maxSize: maxSize as number }))),
+    maxUnavailable as never,
+  );
+  const needed = minutesOf(estimate.seconds);
+  if (typeof timeout === "number" && timeout < needed) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["calico", "readinessTimeoutMinutes"],
+      input: timeout,
+      message: `is shorter than the estimated calico-node rollout (${describeEstimate(estimate, maxUnavailable as never)}): raise it to at least ${needed}, raise calico.maxUnavailable, or remove it to use the derived ${derivedTimeoutMinutes(estimate)}`,
+    });
+  } else if (timeout === undefined && derivedTimeoutMinutes(estimate) > MAX_TIMEOUT_MINUTES) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["calico", "maxUnavailable"],
+      input: maxUnavailable,
+      message: `makes the calico-node rollout too slow to wait for (${describeEstimate(estimate, maxUnavailable as never)}): raise it, for example to "10%"`,
+    });
+  }
+}
 
 export type StackConfig = z.infer<typeof stackConfigSchema>;
 export type NetworkConfig = StackConfig["network"];

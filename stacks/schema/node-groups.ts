@@ -173,6 +173,17 @@ export const nodeGroupsSchema = z
           Array.isArray(taints) && taints.some((t) => REPELLING.has((t as { effect?: string }).effect ?? ""));
         return clusterAddons === true || !repelled;
       });
+      // With no node at creation, calico-node's readiness await has nothing to wait for and Typha no node
+      // to run on: the `up` would wait out its timeout and fail.
+      const desired = groups.map((g) => (g as { desiredSize?: unknown }).desiredSize);
+      if (groups.length > 0 && desired.every((d) => d === 0)) {
+        ctx.addIssue({
+          code: "custom",
+          input: desired,
+          message:
+            "must start with at least one node: every group has desiredSize 0, so Calico cannot become ready (calico-node and Typha need a node to run on); give one group desiredSize >= 1",
+        });
+      }
       if (groups.length > 0 && !hostsCoreDns) {
         ctx.addIssue({
           code: "custom",

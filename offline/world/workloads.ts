@@ -1,0 +1,110 @@
+/**
+ * What the simulated cluster reports for each Kubernetes object after apply. Workloads are placed on the
+ * simulated nodes by the rules of scheduling.ts: a DaemonSet wants a pod on every node its pods can run
+ * on; a Deployment is ready only as far as its replicas can be placed. Where pulumi-kubernetes' await
+ * would time out (replicas that cannot be scheduled, pods not ready), the apply fails here with the
+ * reason, as `pulumi up` would after its timeout.
+ */
+import type { SimulatedNode } from "./nodes";
+import { type PodSpec, onePerNode, whyNot } from "./scheduling";
+
+/** How the simulated cluster behaves beyond what the program decides. */
+export interface ClusterSimulation {
+  /** Nodes whose calico-node pod never becomes ready (a crash loop, an image that cannot be pulled). */
+  notReadyNodes?: number;
+}
+
+/** An apply that `pulumi up` would fail, with what the cluster would show. */
+export class SimulatedFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SimulatedFailure";
+  }
+}
+
+interface Workload {
+  metadata?: { name?: string; namespace?: string };
+  spec?: { replicas?: number; template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpec } };
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** Nodes `pod` can run on, and why the first of the others cannot. */
+function placement(pod: PodSpec, nodes: readonly SimulatedNode[]) {
+  const eligible: SimulatedNode[] = [];
+  let excluded: string | undefined;
+  for (const node of nodes) {
+    const reason = whyNot(pod, node);
+    if (reason === undefined) eligible.push(node);
+    else excluded ??= `${node.name}: ${reason}`;
+  }
+  return { eligible, excluded };
+}
+
+/** An object's id and state as the cluster would return them, or a SimulatedFailure. */
+export function applyObject(
+  type: string,
+  inputs: Record<string, unknown>,
+  nodes: readonly SimulatedNode[],
+  simulation: ClusterSimulation,
+  notes: string[],
+): { id: string; state: Record<string, unknown> } {
+  const workload = inputs as Workload;
+  const name = workload.metadata?.name ?? "(unnamed)";
+  const id = [workload.metadata?.namespace, workload.metadata?.name].filter((p) => p !== undefined).join("/");
+  const state: Record<string, unknown> = { ...inputs };
+  const pod = workload.spec?.template?.spec ?? {};
+
+  if (type === "kubernetes:apps/v1:DaemonSet") {
+    const { eligible, excluded } = placement(pod, nodes);
+    const desired = eligible.length;
+    const ready = Math.max(0, desired - (simulation.notReadyNodes ?? 0));
+    if (ready < desired) {
+      throw new SimulatedFailure(
+        `${name}: ${ready} of ${plural(desired, "pod")} ready; \`pulumi up\` fails when the readiness await times out`,
+      );
+    }
+    notes.push(
+      `${name}: ${plural(desired, "pod")} desired and ready, one on each of ${desired} of ${plural(nodes.length, "node")}` +
+        (excluded !== undefined ? ` (not on ${nodes.length - desired}: ${excluded})` : ""),
+    );
+    state.status = {
+      observedGeneration: 1,
+      desiredNumberScheduled: desired,
+      currentNumberScheduled: desired,
+      updatedNumberScheduled: ready,
+      numberReady: ready,
+      numberAvailable: ready,
+      numberUnavailable: desired - ready,
+      numberMisscheduled: 0,
+    };
+  }
+
+  if (type === "kubernetes:apps/v1:Deployment") {
+    const replicas = workload.spec?.replicas ?? 1;
+    const { eligible, excluded } = placement(pod, nodes);
+    const perNode = onePerNode(pod, workload.spec?.template?.metadata?.labels ?? {});
+    const placed = perNode ? Math.min(replicas, eligible.length) : eligible.length > 0 ? replicas : 0;
+    if (placed < replicas) {
+      throw new SimulatedFailure(
+        `${name}: ${replicas - placed} of ${plural(replicas, "replica")} cannot be scheduled: ` +
+          `${plural(eligible.length, "node")} ${eligible.length === 1 ? "fits" : "fit"}` +
+          (perNode ? ", one replica per node" : "") +
+          (excluded !== undefined ? ` (${excluded})` : ""),
+      );
+    }
+    notes.push(
+      `${name}: ${plural(replicas, "replica")} scheduled and ready on ${plural(eligible.length, "eligible node")}`,
+    );
+    state.status = {
+      observedGeneration: 1,
+      replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      updatedReplicas: replicas,
+    };
+  }
+  return { id, state };
+}
