@@ -74,6 +74,9 @@ const CALICO_OBJECTS: ResourceSet = {
   ],
 };
 
+/** Kinds of Calico objects that live outside any namespace. */
+const CLUSTER_SCOPED: readonly string[] = [T.namespace, T.crd, T.clusterRole, T.clusterRoleBinding];
+
 /** Pulumi names of Typha's autoscaler objects: `<component>-<kind>-calico-typha-autoscaler`. */
 const AUTOSCALER = /-calico-typha-autoscaler$/;
 
@@ -171,16 +174,7 @@ export const ORDERING: readonly OrderingRule[] = [
     before: { label: "the Calico namespace (when not kube-system)", types: [T.namespace] },
     after: {
       label: "every namespaced Calico object",
-      types: [
-        T.serviceAccount,
-        T.k8sRole,
-        T.k8sRoleBinding,
-        T.configMap,
-        T.deployment,
-        T.service,
-        T.pdb,
-        T.daemonSet,
-      ],
+      types: CALICO_OBJECTS.types.filter((t) => !CLUSTER_SCOPED.includes(t)),
     },
     why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
     source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
