@@ -48,6 +48,7 @@ const T = {
   k8sRole: "kubernetes:rbac.authorization.k8s.io/v1:Role",
   k8sRoleBinding: "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
   configMap: "kubernetes:core/v1:ConfigMap",
+  secret: "kubernetes:core/v1:Secret",
   deployment: "kubernetes:apps/v1:Deployment",
   service: "kubernetes:core/v1:Service",
   pdb: "kubernetes:policy/v1:PodDisruptionBudget",
@@ -67,6 +68,7 @@ const CALICO_OBJECTS: ResourceSet = {
     T.k8sRole,
     T.k8sRoleBinding,
     T.configMap,
+    T.secret,
     T.deployment,
     T.service,
     T.pdb,
@@ -203,6 +205,20 @@ export const ORDERING: readonly OrderingRule[] = [
     after: { label: "the calico-node DaemonSet", types: [T.daemonSet] },
     why: "Felix connects to Typha through its Service and is not ready until it can",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: {
+      label: "the Typha TLS CA and certificate Secrets",
+      types: [T.configMap, T.secret],
+      name: /-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,
+    },
+    after: {
+      label: "Typha and calico-node",
+      types: [T.deployment, T.daemonSet],
+      name: /-calico-(typha|node)$/,
+    },
+    why: "their pods mount the CA and certificates and stay in ContainerCreating until they exist",
+    source: "https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod",
   },
   {
     before: { label: "Typha's Deployment", types: [T.deployment], name: /-calico-typha$/ },

@@ -21,8 +21,8 @@ export type PlanFileName = (typeof PLAN_FILES)[number];
 
 export const LEGEND =
   "Legend: <kind:resource-name> is a placeholder for a value only AWS or the cluster knows (an id, an ARN, " +
-  "an endpoint); [secret] is a secret value; (remote) components are implemented by a provider plugin, " +
-  "which creates their children at deploy time.";
+  "an endpoint), <pem:...> one for a certificate made at deploy time; [secret] is a secret value; (remote) " +
+  "components are implemented by a provider plugin, which creates their children at deploy time.";
 
 /**
  * One resource in resources.json: the engine's record, with references to other resources written
@@ -82,11 +82,26 @@ export function maskedInputKeys(record: ResourceRecord): string[] {
   return record.secretInputs.filter((key) => key in record.inputs).sort();
 }
 
-/** Inputs with secrets masked. */
+/** What a PEM block (a certificate the tls provider makes at deploy time) is shown as. */
+export const PEM_PLACEHOLDER = "<pem:made by the tls provider at deploy time>";
+
+/** PEM blocks replaced by {@link PEM_PLACEHOLDER}: new keys and signatures at every run, like ids. */
+function withoutPem(value: unknown): unknown {
+  if (typeof value === "string") return value.includes("-----BEGIN ") ? PEM_PLACEHOLDER : value;
+  if (Array.isArray(value)) return value.map(withoutPem);
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutPem(v)]));
+  return value;
+}
+
+/** Inputs with secrets masked and generated PEM blocks replaced by a placeholder. */
 export function maskedInputs(record: ResourceRecord): Record<string, unknown> {
   const masked = new Set(maskedInputKeys(record));
   return Object.fromEntries(
-    Object.entries(record.inputs).map(([key, value]) => [key, masked.has(key) ? SECRET_MASK : value]),
+    Object.entries(record.inputs).map(([key, value]) => [
+      key,
+      masked.has(key) ? SECRET_MASK : withoutPem(value),
+    ]),
   );
 }
 

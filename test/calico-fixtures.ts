@@ -75,6 +75,7 @@ export const NAMESPACED_KINDS = new Set([
   "Role",
   "RoleBinding",
   "ConfigMap",
+  "Secret",
   "Deployment",
   "Service",
   "PodDisruptionBudget",

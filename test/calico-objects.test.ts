@@ -24,6 +24,9 @@ describe("calico object list", () => {
       "ClusterRoleBinding/calico-tier-getter",
       "ClusterRole/eks-calico-aws-node-pod-patch",
       "ClusterRoleBinding/eks-calico-aws-node-pod-patch",
+      "ConfigMap/calico-typha-ca",
+      "Secret/calico-typha-tls",
+      "Secret/calico-felix-typha-tls",
       "Deployment/calico-typha",
       "Service/calico-typha",
       "PodDisruptionBudget/calico-typha",
@@ -76,6 +79,9 @@ describe("calico object list", () => {
       "ClusterRoleBinding/calico-node: subjects[0].namespace",
       "ServiceAccount/calico-typha: metadata.namespace",
       "ClusterRoleBinding/calico-typha: subjects[0].namespace",
+      "ConfigMap/calico-typha-ca: metadata.namespace",
+      "Secret/calico-typha-tls: metadata.namespace",
+      "Secret/calico-felix-typha-tls: metadata.namespace",
       "Deployment/calico-typha: metadata.namespace",
       `Deployment/calico-typha: spec.template.spec.containers[0].env[${typhaNamespace}].value`,
       "Service/calico-typha: metadata.namespace",
@@ -183,7 +189,7 @@ describe("calico objects against the Kubernetes OpenAPI schema", () => {
         });
         assert.deepEqual(failures, []);
         const created = namespace === DEFAULT_CALICO_NAMESPACE ? 0 : 1;
-        assert.equal(objects.length, created + crdKindsFor(version).length + 21, "validated the whole list");
+        assert.equal(objects.length, created + crdKindsFor(version).length + 24, "validated the whole list");
       });
     }
   }

@@ -85,6 +85,11 @@ describe("calico-node DaemonSet", () => {
       FELIX_HEALTHENABLED: "true",
       CALICO_DISABLE_FILE_LOGGING: "true",
       FELIX_LOGSEVERITYSCREEN: "info",
+      // Mutual TLS to Typha: its CA, Felix's client certificate, and the name Typha's must carry.
+      FELIX_TYPHACAFILE: "/etc/calico/typha-ca/ca.crt",
+      FELIX_TYPHACERTFILE: "/etc/calico/felix-typha-tls/tls.crt",
+      FELIX_TYPHAKEYFILE: "/etc/calico/felix-typha-tls/tls.key",
+      FELIX_TYPHACN: "calico-typha",
     };
     for (const [name, value] of Object.entries(expected)) {
       assert.deepEqual(env.get(name), { name, value }, name);
@@ -127,9 +132,10 @@ describe("calico-node DaemonSet", () => {
     assert.ok((container.readinessProbe?.timeoutSeconds ?? 1) >= 5);
   });
 
-  it("mounts exactly the host paths Felix needs, /lib/modules read-only", () => {
+  it("mounts exactly the host paths Felix needs, /lib/modules read-only, and its Typha TLS files", () => {
     const { pod, container } = calicoNode();
-    const volumes = Object.fromEntries((pod.volumes ?? []).map((v) => [v.name, v.hostPath]));
+    const hostPaths = (pod.volumes ?? []).filter((v) => v.hostPath !== undefined);
+    const volumes = Object.fromEntries(hostPaths.map((v) => [v.name, v.hostPath]));
     assert.deepEqual(volumes, {
       "lib-modules": { path: "/lib/modules" },
       "xtables-lock": { path: "/run/xtables.lock", type: "FileOrCreate" },
@@ -142,7 +148,16 @@ describe("calico-node DaemonSet", () => {
       "/run/xtables.lock": false,
       "/var/run/calico": false,
       "/var/lib/calico": false,
+      "/etc/calico/typha-ca": true,
+      "/etc/calico/felix-typha-tls": true,
     });
+    assert.deepEqual(
+      (pod.volumes ?? []).filter((v) => v.hostPath === undefined),
+      [
+        { name: "typha-ca", configMap: { name: "calico-typha-ca" } },
+        { name: "typha-tls", secret: { secretName: "calico-felix-typha-tls", defaultMode: 0o440 } },
+      ],
+    );
   });
 
   it("counts as ready only when every desired pod is ready and there is at least one", () => {

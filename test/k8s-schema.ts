@@ -30,6 +30,7 @@ const MODEL_FILES: Readonly<Record<string, string>> = {
   Role: "rbac.authorization.k8s.io/v1/Role",
   RoleBinding: "rbac.authorization.k8s.io/v1/RoleBinding",
   ConfigMap: "v1/ConfigMap",
+  Secret: "v1/Secret",
   Deployment: "apps/v1/Deployment",
   Service: "v1/Service",
   PodDisruptionBudget: "policy/v1/PodDisruptionBudget",

@@ -5,6 +5,7 @@
  */
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import type { MaxUnavailable } from "./rollout";
+import { felixTls } from "./typha-tls";
 import { selectorLabels, workloadLabels } from "./labels";
 import { CALICO_NODE, CALICO_TYPHA } from "./names";
 import type { Container, DaemonSet, EnvVar } from "./types";
@@ -81,18 +82,18 @@ function calicoNodeContainer(registry: string, version: string, namespace: strin
     name: CALICO_NODE,
     image: `${registry}/node:${version}`,
     imagePullPolicy: "IfNotPresent",
-    env: calicoNodeEnv(namespace),
+    // Felix reaches Typha over mutual TLS (typha-tls.ts).
+    env: [...calicoNodeEnv(namespace), ...felixTls.env],
     // Felix programs iptables in the host network namespace.
     securityContext: { privileged: true },
     // Requests only: a CPU or memory limit on the node's policy enforcer risks throttling or OOM kills.
     resources: { requests: { cpu: "250m", memory: "128Mi" } },
     livenessProbe: { ...felixProbe("-felix-live"), initialDelaySeconds: 10, failureThreshold: 6 },
     readinessProbe: felixProbe("-felix-ready"),
-    volumeMounts: CALICO_NODE_HOST_MOUNTS.map((m) => ({
-      name: m.name,
-      mountPath: m.path,
-      readOnly: m.readOnly,
-    })),
+    volumeMounts: [
+      ...CALICO_NODE_HOST_MOUNTS.map((m) => ({ name: m.name, mountPath: m.path, readOnly: m.readOnly })),
+      ...felixTls.volumeMounts,
+    ],
   };
 }
 
@@ -124,10 +125,13 @@ export function renderCalicoNode(
           // Felix leaves its rules in place when it stops; upstream kills it at once to shorten rollouts.
           terminationGracePeriodSeconds: 0,
           containers: [calicoNodeContainer(registry, version, namespace)],
-          volumes: CALICO_NODE_HOST_MOUNTS.map((m) => ({
-            name: m.name,
-            hostPath: m.type === undefined ? { path: m.path } : { path: m.path, type: m.type },
-          })),
+          volumes: [
+            ...CALICO_NODE_HOST_MOUNTS.map((m) => ({
+              name: m.name,
+              hostPath: m.type === undefined ? { path: m.path } : { path: m.path, type: m.type },
+            })),
+            ...felixTls.volumes,
+          ],
         },
       },
     },

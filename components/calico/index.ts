@@ -10,8 +10,10 @@ import {
 } from "./objects";
 import { count, isDaemonSetReady, type DaemonSetCounts } from "./status";
 import { typhaReplicas } from "./typha";
+import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
-import type { CalicoObject } from "./types";
+import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
+import type { CalicoObject, DaemonSet, Deployment } from "./types";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -98,8 +100,40 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     const inNamespace: Options = { ...base, dependsOn: [...args.nodes, ...namespace] };
     const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
     const rbac = objects.rbac.map((object) => createObject(name, object, scoped(object)));
-    const foundations = [...args.nodes, ...namespace, ...crds, ...rbac];
-    const typha = createTypha(name, objects.typha, inNamespace, foundations, timeouts);
+    // Typha's CA and certificates, delivered to both workloads as a ConfigMap and two Secrets.
+    const certificates = createTyphaCertificates(name, this);
+    const tlsObjects = [
+      new k8s.core.v1.ConfigMap(
+        childResourceName(name, objects.tls.ca),
+        { ...objects.tls.ca, data: { [CA_KEY]: certificates.caCert } },
+        inNamespace,
+      ),
+      ...(["server", "client"] as const).map(
+        (side) =>
+          new k8s.core.v1.Secret(
+            childResourceName(name, objects.tls[side]),
+            {
+              ...objects.tls[side],
+              stringData: {
+                [CERT_KEY]: certificates[side].cert,
+                [PRIVATE_KEY_KEY]: certificates[side].key,
+              },
+            },
+            inNamespace,
+          ),
+      ),
+    ];
+    const foundations = [...args.nodes, ...namespace, ...crds, ...rbac, ...tlsObjects];
+    const typha = createTypha(
+      name,
+      {
+        ...objects.typha,
+        deployment: withTemplateAnnotation(objects.typha.deployment, certificates.server.validUntil),
+      },
+      inNamespace,
+      foundations,
+      timeouts,
+    );
 
     // The autoscaler's RBAC and ladder, then the autoscaler itself, once its target exists.
     const autoscalerDeployment = objects.autoscaler.deployment;
@@ -114,11 +148,15 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
 
     // Felix waits for Typha, so calico-node goes last. Not skipAwait: `pulumi up` fails with the
     // DaemonSet's rollout state if calico-node is not ready within the timeout.
-    const node = new k8s.apps.v1.DaemonSet(childResourceName(name, objects.node), objects.node, {
-      ...base,
-      dependsOn: [...foundations, typha.deployment, typha.service],
-      customTimeouts: timeouts,
-    });
+    const node = new k8s.apps.v1.DaemonSet(
+      childResourceName(name, objects.node),
+      withTemplateAnnotation(objects.node, certificates.client.validUntil),
+      {
+        ...base,
+        dependsOn: [...foundations, typha.deployment, typha.service],
+        customTimeouts: timeouts,
+      },
+    );
 
     const status: pulumi.Output<DaemonSetCounts | undefined> = node.status;
     this.namespace = pulumi.output(settings.namespace);
@@ -166,6 +204,30 @@ function createCrds(name: string, crds: CalicoObjectGroups["crds"], opts: Option
         retainOnDelete: true,
       }),
   );
+}
+
+/**
+ * A workload whose pod template carries its certificate's expiry: when @pulumi/tls renews the certificate
+ * the value changes, so the workload rolls onto the new files (Typha and Felix read them at start).
+ */
+function withTemplateAnnotation<T extends Deployment | DaemonSet>(
+  workload: T,
+  validUntil: pulumi.Output<string>,
+) {
+  const template = workload.spec.template;
+  return {
+    ...workload,
+    spec: {
+      ...workload.spec,
+      template: {
+        ...template,
+        metadata: {
+          ...template.metadata,
+          annotations: { ...template.metadata?.annotations, [CERTIFICATE_EXPIRY_ANNOTATION]: validUntil },
+        },
+      },
+    },
+  };
 }
 
 /** A typed resource for an object of a kind with no options of its own. */

@@ -2,7 +2,8 @@
  * Every Kubernetes object of the policy-only install, as plain data, in apply order:
  *   0. the namespace, unless it is one every cluster already has;
  *   1. CRDs (Calico's, then the release line's upstream policy kinds), so kinds exist before use;
- *   2. RBAC: ServiceAccounts, ClusterRoles, bindings for calico-node, Typha, the tier getter, aws-node;
+ *   2. RBAC: ServiceAccounts, ClusterRoles, bindings for calico-node, Typha, the tier getter, aws-node,
+ *      and the Typha TLS material (CA ConfigMap, server and client Secrets);
  *   3. Typha: Deployment, Service, PodDisruptionBudget;
  *   4. Typha's autoscaler: its RBAC, its ladder ConfigMap and its Deployment;
  *   5. the calico-node DaemonSet, last, because Felix waits for Typha and its permissions.
@@ -19,7 +20,22 @@ import {
 } from "./typha";
 import { COMMON_LABELS } from "./labels";
 import type { MaxUnavailable } from "./rollout";
-import type { CalicoObject, DaemonSet, Deployment, Namespace, PodDisruptionBudget, Service } from "./types";
+import {
+  FELIX_CLIENT_SECRET,
+  TYPHA_SERVER_SECRET,
+  renderTlsSecret,
+  renderTyphaCaConfigMap,
+} from "./typha-tls";
+import type {
+  CalicoObject,
+  ConfigMap,
+  DaemonSet,
+  Deployment,
+  Namespace,
+  PodDisruptionBudget,
+  Secret,
+  Service,
+} from "./types";
 
 /** Namespaces every EKS cluster has; Calico never creates (nor, on destroy, deletes) these. */
 export const BUILT_IN_NAMESPACES: readonly string[] = ["kube-system", "default"];
@@ -46,6 +62,8 @@ export interface CalicoObjectGroups {
   crds: ReturnType<typeof renderCrds>;
   rbac: ReturnType<typeof renderRbac>;
   typha: { deployment: Deployment; service: Service; disruptionBudget: PodDisruptionBudget };
+  /** The CA ConfigMap and the two certificate Secrets, their contents filled in at deploy time. */
+  tls: { ca: ConfigMap; server: Secret; client: Secret };
   autoscaler: AutoscalerObjects;
   node: DaemonSet;
 }
@@ -63,6 +81,11 @@ export function renderCalicoObjectGroups(settings: CalicoSettings): CalicoObject
       service: renderTyphaService(namespace),
       disruptionBudget: renderTyphaDisruptionBudget(namespace),
     },
+    tls: {
+      ca: renderTyphaCaConfigMap(namespace),
+      server: renderTlsSecret(TYPHA_SERVER_SECRET, namespace),
+      client: renderTlsSecret(FELIX_CLIENT_SECRET, namespace),
+    },
     autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry),
     node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable),
   };
@@ -75,6 +98,9 @@ export function renderCalicoObjects(settings: CalicoSettings): CalicoObject[] {
     ...(groups.namespace ? [groups.namespace] : []),
     ...groups.crds,
     ...groups.rbac,
+    groups.tls.ca,
+    groups.tls.server,
+    groups.tls.client,
     groups.typha.deployment,
     groups.typha.service,
     groups.typha.disruptionBudget,
@@ -92,6 +118,7 @@ const KIND_SLUGS: Record<CalicoObject["kind"], string> = {
   Role: "namespacedrole",
   RoleBinding: "namespacedbinding",
   ConfigMap: "configmap",
+  Secret: "secret",
   Deployment: "deployment",
   Service: "service",
   PodDisruptionBudget: "pdb",

@@ -26,6 +26,8 @@ export type Container = Unwrap<k8s.types.input.core.v1.Container>;
 export type EnvVar = Unwrap<k8s.types.input.core.v1.EnvVar>;
 export type Toleration = Unwrap<k8s.types.input.core.v1.Toleration>;
 export type Affinity = Unwrap<k8s.types.input.core.v1.Affinity>;
+export type Volume = Unwrap<k8s.types.input.core.v1.Volume>;
+export type VolumeMount = Unwrap<k8s.types.input.core.v1.VolumeMount>;
 
 export interface CustomResourceDefinition extends Typed<
   "apiextensions.k8s.io/v1",
@@ -60,6 +62,11 @@ export interface ConfigMap extends Typed<"v1", "ConfigMap"> {
   data: Record<string, string>;
 }
 
+export interface Secret extends Typed<"v1", "Secret"> {
+  type: string;
+  stringData: Record<string, string>;
+}
+
 export interface DaemonSet extends Typed<"apps/v1", "DaemonSet"> {
   spec: Unwrap<k8s.types.input.apps.v1.DaemonSetSpec>;
 }
@@ -86,6 +93,7 @@ export type CalicoObject =
   | Role
   | RoleBinding
   | ConfigMap
+  | Secret
   | Deployment
   | Service
   | PodDisruptionBudget

@@ -6,6 +6,7 @@ import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./sched
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA, TYPHA_HEALTH_PORT, TYPHA_PORT } from "./names";
 import type { Container, Deployment, PodDisruptionBudget, Service } from "./types";
+import { typhaTls } from "./typha-tls";
 
 /** Ceiling on replicas; the operator's formula reaches it at 3,600 nodes. */
 export const MAX_TYPHA_REPLICAS = 20;
@@ -61,7 +62,10 @@ function typhaContainer(registry: string, version: string, namespace: string): C
       env("TYPHA_LOGSEVERITYSYS", "none"),
       // Workload endpoints are VPC CNI veths (the operator sets this for the AmazonVPC CNI).
       env("FELIX_INTERFACEPREFIX", "eni"),
+      // Only Felix, over mutual TLS (typha-tls.ts).
+      ...typhaTls.env,
     ],
+    volumeMounts: [...typhaTls.volumeMounts],
     resources: { requests: { cpu: "100m", memory: "128Mi" } },
     livenessProbe: { ...healthProbe("/liveness"), periodSeconds: 30, initialDelaySeconds: 30 },
     readinessProbe: { ...healthProbe("/readiness"), periodSeconds: 10 },
@@ -132,6 +136,7 @@ export function renderTyphaDeployment(
           // fsGroup makes the projected ServiceAccount token readable by the non-root user (kubernetes#82573).
           securityContext: { fsGroup: 65534, seccompProfile: { type: "RuntimeDefault" } },
           containers: [typhaContainer(registry, version, namespace)],
+          volumes: [...typhaTls.volumes],
         },
       },
     },

@@ -6,7 +6,8 @@
  * - eks.ts: outputs of the remote @pulumi/eks components;
  * - nodes.ts: the nodes each node group starts with;
  * - scheduling.ts: where a pod can run;
- * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails.
+ * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
+ * - tls.ts: the tls provider, with real keys and certificates.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
  */
@@ -16,6 +17,7 @@ import { type SimulatedNode, nodesOfGroup } from "./nodes";
 import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
+import { TLS_RESOURCES } from "./tls";
 
 export { UnanswerableCall } from "./aws-calls";
 export { type ClusterSimulation, SimulatedFailure } from "./workloads";
@@ -55,11 +57,19 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
   }
 
-  newResource(args: pulumi.runtime.MockResourceArgs): {
-    id: string | undefined;
-    state: Record<string, unknown>;
-  } {
+  newResource(
+    args: pulumi.runtime.MockResourceArgs,
+  ):
+    | { id: string | undefined; state: Record<string, unknown> }
+    | Promise<{ id: string; state: Record<string, unknown> }> {
     const inputs = args.inputs as Record<string, unknown>;
+    const tls = Object.hasOwn(TLS_RESOURCES, args.type) ? TLS_RESOURCES[args.type] : undefined;
+    if (tls !== undefined) {
+      return tls(inputs).then((state) => ({
+        id: placeholder(`${shortType(args.type)}-id`, args.name),
+        state,
+      }));
+    }
     if (args.custom !== true)
       return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
     if (args.type.startsWith("kubernetes:")) {
