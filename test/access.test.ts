@@ -121,6 +121,7 @@ describe("cluster access", () => {
       "arn:aws-eu:iam::123456789012:role/x",
       "123456789012",
       "arn:aws:iam::123456789012:role/",
+      "arn:aws:iam::123456789012:role/aws-service-role/emr-containers.amazonaws.com/AWSServiceRoleForAmazonEMRContainers",
     ]) {
       assert.ok("problem" in parsePrincipalArn(bad), bad);
     }

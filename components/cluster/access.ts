@@ -78,7 +78,11 @@ export interface ParsedPrincipal {
   name: string;
 }
 
-/** Splits an IAM role or user ARN, or returns the reason it is not one. */
+/**
+ * Splits an IAM role or user ARN, or returns the reason it is not one. A role's path stays in the ARN:
+ * access entries take the full ARN (an SSO role's `aws-reserved/sso.amazonaws.com/` path included), unlike
+ * the old aws-auth ConfigMap.
+ */
 export function parsePrincipalArn(arn: string): ParsedPrincipal | { problem: string } {
   if (/^arn:[^:]+:sts::\d*:assumed-role\//.test(arn)) {
     return {
@@ -92,6 +96,11 @@ export function parsePrincipalArn(arn: string): ParsedPrincipal | { problem: str
       problem:
         "must be an IAM role or user ARN: arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<name> or :user/<name>",
     };
+  }
+  if (match[4].startsWith("aws-service-role/")) {
+    // EKS: "The caller is not allowed to modify access entries with a principalArn value of a Service
+    // Linked Role" (hashicorp/terraform-provider-aws#36447).
+    return { problem: "is a service-linked role, which EKS does not allow in an access entry" };
   }
   return {
     partition: match[1] as Partition,
