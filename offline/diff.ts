@@ -1,6 +1,10 @@
 /**
- * Compares two resources.json documents (offline/plan.ts): which resources a change adds, removes or
- * changes, and for each change every property that differs, keyed by a readable path. Pure functions.
+ * Compares two resources.json documents (offline/plan.ts) the way `pulumi preview` would judge them: which
+ * resources are created, updated, replaced or deleted, with every property that differs keyed by a
+ * readable path and what it does (forces replacement, updates, is ignored, or is decided where the
+ * offline world cannot see). Replacements cascade to resources built from a replaced one's outputs;
+ * protected resources that would be replaced or deleted are blocked, as `pulumi up` refuses them. The
+ * rules per type are in replacements.ts; rendering is in diff-render.ts. Pure functions.
  *
  * Naming: a resource is shown as `<type> <name>` (with its URN path appended only if two resources share
  * both), followed by indented lines `<path>: <before> → <after>`, the path starting at the part of the
@@ -13,21 +17,37 @@
  * equal: a change to a secret value does not show.
  */
 import { RESOURCES_FORMAT_VERSION, type ResourceEntry, type ResourcesDocument } from "./plan";
+import { REPLACEMENT_RULES, underPath } from "./replacements";
+
+/** What a change does: forces replacement, updates in place, is ignored, or cannot be judged offline. */
+export type Effect = "replace" | "update" | "ignored" | "unknown";
 
 /** One property that differs; undefined stands for "absent". */
 export interface PropertyChange {
   readonly path: string;
   readonly before: unknown;
   readonly after: unknown;
+  /** Undefined for stack outputs. */
+  readonly effect?: Effect;
+  /** Why, when it is not the plain value change (a cascade, an ignore rule). */
+  readonly note?: string;
 }
+
+/** Pulumi's step for a resource; `same` resources appear only when they have ignored changes. */
+export type Operation = "create" | "update" | "replace" | "delete" | "unknown" | "same";
 
 export interface ResourceDiff {
   /** `<type> <name>`. */
   readonly heading: string;
   /** URN without stack and project. */
   readonly identity: string;
-  /** Empty for added and removed resources. */
+  readonly op: Operation;
+  /** Empty for created and deleted resources. */
   readonly changes: PropertyChange[];
+  /** Why `pulumi up` would refuse the step (a protected resource replaced or deleted). */
+  readonly blocked?: string;
+  /** The old resource goes before the new one exists (deleteBeforeReplace, or a fixed Kubernetes name). */
+  readonly deleteBeforeReplace?: boolean;
 }
 
 export interface PlanDiff {
@@ -35,6 +55,7 @@ export interface PlanDiff {
   readonly after: { readonly project: string; readonly stack: string };
   readonly added: ResourceDiff[];
   readonly removed: ResourceDiff[];
+  /** Updated, replaced or unknown, and unchanged resources whose changes are all ignored. */
   readonly changed: ResourceDiff[];
   readonly unchanged: number;
   readonly outputs: PropertyChange[];
@@ -159,39 +180,188 @@ function byIdentity(doc: ResourcesDocument): Map<string, ResourceEntry> {
   return new Map(doc.resources.map((r) => [identityOf(r.urn), r]));
 }
 
-/** What changes from `before` to `after`. */
+/** The identity of each reference (`type::name`, or a URN where ambiguous) used inside a document. */
+function refIdentities(doc: ResourcesDocument): Map<string, string> {
+  const counts = new Map<string, number>();
+  for (const r of doc.resources)
+    counts.set(`${r.type}::${r.name}`, (counts.get(`${r.type}::${r.name}`) ?? 0) + 1);
+  return new Map(
+    doc.resources.flatMap((r) => {
+      const identity = identityOf(r.urn);
+      const ref = `${r.type}::${r.name}`;
+      return counts.get(ref) === 1
+        ? [[ref, identity] as const, [r.urn, identity] as const]
+        : [[r.urn, identity] as const];
+    }),
+  );
+}
+
+/** What one property change does to `entry`, by the replacement rules and the resource's options. */
+function effectOf(entry: ResourceEntry, change: PropertyChange): { effect: Effect; note?: string } {
+  if (change.path === "provider") return { effect: "replace", note: "another provider" };
+  if (!change.path.startsWith("inputs.")) return { effect: "update" };
+  const path = change.path.slice("inputs.".length);
+  if (entry.options.ignoreChanges.some((ignored) => underPath(path, ignored))) {
+    return { effect: "ignored", note: "ignoreChanges" };
+  }
+  const rule = Object.hasOwn(REPLACEMENT_RULES, entry.type) ? REPLACEMENT_RULES[entry.type] : undefined;
+  const ignoredInside = rule?.ignored?.find((i) => underPath(path, i.path) && i.when(entry.inputs));
+  if (ignoredInside !== undefined) return { effect: "ignored", note: ignoredInside.why };
+  if (
+    rule?.replaceOnAnyChange === true ||
+    (rule?.replaceOn ?? []).some((p) => underPath(path, p)) ||
+    entry.options.replaceOnChanges.some((p) => underPath(path, p))
+  ) {
+    return { effect: "replace" };
+  }
+  if ((rule?.updateOn ?? []).some((p) => underPath(path, p))) return { effect: "update" };
+  if (rule?.remote !== undefined) return { effect: "unknown", note: rule.remote };
+  if (rule === undefined && entry.custom)
+    return { effect: "unknown", note: `no replacement rule for ${entry.type}` };
+  return { effect: "update" };
+}
+
+function operationOf(changes: readonly PropertyChange[]): Operation {
+  const effects = new Set(changes.map((c) => c.effect));
+  if (effects.has("replace")) return "replace";
+  if (effects.has("unknown")) return "unknown";
+  if (effects.has("update")) return "update";
+  return "same";
+}
+
+/** Kubernetes objects with a fixed name cannot coexist with their replacement: pulumi-kubernetes deletes first. */
+function deletesFirst(entry: ResourceEntry): boolean {
+  const named = (entry.inputs.metadata as { name?: unknown } | undefined)?.name !== undefined;
+  return entry.options.deleteBeforeReplace || (entry.type.startsWith("kubernetes:") && named);
+}
+
+/** What changes from `before` to `after`, judged as `pulumi preview` would. */
 export function diffDocuments(before: ResourcesDocument, after: ResourcesDocument): PlanDiff {
   const old = byIdentity(before);
   const next = byIdentity(after);
+  const refs = refIdentities(after);
   // Headings shared by two resources (same type and name, different parents) get the identity appended.
   const identities = new Map<string, Set<string>>();
   for (const [identity, r] of [...old, ...next]) {
     const heading = `${r.type} ${r.name}`;
     identities.set(heading, (identities.get(heading) ?? new Set<string>()).add(identity));
   }
-  const resourceDiff = (identity: string, r: ResourceEntry, changes: PropertyChange[]): ResourceDiff => {
+  const headingOf = (identity: string, r: ResourceEntry) => {
     const heading = `${r.type} ${r.name}`;
-    const shared = (identities.get(heading)?.size ?? 0) > 1;
-    return { heading: shared ? `${heading} (${identity})` : heading, identity, changes };
+    return (identities.get(heading)?.size ?? 0) > 1 ? `${heading} (${identity})` : heading;
   };
+
+  // Direct changes, each with its effect.
+  const changes = new Map<string, PropertyChange[]>();
+  for (const [identity, now] of next) {
+    const was = old.get(identity);
+    if (was === undefined) continue;
+    changes.set(
+      identity,
+      diffEntries(was, now).map((c) => ({ ...c, ...effectOf(now, c) })),
+    );
+  }
+
+  // Cascades: an input taken from a replaced (or possibly replaced) resource changes with it.
+  const operation = (identity: string) => operationOf(changes.get(identity) ?? []);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [identity, now] of next) {
+      const own = changes.get(identity);
+      if (own === undefined) continue;
+      const upstream = (ref: string | undefined) => {
+        const source = ref === undefined ? undefined : refs.get(ref);
+        const op = source === undefined ? undefined : operation(source);
+        return op === "replace" || op === "unknown" ? { source: source as string, op } : undefined;
+      };
+      const add = (change: PropertyChange) => {
+        if (own.some((c) => c.path === change.path && c.note === change.note)) return;
+        own.push(change);
+        grew = true;
+      };
+      const provider = upstream(now.provider);
+      if (provider !== undefined) {
+        add({
+          path: "provider",
+          before: now.provider,
+          after: now.provider,
+          effect: provider.op === "replace" ? "replace" : "unknown",
+          note: `its provider ${provider.op === "replace" ? "is replaced" : "may be replaced"} (${headingOf(provider.source, next.get(provider.source) as ResourceEntry)})`,
+        });
+      }
+      // Inputs taken from another resource's outputs, and inputs that are a reference to one (a resource
+      // passed as an input, such as a node group's `cluster`, is not listed per property).
+      const inputSources = new Map(Object.entries(now.propertyDependencies).map(([k, d]) => [k, [...d]]));
+      for (const [key, value] of Object.entries(now.inputs)) {
+        if (typeof value === "string" && refs.has(value))
+          inputSources.set(key, [...(inputSources.get(key) ?? []), value]);
+      }
+      for (const [key, deps] of inputSources) {
+        for (const dep of deps) {
+          const cause = upstream(dep);
+          if (cause === undefined) continue;
+          const change: PropertyChange = { path: `inputs.${key}`, before: "(current)", after: "(new)" };
+          const judged = effectOf(now, change);
+          const effect: Effect =
+            cause.op === "unknown" && judged.effect === "replace" ? "unknown" : judged.effect;
+          add({
+            ...change,
+            effect:
+              effect === "ignored"
+                ? "ignored"
+                : effect === "update" && cause.op === "unknown"
+                  ? "unknown"
+                  : effect,
+            note: `${cause.op === "replace" ? "changes when" : "may change if"} ${headingOf(cause.source, next.get(cause.source) as ResourceEntry)} is replaced`,
+          });
+        }
+      }
+    }
+  }
 
   const added: ResourceDiff[] = [];
   const removed: ResourceDiff[] = [];
   const changed: ResourceDiff[] = [];
   let unchanged = 0;
+  const blockedIfProtected = (entry: ResourceEntry, op: Operation) =>
+    entry.options.protect && (op === "replace" || op === "delete")
+      ? "protected: `pulumi up` refuses to replace or delete it (pulumi state unprotect, or protect: false first)"
+      : undefined;
   for (const identity of [...next.keys()].sort(compare)) {
     const now = next.get(identity) as ResourceEntry;
-    const was = old.get(identity);
-    if (was === undefined) {
-      added.push(resourceDiff(identity, now, []));
+    if (!old.has(identity)) {
+      added.push({ heading: headingOf(identity, now), identity, op: "create", changes: [] });
       continue;
     }
-    const changes = diffEntries(was, now);
-    if (changes.length > 0) changed.push(resourceDiff(identity, now, changes));
-    else unchanged += 1;
+    const own = changes.get(identity) ?? [];
+    const op = operationOf(own);
+    if (own.length === 0) {
+      unchanged += 1;
+      continue;
+    }
+    if (op === "same") unchanged += 1;
+    const blocked = blockedIfProtected(old.get(identity) as ResourceEntry, op);
+    changed.push({
+      heading: headingOf(identity, now),
+      identity,
+      op,
+      changes: own,
+      ...(blocked !== undefined ? { blocked } : {}),
+      ...(op === "replace" && deletesFirst(now) ? { deleteBeforeReplace: true } : {}),
+    });
   }
   for (const identity of [...old.keys()].sort(compare)) {
-    if (!next.has(identity)) removed.push(resourceDiff(identity, old.get(identity) as ResourceEntry, []));
+    if (next.has(identity)) continue;
+    const was = old.get(identity) as ResourceEntry;
+    const blocked = blockedIfProtected(was, "delete");
+    removed.push({
+      heading: headingOf(identity, was),
+      identity,
+      op: "delete",
+      changes: [],
+      ...(blocked !== undefined ? { blocked } : {}),
+    });
   }
 
   const outputs: PropertyChange[] = [];
@@ -205,42 +375,4 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
     unchanged,
     outputs,
   };
-}
-
-/** A value as a diff line shows it: JSON, long values shortened. */
-function show(value: unknown): string {
-  if (value === undefined) return "(absent)";
-  const text = JSON.stringify(value);
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
-
-function changeLine(change: PropertyChange): string {
-  if (change.path === "dependencies") {
-    // Members are resource refs, shown bare: `+ aws:ec2/subnet:Subnet::network-private-us-west-2c`.
-    const ref = (value: unknown) => (typeof value === "string" ? value : show(value));
-    return change.after !== undefined
-      ? `    dependencies: + ${ref(change.after)}`
-      : `    dependencies: - ${ref(change.before)}`;
-  }
-  return `    ${change.path}: ${show(change.before)} → ${show(change.after)}`;
-}
-
-/** The diff as text: a summary line, then `+` added, `-` removed and `~` changed resources, then outputs. */
-export function renderDiff(diff: PlanDiff, baseLabel: string): string {
-  const stacks =
-    diff.before.stack === diff.after.stack
-      ? `stack ${diff.after.stack}`
-      : `stack ${diff.after.stack} (base is stack ${diff.before.stack})`;
-  const summary =
-    `${diff.added.length} to add, ${diff.removed.length} to remove, ${diff.changed.length} to change, ` +
-    `${diff.unchanged} unchanged`;
-  const lines = [`Changes to ${stacks} against ${baseLabel}: ${summary}.`];
-  if (diff.added.length + diff.removed.length + diff.changed.length + diff.outputs.length === 0) {
-    lines.push("No changes.");
-  }
-  for (const r of diff.added) lines.push(`+ ${r.heading}`);
-  for (const r of diff.removed) lines.push(`- ${r.heading}`);
-  for (const r of diff.changed) lines.push(`~ ${r.heading}`, ...r.changes.map(changeLine));
-  if (diff.outputs.length > 0) lines.push("~ stack outputs", ...diff.outputs.map(changeLine));
-  return `${lines.join("\n")}\n`;
 }

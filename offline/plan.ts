@@ -292,8 +292,9 @@ export const SIMULATED_HEADING =
   "CPU and memory fit is not simulated):";
 
 /**
- * Kubernetes objects beneath the Calico component, in registration order with CRDs first (a custom
- * resource cannot be applied before its definition). The Kubernetes provider is not an object.
+ * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
+ * custom resource cannot be applied before its definition), then registration order. The Kubernetes
+ * provider is not an object.
  */
 export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
   const tree = new Hierarchy(evaluation.resources);
@@ -301,9 +302,35 @@ export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
     (r) =>
       r.type.startsWith("kubernetes:") && tree.ancestors(r).some((a) => a.type === CALICO_COMPONENT_TYPE),
   );
-  const isCrd = (r: ResourceRecord) => r.type.startsWith("kubernetes:apiextensions.k8s.io/");
-  return [...objects.filter(isCrd), ...objects.filter((r) => !isCrd(r))];
+  // Registration order is not stable (objects built from certificates register when those resolve), so
+  // order by kind, as kubectl must apply them, then by registration within a kind.
+  const rank = (r: ResourceRecord) => {
+    const kind = r.type.split(":").pop() ?? "";
+    const index = APPLY_ORDER.indexOf(kind);
+    return index === -1 ? APPLY_ORDER.length : index;
+  };
+  return objects
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+    .map(({ r }) => r);
 }
+
+/** Kinds in the order `kubectl apply` needs them: namespaces and definitions, permissions, then workloads. */
+const APPLY_ORDER = [
+  "Namespace",
+  "CustomResourceDefinition",
+  "ServiceAccount",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "Role",
+  "RoleBinding",
+  "ConfigMap",
+  "Secret",
+  "Service",
+  "PodDisruptionBudget",
+  "Deployment",
+  "DaemonSet",
+];
 
 /** An object's manifest: apiVersion, kind and metadata first (as kubectl prints), the rest sorted. */
 function manifest(record: ResourceRecord): Record<string, unknown> {

@@ -7,7 +7,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { CannotSimulate, PROJECT_ROOT, SimulatedFailure, evaluateStack, listStacks } from "../offline/engine";
-import { diffDocuments, parseResourcesDocument, renderDiff } from "../offline/diff";
+import { diffDocuments, parseResourcesDocument } from "../offline/diff";
+import { renderDiff } from "../offline/diff-render";
 import { PLAN_FILES, renderPlanFiles, renderTree, resourcesDocument } from "../offline/plan";
 import { ConfigError } from "../stacks/problems";
 

@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import YAML from "yaml";
 import { PROJECT_ROOT, loadStackConfig, type ResourceRecord, type StackEvaluation } from "../offline/engine";
-import { diffDocuments, parseResourcesDocument, renderDiff, ResourcesFileError } from "../offline/diff";
+import { parseResourcesDocument } from "../offline/diff";
 import {
   CALICO_COMPONENT_TYPE,
   LEGEND,
@@ -245,18 +245,18 @@ describe("offline plan: resources.json", () => {
 });
 
 describe("offline plan: calico.yaml", () => {
-  it("holds the Kubernetes objects under the Calico component, CRDs first, secrets masked", () => {
+  it("holds the Kubernetes objects under the Calico component in apply order by kind, secrets masked", () => {
     const evaluation = fakeEvaluation(true);
     const text = renderCalicoYaml(evaluation);
     const docs = YAML.parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>);
     assert.deepEqual(
       docs.map((d) => d.kind),
-      ["CustomResourceDefinition", "Deployment", "Secret"],
-      "CRDs first, then registration order; the provider and objects elsewhere left out",
+      ["CustomResourceDefinition", "Secret", "Deployment"],
+      "CRDs first, Secrets before the workloads that mount them; the provider and objects elsewhere left out",
     );
-    assert.deepEqual(Object.keys(docs[1]).slice(0, 3), ["apiVersion", "kind", "metadata"]);
-    assert.deepEqual(docs[1].spec, { replicas: 3 });
-    assert.equal(docs[2].stringData, SECRET_MASK);
+    assert.deepEqual(Object.keys(docs[2]).slice(0, 3), ["apiVersion", "kind", "metadata"]);
+    assert.deepEqual(docs[2].spec, { replicas: 3 });
+    assert.equal(docs[1].stringData, SECRET_MASK);
     assert.ok(text.startsWith("# Calico (policy-only) objects of stack test: 3 objects"));
     assert.equal(typhaReplicas(evaluation), 3);
   });
@@ -343,97 +343,6 @@ describe("offline plan: graph.mmd", () => {
   });
 });
 
-describe("offline plan: diff", () => {
-  it("shows a node group's desiredSize change by its path", async () => {
-    const dev = await evaluated("dev");
-    const bigger = await evaluatedWith("dev", {
-      config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(4) },
-    });
-    const diff = diffDocuments(resourcesDocument(dev), resourcesDocument(bigger));
-    assert.deepEqual(diff.added, []);
-    assert.deepEqual(diff.removed, []);
-    const group = diff.changed.find((r) => r.heading === "eks:index:ManagedNodeGroup cluster-general");
-    assert.ok(group, "the node group changed");
-    assert.deepEqual(
-      group.changes.find((c) => c.path === "inputs.scalingConfig.desiredSize"),
-      { path: "inputs.scalingConfig.desiredSize", before: 2, after: 4 },
-    );
-    const text = renderDiff(diff, "base.json");
-    assert.match(
-      text,
-      /\n~ eks:index:ManagedNodeGroup cluster-general\n(?: {4}.*\n)*? {4}inputs\.scalingConfig\.desiredSize: 2 → 4\n/,
-    );
-    assert.match(
-      text,
-      /^Changes to stack dev against base\.json: 0 to add, 0 to remove, \d+ to change, \d+ unchanged\.\n/,
-    );
-  });
-
-  it("finds the subnets and routes staging adds to dev's, and removes them the other way", async () => {
-    const dev = resourcesDocument(await evaluated("dev"));
-    const staging = resourcesDocument(await evaluated("staging"));
-    const zoneC = [
-      "aws:ec2/subnet:Subnet network-public-us-west-2c",
-      "aws:ec2/subnet:Subnet network-private-us-west-2c",
-      "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
-    ];
-    const up = diffDocuments(dev, staging);
-    for (const heading of zoneC)
-      assert.ok(
-        up.added.some((r) => r.heading === heading),
-        heading,
-      );
-    assert.ok(up.added.some((r) => r.heading === "eks:index:ManagedNodeGroup cluster-system"));
-    const down = diffDocuments(staging, dev);
-    for (const heading of zoneC)
-      assert.ok(
-        down.removed.some((r) => r.heading === heading),
-        heading,
-      );
-    assert.equal(down.added.length, 0);
-    assert.match(renderDiff(down, "staging.json"), /\n- aws:ec2\/subnet:Subnet network-public-us-west-2c\n/);
-    const vpc = up.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
-    assert.deepEqual(
-      vpc?.changes.find((c) => c.path === "inputs.cidrBlock"),
-      { path: "inputs.cidrBlock", before: "10.10.0.0/16", after: "10.20.0.0/16" },
-    );
-  });
-
-  it("finds the NAT gateways prod adds to staging's single one", async () => {
-    const diff = diffDocuments(
-      resourcesDocument(await evaluated("staging")),
-      resourcesDocument(await evaluated("prod")),
-    );
-    const nat = diff.added.filter((r) => r.heading.startsWith("aws:ec2/natGateway:NatGateway "));
-    assert.deepEqual(
-      nat.map((r) => r.heading),
-      [
-        "aws:ec2/natGateway:NatGateway network-nat-us-west-2b",
-        "aws:ec2/natGateway:NatGateway network-nat-us-west-2c",
-      ],
-    );
-    const vpc = diff.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
-    assert.ok(vpc?.changes.some((c) => c.path === "options.protect" && c.after === true));
-  });
-
-  it("reports no changes between a plan and itself", async () => {
-    const doc = resourcesDocument(await evaluated("dev"));
-    const diff = diffDocuments(doc, doc);
-    assert.deepEqual([diff.added, diff.removed, diff.changed, diff.outputs], [[], [], [], []]);
-    assert.equal(diff.unchanged, doc.resources.length);
-    assert.match(renderDiff(diff, "same.json"), /\nNo changes\.\n$/);
-  });
-
-  it("refuses a file that is not a resources.json of this format", () => {
-    assert.throws(() => parseResourcesDocument("{", "x.json"), ResourcesFileError);
-    assert.throws(() => parseResourcesDocument("{}", "x.json"), /x\.json is not a resources\.json/);
-    assert.throws(
-      () => parseResourcesDocument('{"formatVersion":0,"resources":[]}', "x.json"),
-      /format version 0/,
-    );
-  });
-});
-
 describe("npm start: arguments", () => {
   it("defaults to the dev stack and out/ in the project", () => {
     const options = parseStartArgs([], {});
@@ -498,7 +407,7 @@ describe("npm start: the command", () => {
       assert.equal(fs.readFileSync(path.join(tmp, "out", "dev", name), "utf8"), expected[name], name);
     }
     const diff = fs.readFileSync(path.join(tmp, "out", "dev", "diff.txt"), "utf8");
-    assert.match(diff, / {4}inputs\.scalingConfig\.desiredSize: 4 → 2\n/);
+    assert.match(diff, / {4}inputs\.scalingConfig\.desiredSize: 4 → 2 {2}\(ignored: ignoreScalingChanges/);
     assert.ok(result.stdout.startsWith("Stack dev (project eks-calico): "));
     assert.ok(result.stdout.includes(diff), "the diff is printed too");
     assert.ok(result.stdout.includes("kubeconfig") && !result.stdout.includes("certificate-authority-data"));

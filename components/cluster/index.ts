@@ -180,7 +180,15 @@ export class Cluster extends pulumi.ComponentResource {
     this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
     this.provider = new k8s.Provider(
       `${name}-k8s`,
-      { kubeconfig: this.kubeconfig, enableServerSideApply: true },
+      {
+        kubeconfig: this.kubeconfig,
+        enableServerSideApply: true,
+        // Update Secrets and ConfigMaps in place: otherwise pulumi-kubernetes replaces them (delete, then
+        // create, as their names are fixed) whenever their data changes (provider/pkg/provider/diff.go),
+        // e.g. at every Typha certificate renewal. Workloads roll on their own pod-template annotation.
+        enableSecretMutable: true,
+        enableConfigMapMutable: true,
+      },
       { parent: this },
     );
 

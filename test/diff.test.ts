@@ -1,0 +1,241 @@
+/**
+ * The offline diff, judged as `pulumi preview` would: replacements from the sourced rules, cascades to
+ * what is built from a replaced resource, protected resources blocked, ignoreChanges honoured, and
+ * "unknown" where only @pulumi/eks could tell.
+ */
+import * as assert from "node:assert/strict";
+import { type PlanDiff, diffDocuments, parseResourcesDocument, ResourcesFileError } from "../offline/diff";
+import { renderDiff } from "../offline/diff-render";
+import { loadStackConfig } from "../offline/engine";
+import { resourcesDocument } from "../offline/plan";
+import { REPLACEMENT_RULES } from "../offline/replacements";
+import { STACKS, evaluated, evaluatedWith, stackValue } from "./helpers";
+
+/** dev's node groups with the first one's desiredSize (and maxSize, which must not be below it) set. */
+function devNodeGroupsWithDesired(desiredSize: number): unknown[] {
+  const groups = JSON.parse(loadStackConfig("dev").values["eks-calico:nodeGroups"]) as Record<
+    string,
+    number
+  >[];
+  return groups.map((g, i) =>
+    i === 0 ? { ...g, desiredSize, maxSize: Math.max(g.maxSize, desiredSize) } : g,
+  );
+}
+
+function op(diff: PlanDiff, heading: string): string | undefined {
+  return [...diff.added, ...diff.removed, ...diff.changed].find((r) => r.heading === heading)?.op;
+}
+
+describe("offline diff: what changes", () => {
+  it("shows a node group's desiredSize change by its path", async () => {
+    const dev = await evaluated("dev");
+    const bigger = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(4) },
+    });
+    const diff = diffDocuments(resourcesDocument(dev), resourcesDocument(bigger));
+    assert.deepEqual(diff.added, []);
+    assert.deepEqual(diff.removed, []);
+    const group = diff.changed.find((r) => r.heading === "eks:index:ManagedNodeGroup cluster-general");
+    assert.ok(group, "the node group changed");
+    assert.deepEqual(
+      group.changes.find((c) => c.path === "inputs.scalingConfig.desiredSize"),
+      {
+        path: "inputs.scalingConfig.desiredSize",
+        before: 2,
+        after: 4,
+        effect: "ignored",
+        note: "ignoreScalingChanges: @pulumi/eks sets ignoreChanges on it (nodes/nodegroup.ts)",
+      },
+    );
+    const text = renderDiff(diff, "base.json");
+    assert.match(text, /\n {4}inputs\.scalingConfig\.desiredSize: 2 → 4 {2}\(ignored: ignoreScalingChanges/);
+    assert.match(text, /^Changes to stack dev against base\.json:\nResources:\n {4}\+ 0 to create\n/);
+  });
+
+  it("finds the subnets and routes staging adds to dev's, and removes them the other way", async () => {
+    const dev = resourcesDocument(await evaluated("dev"));
+    const staging = resourcesDocument(await evaluated("staging"));
+    const zoneC = [
+      "aws:ec2/subnet:Subnet network-public-us-west-2c",
+      "aws:ec2/subnet:Subnet network-private-us-west-2c",
+      "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
+    ];
+    const up = diffDocuments(dev, staging);
+    for (const heading of zoneC)
+      assert.ok(
+        up.added.some((r) => r.heading === heading),
+        heading,
+      );
+    assert.ok(up.added.some((r) => r.heading === "eks:index:ManagedNodeGroup cluster-system"));
+    const down = diffDocuments(staging, dev);
+    for (const heading of zoneC)
+      assert.ok(
+        down.removed.some((r) => r.heading === heading),
+        heading,
+      );
+    assert.equal(down.added.length, 0);
+    assert.match(renderDiff(down, "staging.json"), /\n- aws:ec2\/subnet:Subnet network-public-us-west-2c\n/);
+    const vpc = up.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
+    assert.deepEqual(
+      vpc?.changes.find((c) => c.path === "inputs.cidrBlock"),
+      { path: "inputs.cidrBlock", before: "10.10.0.0/16", after: "10.20.0.0/16", effect: "replace" },
+    );
+  });
+
+  it("finds the NAT gateways prod adds to staging's single one", async () => {
+    const diff = diffDocuments(
+      resourcesDocument(await evaluated("staging")),
+      resourcesDocument(await evaluated("prod")),
+    );
+    const nat = diff.added.filter((r) => r.heading.startsWith("aws:ec2/natGateway:NatGateway "));
+    assert.deepEqual(
+      nat.map((r) => r.heading),
+      [
+        "aws:ec2/natGateway:NatGateway network-nat-us-west-2b",
+        "aws:ec2/natGateway:NatGateway network-nat-us-west-2c",
+      ],
+    );
+    const vpc = diff.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
+    assert.ok(vpc?.changes.some((c) => c.path === "options.protect" && c.after === true));
+  });
+
+  it("reports no changes between a plan and itself", async () => {
+    const doc = resourcesDocument(await evaluated("dev"));
+    const diff = diffDocuments(doc, doc);
+    assert.deepEqual([diff.added, diff.removed, diff.changed, diff.outputs], [[], [], [], []]);
+    assert.equal(diff.unchanged, doc.resources.length);
+    assert.match(renderDiff(diff, "same.json"), /\nNo changes\.\n$/);
+  });
+
+  it("refuses a file that is not a resources.json of this format", () => {
+    assert.throws(() => parseResourcesDocument("{", "x.json"), ResourcesFileError);
+    assert.throws(() => parseResourcesDocument("{}", "x.json"), /x\.json is not a resources\.json/);
+    assert.throws(
+      () => parseResourcesDocument('{"formatVersion":0,"resources":[]}', "x.json"),
+      /format version 0/,
+    );
+  });
+});
+
+describe("offline diff: replacements", () => {
+  it("has a replacement rule for every resource type the program registers", async () => {
+    const types = new Set<string>();
+    for (const stack of STACKS) {
+      for (const r of (await evaluated(stack)).resources) if (r.custom || r.remote) types.add(r.type);
+    }
+    assert.deepEqual([...types].filter((t) => !Object.hasOwn(REPLACEMENT_RULES, t)).sort(), []);
+    for (const [type, rule] of Object.entries(REPLACEMENT_RULES)) assert.ok(rule.source.length > 10, type);
+  });
+
+  it("shows prod's VPC CIDR change as the replacement cascade it is, blocked by protection", async () => {
+    const prod = await evaluated("prod");
+    const network = stackValue<Record<string, unknown>>("prod", "network");
+    const moved = await evaluatedWith("prod", {
+      config: { "eks-calico:network": { ...network, cidr: "10.40.0.0/16" } },
+    });
+    const diff = diffDocuments(resourcesDocument(prod), resourcesDocument(moved));
+    assert.equal(op(diff, "aws:ec2/vpc:Vpc network-vpc"), "replace");
+    for (const zone of ["a", "b", "c"]) {
+      assert.equal(op(diff, `aws:ec2/subnet:Subnet network-private-us-west-2${zone}`), "replace");
+      assert.equal(op(diff, `aws:ec2/routeTable:RouteTable network-private-us-west-2${zone}`), "replace");
+      assert.equal(op(diff, `aws:ec2/natGateway:NatGateway network-nat-us-west-2${zone}`), "replace");
+    }
+    // The cluster cannot move to another VPC; its node groups sit in the replaced subnets.
+    assert.equal(op(diff, "eks:index:Cluster cluster-eks"), "replace");
+    assert.equal(op(diff, "eks:index:ManagedNodeGroup cluster-general"), "replace");
+    assert.equal(op(diff, "pulumi:providers:kubernetes cluster-k8s"), "replace");
+    assert.equal(op(diff, "kubernetes:apps/v1:DaemonSet calico-daemonset-calico-node"), "replace");
+    // The internet gateway moves to the new VPC in place.
+    assert.equal(op(diff, "aws:ec2/internetGateway:InternetGateway network-igw"), "update");
+    const blocked = diff.changed.filter((r) => r.blocked !== undefined).map((r) => r.heading);
+    assert.deepEqual(blocked.sort(), ["aws:ec2/vpc:Vpc network-vpc", "eks:index:Cluster cluster-eks"]);
+    const text = renderDiff(diff, "prod.json");
+    assert.match(text, /\n {4}\+- \d+ to replace\n/);
+    assert.match(text, /\npulumi up would stop: 2 protected resources would be replaced or deleted\.\n/);
+    assert.match(text, /\n\+- aws:ec2\/vpc:Vpc network-vpc {2}\[BLOCKED: protected/);
+    assert.match(
+      text,
+      /\n {4}inputs\.cidrBlock: "10\.30\.0\.0\/16" → "10\.40\.0\.0\/16" {2}\(forces replacement\)\n/,
+    );
+    assert.match(
+      text,
+      /\n {4}inputs\.vpcId {2}\(forces replacement: changes when aws:ec2\/vpc:Vpc network-vpc is replaced\)\n/,
+    );
+  });
+
+  it("shows a scaling change that Pulumi ignores as ignored, not as a change", async () => {
+    const diff = diffDocuments(
+      resourcesDocument(await evaluated("dev")),
+      resourcesDocument(
+        await evaluatedWith("dev", { config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(3) } }),
+      ),
+    );
+    const group = diff.changed.find((r) => r.heading === "eks:index:ManagedNodeGroup cluster-general");
+    assert.equal(group?.op, "same");
+    assert.equal(group?.changes[0].effect, "ignored");
+    const text = renderDiff(diff, "dev.json");
+    assert.match(text, /\n {4}~ 0 to update\n/);
+    assert.match(text, /\n= eks:index:ManagedNodeGroup cluster-general {2}\[only ignored changes\]\n/);
+  });
+
+  it("updates Calico in place on a version bump, replacing nothing", async () => {
+    const calico = stackValue<Record<string, unknown>>("dev", "calico");
+    const diff = diffDocuments(
+      resourcesDocument(
+        await evaluatedWith("dev", { config: { "eks-calico:calico": { ...calico, version: "v3.31.6" } } }),
+      ),
+      resourcesDocument(await evaluated("dev")),
+    );
+    assert.deepEqual(
+      diff.changed.filter((r) => r.op !== "update").map((r) => r.heading),
+      [],
+    );
+    assert.deepEqual(diff.changed.map((r) => r.heading).sort(), [
+      "kubernetes:apps/v1:DaemonSet calico-daemonset-calico-node",
+      "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
+    ]);
+  });
+
+  it("replaces Calico's objects, deleting each first, when they move to another namespace", async () => {
+    const calico = stackValue<Record<string, unknown>>("dev", "calico");
+    const diff = diffDocuments(
+      resourcesDocument(await evaluated("dev")),
+      resourcesDocument(
+        await evaluatedWith("dev", {
+          config: { "eks-calico:calico": { ...calico, namespace: "calico-system" } },
+        }),
+      ),
+    );
+    const typha = diff.changed.find(
+      (r) => r.heading === "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
+    );
+    assert.equal(typha?.op, "replace");
+    assert.equal(typha?.deleteBeforeReplace, true);
+    assert.equal(op(diff, "kubernetes:core/v1:Namespace calico-namespace-calico-system"), "create");
+  });
+
+  it("says unknown for a change only @pulumi/eks can judge, and blocks deleting a protected resource", async () => {
+    const prod = resourcesDocument(await evaluated("prod"));
+    const cluster = prod.resources.find((r) => r.type === "eks:index:Cluster");
+    assert.ok(cluster);
+    const changedCluster = { ...cluster, inputs: { ...cluster.inputs, createOidcProvider: false } };
+    const diff = diffDocuments(prod, {
+      ...prod,
+      resources: prod.resources.map((r) => (r === cluster ? changedCluster : r)),
+    });
+    assert.equal(op(diff, "eks:index:Cluster cluster-eks"), "unknown");
+    // What is built from it may change too: not a guess of "update".
+    assert.equal(op(diff, "eks:index:ManagedNodeGroup cluster-general"), "unknown");
+
+    const withoutVpc = { ...prod, resources: prod.resources.filter((r) => r.type !== "aws:ec2/vpc:Vpc") };
+    const deleted = diffDocuments(prod, withoutVpc).removed.find(
+      (r) => r.heading === "aws:ec2/vpc:Vpc network-vpc",
+    );
+    assert.equal(deleted?.op, "delete");
+    assert.match(String(deleted?.blocked), /^protected/);
+  });
+
+  it("reads back what it writes, and refuses other files", () => {
+    assert.throws(() => parseResourcesDocument("[]", "a.json"), ResourcesFileError);
+  });
+});
