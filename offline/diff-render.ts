@@ -77,8 +77,12 @@ export function renderDiff(diff: PlanDiff, baseLabel: string): string {
       : `stack ${diff.after.stack} (base is stack ${diff.before.stack})`;
   const counts = summarize(diff);
   const blocked = [...diff.changed, ...diff.removed].filter((r) => r.blocked !== undefined);
+  const compact =
+    `+ ${counts.create} to create, ~ ${counts.update} to update, +- ${counts.replace} to replace, ` +
+    `- ${counts.delete} to delete, ? ${counts.unknown} unknown, ${diff.unchanged} unchanged` +
+    (blocked.length > 0 ? `; BLOCKED: ${blocked.length} protected` : "");
   const lines = [
-    `Changes to ${stacks} against ${baseLabel}:`,
+    `Changes to ${stacks} against ${baseLabel}: ${compact}.`,
     "Resources:",
     `    + ${counts.create} to create`,
     `    ~ ${counts.update} to update`,

@@ -49,7 +49,10 @@ describe("offline diff: what changes", () => {
     );
     const text = renderDiff(diff, "base.json");
     assert.match(text, /\n {4}inputs\.scalingConfig\.desiredSize: 2 → 4 {2}\(ignored: ignoreScalingChanges/);
-    assert.match(text, /^Changes to stack dev against base\.json:\nResources:\n {4}\+ 0 to create\n/);
+    assert.match(
+      text,
+      /^Changes to stack dev against base\.json: \+ 0 to create, ~ 1 to update, \+- 0 to replace, - 0 to delete, \? 0 unknown, \d+ unchanged\.\nResources:\n {4}\+ 0 to create\n/,
+    );
   });
 
   it("finds the subnets and routes staging adds to dev's, and removes them the other way", async () => {
@@ -152,6 +155,7 @@ describe("offline diff: replacements", () => {
     const text = renderDiff(diff, "prod.json");
     assert.match(text, /\n {4}\+- \d+ to replace\n/);
     assert.match(text, /\npulumi up would stop: 2 protected resources would be replaced or deleted\.\n/);
+    assert.match(text.split("\n")[0], /; BLOCKED: 2 protected\.$/);
     assert.match(text, /\n\+- aws:ec2\/vpc:Vpc network-vpc {2}\[BLOCKED: protected/);
     assert.match(
       text,

@@ -49,7 +49,8 @@ for file in "$head_dir"/Pulumi.*.yaml; do
   fi
 
   if [ "${#diff_args[@]}" -gt 0 ]; then
-    counts=$(head -n 1 "$work/head/$stack/diff.txt" | grep -o '[0-9]* to add.*' || true)
+    # The first line ends with the summary: "+ 0 to create, ~ 2 to update, +- 1 to replace, ...".
+    counts=$(head -n 1 "$work/head/$stack/diff.txt" | sed -n 's/^Changes to .* against [^:]*: //p')
     echo "<details><summary><b>$stack</b>: ${counts%.}</summary>"
     echo
     echo '```diff'
