@@ -12,7 +12,7 @@ import { renderDiff } from "../offline/diff-render";
 import { PLAN_FILES, renderPlanFiles, renderTree, resourcesDocument } from "../offline/plan";
 import { ConfigError } from "../stacks/problems";
 
-export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff FILE] [--config KEY=VALUE]...
+export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff FILE [--head FILE]] [--config KEY=VALUE]...
 
 Plans a stack offline (no cloud account, no Pulumi CLI): evaluates the program for the stack, prints its
 resources by component and its outputs, and writes <out>/<stack>/resources.json, calico.yaml and
@@ -21,7 +21,10 @@ graph.mmd (and diff.txt with --diff).
 Options:
   --stack NAME         stack to plan, from Pulumi.<NAME>.yaml (default: dev)
   --out DIR            directory to write <stack>/ into (default: out)
-  --diff FILE          print what changes against a resources.json saved by an earlier run
+  --diff FILE          print what changes against a resources.json saved by an earlier run (the file is
+                       never overwritten: if it is this run's own resources.json, the new plan goes to
+                       resources.new.json beside it)
+  --head FILE          with --diff: compare two saved resources.json files, without planning
   --config KEY=VALUE   override one config key for this run; VALUE is JSON, or else a plain string.
                        Repeatable. Example: --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
   -h, --help           print this help
@@ -44,6 +47,8 @@ export interface StartOptions {
   readonly out: string;
   /** Absolute, if given. */
   readonly diff?: string;
+  /** Absolute, if given: a saved plan to compare --diff against, instead of planning. */
+  readonly head?: string;
   readonly config: Record<string, unknown>;
   readonly help: boolean;
 }
@@ -75,6 +80,7 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         stack: { type: "string", default: "dev" },
         out: { type: "string" },
         diff: { type: "string" },
+        head: { type: "string" },
         config: { type: "string", multiple: true, default: [] },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -87,6 +93,7 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     stack: values.stack,
     out: values.out === undefined ? path.join(PROJECT_ROOT, "out") : path.resolve(invokedFrom, values.out),
     ...(values.diff !== undefined ? { diff: path.resolve(invokedFrom, values.diff) } : {}),
+    ...(values.head !== undefined ? { head: path.resolve(invokedFrom, values.head) } : {}),
     config: Object.fromEntries(values.config.map(parseConfigOverride)),
     help: values.help,
   };
@@ -96,6 +103,12 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
 function shown(file: string): string {
   const relative = path.relative(process.cwd(), file);
   return relative === "" || relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}
+
+/** A saved resources.json, labelled as the user would type its path. */
+function readPlan(file: string) {
+  const label = shown(file);
+  return { label, doc: parseResourcesDocument(fs.readFileSync(file, "utf8"), label) };
 }
 
 /** Runs the CLI; resolves with the exit status. */
@@ -122,11 +135,25 @@ export async function main(argv: string[]): Promise<number> {
   // Read the saved plan before the (slower) evaluation, so a bad path fails at once.
   let base;
   if (options.diff !== undefined) {
-    const label = shown(options.diff);
     try {
-      base = { label, doc: parseResourcesDocument(fs.readFileSync(options.diff, "utf8"), label) };
+      base = readPlan(options.diff);
     } catch (error) {
       console.error(`error: --diff: ${(error as Error).message}`);
+      return 2;
+    }
+  }
+  if (options.head !== undefined) {
+    // Two saved plans: no evaluation, nothing written.
+    if (base === undefined) {
+      console.error(`error: --head needs --diff (the base to compare it with)\n\n${USAGE}`);
+      return 2;
+    }
+    try {
+      const head = readPlan(options.head);
+      process.stdout.write(renderDiff(diffDocuments(base.doc, head.doc), base.label));
+      return 0;
+    } catch (error) {
+      console.error(`error: --head: ${(error as Error).message}`);
       return 2;
     }
   }
@@ -159,8 +186,16 @@ export async function main(argv: string[]): Promise<number> {
   const dir = path.join(options.out, options.stack);
   fs.mkdirSync(dir, { recursive: true });
   const files = renderPlanFiles(evaluation);
-  for (const name of PLAN_FILES) fs.writeFileSync(path.join(dir, name), files[name]);
-  const written: string[] = [...PLAN_FILES];
+  const written: string[] = [];
+  for (const name of PLAN_FILES) {
+    // Never overwrite the plan this run compares against: a second run would then find no changes.
+    const target =
+      path.join(dir, name) === options.diff
+        ? path.join(dir, name.replace(/\.json$/, ".new.json"))
+        : path.join(dir, name);
+    fs.writeFileSync(target, files[name]);
+    written.push(path.basename(target));
+  }
   if (base !== undefined) {
     const diff = renderDiff(diffDocuments(base.doc, resourcesDocument(evaluation)), base.label);
     fs.writeFileSync(path.join(dir, "diff.txt"), diff);

@@ -4,11 +4,15 @@
  * "unknown" where only @pulumi/eks could tell.
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { type PlanDiff, diffDocuments, parseResourcesDocument, ResourcesFileError } from "../offline/diff";
 import { renderDiff } from "../offline/diff-render";
 import { loadStackConfig } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
 import { REPLACEMENT_RULES } from "../offline/replacements";
+import { main } from "../scripts/start";
 import { STACKS, evaluated, evaluatedWith, stackValue } from "./helpers";
 
 /** dev's node groups with the first one's desiredSize (and maxSize, which must not be below it) set. */
@@ -241,5 +245,58 @@ describe("offline diff: replacements", () => {
 
   it("reads back what it writes, and refuses other files", () => {
     assert.throws(() => parseResourcesDocument("[]", "a.json"), ResourcesFileError);
+  });
+});
+
+describe("npm start --diff", () => {
+  /** Runs npm start's main in process; resolves with its exit status and what it printed. */
+  async function start(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    const log = console.log;
+    const error = console.error;
+    process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+    console.log = (...a: unknown[]) => out.push(`${a.join(" ")}\n`);
+    console.error = (...a: unknown[]) => err.push(`${a.join(" ")}\n`);
+    try {
+      const code = await main(args);
+      return { code, out: out.join(""), err: err.join("") };
+    } finally {
+      process.stdout.write = write;
+      console.log = log;
+      console.error = error;
+    }
+  }
+  let tmp: string;
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-diff-"));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it("never overwrites the plan it compares against, so a second run still shows the change", async () => {
+    assert.equal((await start("--out", tmp)).code, 0);
+    const baseline = path.join(tmp, "dev", "resources.json");
+    const before = fs.readFileSync(baseline, "utf8");
+    const tagged = ["--config", 'eks-calico:tags={"environment":"dev","team":"platform"}'];
+    for (let run = 0; run < 2; run++) {
+      const { code, out } = await start("--out", tmp, "--diff", baseline, ...tagged);
+      assert.equal(code, 0);
+      assert.match(out, /: \+ 0 to create, ~ \d+ to update,/);
+      assert.doesNotMatch(out, /~ 0 to update/);
+    }
+    assert.equal(fs.readFileSync(baseline, "utf8"), before, "the baseline is untouched");
+    assert.ok(fs.existsSync(path.join(tmp, "dev", "resources.new.json")));
+  });
+
+  it("compares two saved plans without planning, and needs --diff for --head", async () => {
+    const dev = resourcesDocument(await evaluated("dev"));
+    const staging = resourcesDocument(await evaluated("staging"));
+    fs.writeFileSync(path.join(tmp, "a.json"), JSON.stringify(dev));
+    fs.writeFileSync(path.join(tmp, "b.json"), JSON.stringify(staging));
+    const { code, out } = await start("--diff", path.join(tmp, "a.json"), "--head", path.join(tmp, "b.json"));
+    assert.equal(code, 0);
+    assert.equal(out, renderDiff(diffDocuments(dev, staging), path.join(tmp, "a.json")));
+    assert.equal((await start("--head", path.join(tmp, "b.json"))).code, 2);
   });
 });
