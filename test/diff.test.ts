@@ -256,7 +256,7 @@ describe("npm start --diff", () => {
     const write = process.stdout.write.bind(process.stdout);
     const log = console.log;
     const error = console.error;
-    process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0);
+    process.stdout.write = (chunk: string) => out.push(String(chunk)) > 0;
     console.log = (...a: unknown[]) => out.push(`${a.join(" ")}\n`);
     console.error = (...a: unknown[]) => err.push(`${a.join(" ")}\n`);
     try {
