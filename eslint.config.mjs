@@ -20,13 +20,19 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.mjs"],
+    files: ["**/*.mjs", "**/*.js"],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      // Scripts the workflows run with plain Node (before `npm ci`).
+      globals: { require: "readonly", process: "readonly", console: "readonly" },
+    },
     rules: {
       ...tseslint.configs.disableTypeChecked.rules,
       // Pulumi's rules need type information too, which plain JavaScript files are linted without.
       "@pulumi/no-output-in-template-literal": "off",
       "@pulumi/no-output-instance-in-template-literal": "off",
+      "@typescript-eslint/no-require-imports": "off",
     },
   },
 );

