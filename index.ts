@@ -5,12 +5,12 @@
 import { CalicoPolicyOnly } from "./components/calico";
 import { Cluster, accessSummary } from "./components/cluster";
 import { Network } from "./components/network";
-import { loadStackSettings, resolveAvailabilityZones } from "./stacks";
+import { loadStackSettings } from "./stacks";
 
 export = async () => {
   // Validate every config key, and the AZ count against the region, before any resource exists.
-  const settings = loadStackSettings();
-  const zones = await resolveAvailabilityZones(settings);
+  const settings = await loadStackSettings();
+  const zones = settings.zones;
 
   // VPC: a public and a private subnet per AZ, NAT per `network.natGateways`.
   const network = new Network("network", {

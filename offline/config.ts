@@ -17,13 +17,81 @@ export interface StackConfigFile {
   readonly secretKeys: string[];
 }
 
-/** Overrides for a stack's config: a fully qualified key to a value, or undefined to remove the key. */
+/**
+ * Overrides for a stack's config: a key to a value, or undefined to remove the key. A key may be a path
+ * into a structured value, as `pulumi config set --path` takes it (`eks-calico:nodeGroups[0].maxSize`);
+ * an object value is merged into the stack's object (arrays and other values replace).
+ */
 export type ConfigOverrides = Record<string, unknown>;
 
+/** A stack or project file that cannot be read as YAML: names the file, line and column. */
+export class ConfigFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigFileError";
+  }
+}
+
 function readYaml(file: string): Record<string, unknown> {
-  if (!fs.existsSync(file)) throw new Error(`${path.relative(PROJECT_ROOT, file)} does not exist`);
-  const parsed: unknown = YAML.parse(fs.readFileSync(file, "utf8"));
+  const shown = path.relative(PROJECT_ROOT, file);
+  if (!fs.existsSync(file)) throw new ConfigFileError(`${shown} does not exist`);
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    const where = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    const first = String((error as Error).message).split("\n")[0];
+    throw new ConfigFileError(`${shown}${where ? `:${where.line}:${where.col}` : ""}: ${first}`);
+  }
   return parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** `nodeGroups[0].maxSize` to ["nodeGroups", 0, "maxSize"], as `pulumi config set --path` reads it. */
+export function parseConfigPath(text: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  const pattern = /([^.[\]]+)|\[(\d+)\]|\["([^"]+)"\]/g;
+  for (const match of text.matchAll(pattern)) {
+    parts.push(match[2] !== undefined ? Number(match[2]) : (match[1] ?? match[3]));
+  }
+  return parts;
+}
+
+/** `target` with `value` set at `path`, creating objects and lists on the way. */
+function setAt(target: unknown, path: readonly (string | number)[], value: unknown): unknown {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  const container: Record<string | number, unknown> = (
+    typeof head === "number"
+      ? Array.isArray(target)
+        ? [...(target as unknown[])]
+        : []
+      : isPlainObject(target)
+        ? { ...target }
+        : {}
+  ) as Record<string | number, unknown>;
+  container[head] = setAt(container[head], rest, value);
+  return container;
+}
+
+/** Objects merged key by key; anything else replaced. */
+function merged(base: unknown, value: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(value)) return value;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, v] of Object.entries(value)) out[key] = merged(base[key], v);
+  return out;
+}
+
+function decode(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** The project name from Pulumi.yaml. */
@@ -76,8 +144,13 @@ export function loadStackConfig(
     for (const [key, value] of Object.entries(stackConfig as Record<string, unknown>)) set(key, value);
   }
   for (const [key, value] of Object.entries(overrides)) {
-    if (value === undefined) delete values[qualify(key)];
-    else set(key, value);
+    const full = qualify(key);
+    const [namespace, ...restParts] = full.split(":");
+    const [top, ...path] = parseConfigPath(restParts.join(":"));
+    const topKey = `${namespace}:${String(top)}`;
+    if (path.length > 0) set(topKey, setAt(decode(values[topKey]), path, value));
+    else if (value === undefined) delete values[topKey];
+    else set(topKey, merged(decode(values[topKey]), value));
   }
   return { project, stack, values, secretKeys: [...secretKeys].sort() };
 }

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "./config";
 import { type ClusterSimulation, OfflineWorld } from "./world";
 
-export { PROJECT_ROOT, listStacks, loadStackConfig, type ConfigOverrides } from "./config";
+export { ConfigFileError, PROJECT_ROOT, listStacks, loadStackConfig, type ConfigOverrides } from "./config";
 export { CannotSimulate, SimulatedFailure, placeholder, type ClusterSimulation } from "./world";
 
 /** One resource as the Pulumi engine would receive it. */

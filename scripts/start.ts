@@ -6,7 +6,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { CannotSimulate, PROJECT_ROOT, SimulatedFailure, evaluateStack, listStacks } from "../offline/engine";
+import {
+  CannotSimulate,
+  ConfigFileError,
+  PROJECT_ROOT,
+  SimulatedFailure,
+  evaluateStack,
+  listStacks,
+} from "../offline/engine";
 import { diffDocuments, parseResourcesDocument } from "../offline/diff";
 import { renderDiff } from "../offline/diff-render";
 import { PLAN_FILES, renderPlanFiles, renderTree, resourcesDocument } from "../offline/plan";
@@ -25,8 +32,11 @@ Options:
                        never overwritten: if it is this run's own resources.json, the new plan goes to
                        resources.new.json beside it)
   --head FILE          with --diff: compare two saved resources.json files, without planning
-  --config KEY=VALUE   override one config key for this run; VALUE is JSON, or else a plain string.
-                       Repeatable. Example: --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
+  --config KEY=VALUE   override one config value for this run; VALUE is JSON, or else a plain string.
+                       KEY may be a path, as pulumi config set --path takes it; an object VALUE is
+                       merged into the stack's (lists and other values replace). Repeatable. Examples:
+                       --config 'eks-calico:nodeGroups[0].maxSize=6'
+                       --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
   -h, --help           print this help
 
 Exit status: 0 planned (with or without changes); 1 the program failed, or the simulated cluster shows
@@ -168,6 +178,10 @@ export async function main(argv: string[]): Promise<number> {
       console.error(
         `\nFix these keys in Pulumi.${options.stack}.yaml${Object.keys(options.config).length > 0 ? " or in the --config overrides" : ""}.`,
       );
+      return 2;
+    }
+    if (error instanceof ConfigFileError) {
+      console.error(`error: ${error.message}`);
       return 2;
     }
     if (error instanceof SimulatedFailure || error instanceof CannotSimulate) {

@@ -5,15 +5,12 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
-import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems";
+import { CONFIG_NAMESPACE, ConfigError, type ConfigProblem, problemsFromIssues } from "./problems";
 import { type StackConfig, maxRolloutNodes, stackConfigSchema } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 
-export { ConfigError, type ConfigProblem } from "./problems";
+export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
-
-/** The config namespace of this program (Pulumi.yaml `name`). */
-export const CONFIG_NAMESPACE = "eks-calico";
 
 // EKS cluster names: letters, digits, '-' and '_', starting with a letter or digit, at most 100.
 const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
@@ -33,6 +30,8 @@ export interface StackSettings extends StackConfig {
   readonly initialNodes: number;
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
   readonly calicoTimeoutMinutes: number;
+  /** The AZ names to use: the first `network.availabilityZones` the region offers without opt-in. */
+  readonly zones: string[];
 }
 
 /** Validates the `eks-calico:*` keys (already JSON-decoded); every problem at once. */
@@ -61,11 +60,15 @@ function readNamespace(): Record<string, unknown> {
   return raw;
 }
 
-/** Reads and validates the current stack's configuration. Throws ConfigError with every problem. */
-export function loadStackSettings(): StackSettings {
+/**
+ * Reads and validates the current stack's configuration, and checks the AZ count against the region
+ * (the only check that asks AWS). Throws one ConfigError with every problem, before any resource exists.
+ */
+export async function loadStackSettings(): Promise<StackSettings> {
   const project = pulumi.getProject();
   const stack = pulumi.getStack();
-  const validated = validateConfig(readNamespace());
+  const raw = readNamespace();
+  const validated = validateConfig(raw);
   const problems: ConfigProblem[] = validated.ok ? [] : [...validated.problems];
 
   const region = new pulumi.Config("aws").get("region") ?? "";
@@ -92,6 +95,14 @@ export function loadStackSettings(): StackSettings {
       rule: `gives the EKS cluster name "${clusterName}", which must be 1-100 letters, digits, '-' or '_'`,
     });
   }
+  let zones: string[] = [];
+  // Asked only for a usable region, and a count the schema accepts (one problem per key is enough).
+  if (!problems.some((p) => p.path === "aws:region" || p.path === "network.availabilityZones")) {
+    const wanted = (raw.network as { availabilityZones?: unknown } | undefined)?.availabilityZones ?? 2;
+    const result = await availabilityZones(region, wanted);
+    if ("problem" in result) problems.push(result.problem);
+    else zones = result.zones;
+  }
   if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
 
   const config = validated.config;
@@ -108,6 +119,7 @@ export function loadStackSettings(): StackSettings {
       derivedTimeoutMinutes(
         estimateRollout(maxRolloutNodes(config.nodeGroups), config.calico.maxUnavailable),
       ),
+    zones,
   };
 }
 
@@ -128,35 +140,41 @@ function accessPartitionProblems(config: StackConfig, region: string): ConfigPro
 }
 
 /**
- * The first `network.availabilityZones` AZ names of the region that need no opt-in (Local and
- * Wavelength zones do). Refuses, before any resource exists, a count the region cannot offer.
+ * The first `wanted` AZ names of the region that need no opt-in (Local and Wavelength zones do), or the
+ * problem: a region AWS cannot list, or fewer AZs than wanted. A `wanted` that is not a valid count is
+ * left to the schema's own problem.
  */
-export async function resolveAvailabilityZones(settings: StackSettings): Promise<string[]> {
-  let zones: aws.GetAvailabilityZonesResult;
+async function availabilityZones(
+  region: string,
+  wanted: unknown,
+): Promise<{ zones: string[] } | { problem: ConfigProblem }> {
+  let names: string[];
   try {
-    zones = await aws.getAvailabilityZones({
-      state: "available",
-      filters: [{ name: "opt-in-status", values: ["opt-in-not-required"] }],
-    });
+    names = (
+      await aws.getAvailabilityZones({
+        state: "available",
+        filters: [{ name: "opt-in-status", values: ["opt-in-not-required"] }],
+      })
+    ).names;
   } catch (error) {
     // An unknown or disabled region fails here first: report it as the config key it comes from.
-    throw new ConfigError(settings.stack, [
-      {
+    return {
+      problem: {
         path: "aws:region",
-        value: settings.region,
+        value: region,
         rule: `AWS could not list the region's availability zones: ${(error as Error).message}`,
       },
-    ]);
+    };
   }
-  const wanted = settings.network.availabilityZones;
-  if (zones.names.length < wanted) {
-    throw new ConfigError(settings.stack, [
-      {
+  if (typeof wanted !== "number" || !Number.isInteger(wanted) || wanted < 1) return { zones: [] };
+  if (names.length < wanted) {
+    return {
+      problem: {
         path: "network.availabilityZones",
         value: wanted,
-        rule: `must be at most ${zones.names.length}: ${settings.region} offers ${zones.names.join(", ")}`,
+        rule: `must be at most ${names.length}: ${region} offers ${names.join(", ")}`,
       },
-    ]);
+    };
   }
-  return [...zones.names].sort().slice(0, wanted);
+  return { zones: [...names].sort().slice(0, wanted) };
 }

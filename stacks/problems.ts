@@ -1,6 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 
+/** The config namespace of this program (Pulumi.yaml `name`). */
+export const CONFIG_NAMESPACE = "eks-calico";
+
 /** One thing wrong with a stack's configuration. */
 export interface ConfigProblem {
   /** Key path as a user writes it: `network.cidr`, `nodeGroups[0].maxSize`, `aws:region`. */
@@ -9,6 +12,8 @@ export interface ConfigProblem {
   readonly value: unknown;
   /** The rule that value breaks. */
   readonly rule: string;
+  /** What to do, when it is more specific than the key's general hint. */
+  readonly hint?: string;
 }
 
 /**
@@ -89,7 +94,8 @@ export class ConfigError extends pulumi.RunError {
 export function formatProblems(stack: string, problems: readonly ConfigProblem[]): string {
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
   const lines = problems.map(
-    (p) => `  - ${p.path}: ${p.rule} (got ${describeValue(p.value)})\n      hint: ${hintFor(p.path)}`,
+    (p) =>
+      `  - ${p.path}: ${p.rule} (got ${describeValue(p.value)})\n      hint: ${p.hint ?? hintFor(p.path)}`,
   );
   return [`Stack "${stack}" has invalid configuration (${count}):`, ...lines].join("\n");
 }
@@ -113,11 +119,15 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
   return issues.flatMap((issue): ConfigProblem[] => {
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({
-        path: formatPath([...issue.path, key]),
-        value: issue.input?.[key],
-        rule: "is not a known key (check its spelling against the README's config reference)",
-      }));
+      return issue.keys.map((key) =>
+        issue.path.length === 0 && /[.[]/.test(key)
+          ? pathWrittenAsKey(key, issue.input?.[key])
+          : {
+              path: formatPath([...issue.path, key]),
+              value: issue.input?.[key],
+              rule: "is not a known key (check its spelling against the README's config reference)",
+            },
+      );
     }
     if (issue.code === "invalid_key") {
       // A record key broke its rule: report the key's own rule, not zod's summary.
@@ -130,8 +140,45 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigP
       ];
     }
     const missing = issue.code === "invalid_type" && issue.input === undefined;
+    const path = formatPath(issue.path);
+    const typeHint =
+      issue.code === "invalid_type" ? howToSetType(path, issue.expected, issue.input) : undefined;
     return [
-      { path: formatPath(issue.path), value: issue.input, rule: missing ? "is required" : issue.message },
+      {
+        path,
+        value: issue.input,
+        rule: missing ? "is required" : issue.message,
+        ...(typeHint !== undefined ? { hint: typeHint } : {}),
+      },
     ];
   });
+}
+
+/**
+ * A top-level key with dots or brackets: what `pulumi config set eks-calico:cluster.version 1.36` writes
+ * without `--path` (one key named "cluster.version"), where `--path` sets `version` inside `cluster`.
+ */
+function pathWrittenAsKey(key: string, value: unknown): ConfigProblem {
+  const full = `${CONFIG_NAMESPACE}:${key}`;
+  return {
+    path: key,
+    value,
+    rule: `is one config key named "${key}", not a path into ${key.split(/[.[]/)[0]}: \`pulumi config set\` without --path writes such keys`,
+    hint: `run \`pulumi config rm '${full}'\`, then \`pulumi config set --path '${full}' ${JSON.stringify(value)}\``,
+  };
+}
+
+/** How to give a value the type the schema wants, when it arrived as another (a quoted number, ...). */
+function howToSetType(path: string, expected: string, input: unknown): string | undefined {
+  const full = `'${CONFIG_NAMESPACE}:${path}'`;
+  if (expected === "number" && typeof input === "string" && /^-?\d+(\.\d+)?$/.test(input)) {
+    return `set it as a number: \`pulumi config set --path --type int ${full} ${input}\`, or write it unquoted in the stack file`;
+  }
+  if (expected === "boolean" && (input === "true" || input === "false")) {
+    return `set it as a boolean: \`pulumi config set --path --type bool ${full} ${input}\`, or write it unquoted`;
+  }
+  if (expected === "string" && (typeof input === "number" || typeof input === "boolean")) {
+    return `set it as a string: \`pulumi config set --path --type string ${full} ${String(input)}\`, or quote it in the stack file`;
+  }
+  return undefined;
 }
