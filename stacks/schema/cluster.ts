@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ACCESS_POLICIES, parsePrincipalArn } from "../../components/cluster/access";
 import { ADDON_NAMES } from "../../components/cluster/addons";
+import { isRecord } from "./records";
 
 /**
  * Kubernetes minor versions Amazon EKS offers as of November 2026 (standard or extended support;
@@ -122,7 +123,8 @@ export const clusterSchema = z
     access: accessSchema.default([]),
   })
   .superRefine(
-    (cluster, ctx) => {
+    (cluster: unknown, ctx) => {
+      if (!isRecord(cluster)) return;
       // kube-proxy ships one build line per Kubernetes minor; EKS refuses any other on the cluster.
       const pinned = (cluster.addons as { kubeProxy?: { version?: unknown } } | undefined)?.kubeProxy
         ?.version;

@@ -8,6 +8,7 @@ import { calicoSchema } from "./calico";
 import { clusterSchema } from "./cluster";
 import { networkSchema } from "./network";
 import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
+import { isRecord } from "./records";
 import { tagsSchema } from "./tags";
 import {
   MAX_TIMEOUT_MINUTES,
@@ -66,9 +67,9 @@ export function maxRolloutNodes(groups: readonly { maxSize: number }[]): number 
  */
 function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
   const groups = config.nodeGroups;
-  const calico = config.calico as { maxUnavailable?: unknown; readinessTimeoutMinutes?: unknown } | undefined;
-  if (!Array.isArray(groups) || calico === undefined) return;
-  const sizes = groups.map((g) => (g as { maxSize?: unknown } | null)?.maxSize);
+  const calico = config.calico;
+  if (!Array.isArray(groups) || !isRecord(calico)) return;
+  const sizes = groups.map((g: unknown) => (isRecord(g) ? g.maxSize : undefined));
   const { maxUnavailable, readinessTimeoutMinutes: timeout } = calico;
   const validMax = typeof maxUnavailable === "number" || /^\d+%$/.test(String(maxUnavailable));
   if (!sizes.every((s) => typeof s === "number" && s >= 0) || !validMax) return;

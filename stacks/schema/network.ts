@@ -1,6 +1,7 @@
 /** `network`: the VPC's address range, its AZ count and its NAT gateways. */
 import { z } from "zod";
 import { parseCidr, subnetPrefixFor } from "../../components/network/subnets";
+import { isRecord } from "./records";
 
 /** AWS accepts VPC CIDR blocks between /16 and /28. */
 const VPC_PREFIX_RANGE = { min: 16, max: 28 } as const;
@@ -22,7 +23,9 @@ export const networkSchema = z
     natGateways: z.enum(["single", "perAz"], { error: "must be single or perAz" }).default("single"),
   })
   .superRefine(
-    (network, ctx) => {
+    (network: unknown, ctx) => {
+      // Runs even when the object failed its own checks: never assume its shape.
+      if (!isRecord(network)) return;
       if (typeof network.cidr !== "string" || !z.cidrv4().safeParse(network.cidr).success) return;
       let vpcPrefix: number;
       try {

@@ -7,6 +7,7 @@ import {
   amiTypesFor,
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
+import { isRecord } from "./records";
 
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
 export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
@@ -78,8 +79,9 @@ const nodeGroupSchema = z
     clusterAddons: z.boolean({ error: "must be true or false" }).default(false),
   })
   .superRefine(
-    (group, ctx) => {
-      const { minSize, desiredSize, maxSize } = group as Partial<Record<string, unknown>>;
+    (group: unknown, ctx) => {
+      if (!isRecord(group)) return;
+      const { minSize, desiredSize, maxSize } = group;
       if (typeof maxSize === "number" && maxSize < 1) {
         ctx.addIssue({ code: "custom", path: ["maxSize"], input: maxSize, message: "must be at least 1" });
       }
@@ -152,8 +154,9 @@ export const nodeGroupsSchema = z
     (groups, ctx) => {
       if (!Array.isArray(groups)) return;
       const seen = new Map<unknown, number>();
-      groups.forEach((group, index) => {
-        const name = (group as { name?: unknown }).name;
+      groups.forEach((group: unknown, index) => {
+        const name = isRecord(group) ? group.name : undefined;
+        if (name === undefined) return;
         const first = seen.get(name);
         if (first !== undefined) {
           ctx.addIssue({
@@ -167,15 +170,17 @@ export const nodeGroupsSchema = z
         }
       });
       // The CoreDNS add-on needs a node it may run on, or EKS reports it DEGRADED and `up` times out.
-      const hostsCoreDns = groups.some((group) => {
-        const { taints, clusterAddons } = group as { taints?: unknown; clusterAddons?: unknown };
+      const hostsCoreDns = groups.some((group: unknown) => {
+        if (!isRecord(group)) return true;
+        const { taints, clusterAddons } = group;
         const repelled =
-          Array.isArray(taints) && taints.some((t) => REPELLING.has((t as { effect?: string }).effect ?? ""));
+          Array.isArray(taints) &&
+          taints.some((t: unknown) => isRecord(t) && REPELLING.has(String(t.effect)));
         return clusterAddons === true || !repelled;
       });
       // With no node at creation, calico-node's readiness await has nothing to wait for and Typha no node
       // to run on: the `up` would wait out its timeout and fail.
-      const desired = groups.map((g) => (g as { desiredSize?: unknown }).desiredSize);
+      const desired = groups.map((g: unknown) => (isRecord(g) ? g.desiredSize : undefined));
       if (groups.length > 0 && desired.every((d) => d === 0)) {
         ctx.addIssue({
           code: "custom",
@@ -187,7 +192,7 @@ export const nodeGroupsSchema = z
       if (groups.length > 0 && !hostsCoreDns) {
         ctx.addIssue({
           code: "custom",
-          input: groups.map((g) => (g as { name?: unknown }).name),
+          input: groups.map((g: unknown) => (isRecord(g) ? g.name : undefined)),
           message:
             "must include a node group CoreDNS can run on: every group has a NoSchedule or NoExecute taint; set clusterAddons: true on the group meant for cluster add-ons, or add an untainted group",
         });
