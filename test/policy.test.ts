@@ -247,7 +247,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
         eksEndpointExposure,
         replaced(prod.resources, eks),
         eks.urn,
-        /0\.0\.0\.0\/0 and the cluster is protected/,
+        /whole internet \(203\.0\.113\.0\/24, 0\.0\.0\.0\/0\) and the cluster is protected/,
       );
     });
 

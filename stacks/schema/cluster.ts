@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ACCESS_POLICIES, parsePrincipalArn } from "../../components/cluster/access";
 import { ADDON_NAMES } from "../../components/cluster/addons";
+import { hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 
 /**
@@ -91,9 +92,14 @@ export const clusterSchema = z
       .default(DEFAULT_KUBERNETES_VERSION),
     /** CIDRs allowed to reach the public API endpoint; [] means the endpoint is private only. */
     publicAccessCidrs: z
-      .array(z.cidrv4({ error: "must be an IPv4 CIDR block such as 203.0.113.0/24" }), {
-        error: "must be a list of IPv4 CIDR blocks",
-      })
+      .array(
+        z
+          .cidrv4({ error: "must be an IPv4 CIDR block such as 203.0.113.0/24" })
+          .refine((cidr) => !hasHostBits(cidr), {
+            error: "has host bits set (EKS refuses it): use the block's network address",
+          }),
+        { error: "must be a list of IPv4 CIDR blocks" },
+      )
       .default(["0.0.0.0/0"]),
     /** Control-plane log types sent to CloudWatch. */
     logTypes: z

@@ -8,6 +8,7 @@ import { calicoSchema } from "./calico";
 import { clusterSchema } from "./cluster";
 import { networkSchema } from "./network";
 import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
+import { coversWholeInternet, rangeOf } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 import { tagsSchema } from "./tags";
 import {
@@ -36,20 +37,28 @@ export const stackConfigSchema = z
   })
   .superRefine(
     (config, ctx) => {
-      const cidrs: unknown = (config.cluster as { publicAccessCidrs?: unknown } | undefined)
-        ?.publicAccessCidrs;
+      const cidrs: unknown = isRecord(config.cluster) ? config.cluster.publicAccessCidrs : undefined;
+      // By meaning, not spelling: 0.0.0.0/1 and 128.0.0.0/1 open the endpoint as wide as 0.0.0.0/0.
       if (config.protect === true && Array.isArray(cidrs)) {
-        cidrs.forEach((cidr, index) => {
-          if (cidr === "0.0.0.0/0") {
-            ctx.addIssue({
-              code: "custom",
-              path: ["cluster", "publicAccessCidrs", index],
-              input: cidr,
-              message:
-                "must not open the API endpoint to the whole internet on a protected (production) stack; list your ranges, or [] for private only",
-            });
-          }
-        });
+        const valid = cidrs.filter((c): c is string => typeof c === "string" && rangeOf(c) !== undefined);
+        const message =
+          "must not open the API endpoint to the whole internet on a protected (production) stack; list your ranges, or [] for private only";
+        const whole = cidrs.findIndex((c) => typeof c === "string" && coversWholeInternet([c]));
+        if (whole >= 0) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["cluster", "publicAccessCidrs", whole],
+            input: cidrs[whole],
+            message,
+          });
+        } else if (coversWholeInternet(valid)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["cluster", "publicAccessCidrs"],
+            input: cidrs,
+            message: `${message} (together these blocks cover every IPv4 address)`,
+          });
+        }
       }
       checkRolloutTimeout(config, ctx);
     },

@@ -1,6 +1,7 @@
 /** `network`: the VPC's address range, its AZ count and its NAT gateways. */
 import { z } from "zod";
 import { parseCidr, subnetPrefixFor } from "../../components/network/subnets";
+import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 
 /** AWS accepts VPC CIDR blocks between /16 and /28. */
@@ -38,6 +39,15 @@ export const networkSchema = z
           message: (error as Error).message,
         });
         return;
+      }
+      const forbidden = forbiddenVpcRange(network.cidr);
+      if (forbidden !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["cidr"],
+          input: network.cidr,
+          message: `overlaps ${forbidden.cidr} (${forbidden.what}), which AWS does not accept for a VPC`,
+        });
       }
       const zones = network.availabilityZones;
       if (vpcPrefix < VPC_PREFIX_RANGE.min || vpcPrefix > VPC_PREFIX_RANGE.max) {
