@@ -55,12 +55,21 @@ function timeRuns(runs: number, command: string, args: string[]): Timed {
   return { runsMs, medianMs: median(runsMs) };
 }
 
-/** The dev stack's first node group, resized to a total maxSize of `maxSize`. */
+/**
+ * The dev stack's first node group, as copies whose maxSize adds up to `maxSize`: each within EKS's quota
+ * of 450 nodes per managed node group, the first starting with min(maxSize, 3) nodes, the others with none.
+ */
 function nodeGroupsAt(maxSize: number): unknown[] {
   const raw = loadStackConfig("dev").values["eks-calico:nodeGroups"];
   const [group] = JSON.parse(raw) as Record<string, unknown>[];
-  const desiredSize = Math.min(maxSize, 3);
-  return [{ ...group, minSize: 1, desiredSize, maxSize }];
+  const perGroup = 450;
+  return Array.from({ length: Math.ceil(maxSize / perGroup) }, (_, i) => ({
+    ...group,
+    name: i === 0 ? group.name : `${String(group.name)}-${i}`,
+    minSize: i === 0 ? 1 : 0,
+    desiredSize: i === 0 ? Math.min(maxSize, 3) : 0,
+    maxSize: Math.min(perGroup, maxSize - i * perGroup),
+  }));
 }
 
 interface ScalePoint {

@@ -293,7 +293,7 @@ export const SIMULATED_HEADING =
 
 /**
  * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
- * custom resource cannot be applied before its definition), then registration order. The Kubernetes
+ * custom resource cannot be applied before its definition), then name. The Kubernetes
  * provider is not an object.
  */
 export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
@@ -303,7 +303,7 @@ export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
       r.type.startsWith("kubernetes:") && tree.ancestors(r).some((a) => a.type === CALICO_COMPONENT_TYPE),
   );
   // Registration order is not stable (objects built from certificates register when those resolve), so
-  // order by kind, as kubectl must apply them, then by registration within a kind.
+  // order by kind, as kubectl must apply them, then by name (CRDs keep the renderer's order).
   const rank = (r: ResourceRecord) => {
     const kind = r.type.split(":").pop() ?? "";
     const index = APPLY_ORDER.indexOf(kind);
@@ -311,7 +311,7 @@ export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
   };
   return objects
     .map((r, i) => ({ r, i }))
-    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+    .sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? a.i - b.i : compare(a.r.name, b.r.name)))
     .map(({ r }) => r);
 }
 

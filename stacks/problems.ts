@@ -106,11 +106,13 @@ function describeValue(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-/** `["nodeGroups", 0, "maxSize"]` under key prefix "" becomes `nodeGroups[0].maxSize`. */
+/** `["nodeGroups", 0, "maxSize"]` becomes `nodeGroups[0].maxSize`; `["tags", "a:b"]`, `tags["a:b"]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, part) => {
     if (typeof part === "number") return `${acc}[${part}]`;
     const key = String(part);
+    // A key that is not a plain name is quoted, as `pulumi config set --path` reads it: labels["a.b/c"].
+    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return `${acc}[${JSON.stringify(key)}]`;
     return acc === "" ? key : `${acc}.${key}`;
   }, "");
 }

@@ -74,12 +74,14 @@ describe("calico-node rollouts", () => {
   });
 
   it("refuses a maxUnavailable so low that no timeout could wait for the rollout", () => {
-    const found = problems({ nodeGroups: [group(5000)], calico: { maxUnavailable: 1 } });
+    // 5,000 nodes in groups within EKS's 450-node quota.
+    const groups = Array.from({ length: 12 }, (_, i) => ({ ...group(420), name: `g${i}` }));
+    const found = problems({ nodeGroups: groups, calico: { maxUnavailable: 1 } });
     assert.deepEqual(
       found.map((p) => p.path),
       ["calico.maxUnavailable"],
     );
-    assert.match(found[0].rule, /too slow to wait for \(5000 nodes/);
+    assert.match(found[0].rule, /too slow to wait for \(5040 nodes/);
   });
 
   it("refuses maxUnavailable values Kubernetes would not take", () => {

@@ -132,7 +132,7 @@ describe("stack configuration refusals", () => {
     {
       title: "an invalid label key",
       raw: { nodeGroups: [{ ...GROUP, labels: { "bad key!": "x" } }] },
-      path: "nodeGroups[0].labels.bad key!",
+      path: 'nodeGroups[0].labels["bad key!"]',
       rule: /label key/,
     },
     {
@@ -162,7 +162,7 @@ describe("stack configuration refusals", () => {
     {
       title: "a reserved tag key",
       raw: { tags: { "aws:owner": "me" }, nodeGroups: [GROUP] },
-      path: "tags.aws:owner",
+      path: 'tags["aws:owner"]',
       rule: /must not start with aws:/,
     },
     {
@@ -250,7 +250,7 @@ describe("stack configuration refusals", () => {
     {
       title: "a tag key with characters AWS refuses",
       raw: { tags: { "cost#center": "1" }, nodeGroups: [GROUP] },
-      path: "tags.cost#center",
+      path: 'tags["cost#center"]',
       rule: /letters, digits, spaces/,
     },
     {

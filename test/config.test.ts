@@ -36,6 +36,7 @@ describe("stack configuration", () => {
       cluster: {
         version: "1.35",
         publicAccessCidrs: ["0.0.0.0/0"],
+        deploysFromInsideVpc: false,
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
         addons: { vpcCni: {}, kubeProxy: {}, coreDns: {} },

@@ -10,6 +10,9 @@ import {
 import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
 import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
 
+/** Namespaces every cluster has that are not Calico's to create or delete. */
+const SHARED_NAMESPACES: readonly string[] = ["default", "kube-public", "kube-node-lease"];
+
 // RFC 1123 label: what Kubernetes accepts as a namespace name.
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // An image registry prefix: host[:port][/path], no scheme and no trailing slash.
@@ -34,6 +37,11 @@ export const calicoSchema = z.strictObject({
     .string()
     .max(63, { error: "must be at most 63 characters" })
     .regex(DNS_LABEL, { error: "must be a DNS label: lowercase letters, digits and '-'" })
+    // kube-system, or a namespace this stack creates and owns: a rename or destroy would delete any other.
+    .refine((ns) => ns === "kube-system" || !(SHARED_NAMESPACES.includes(ns) || ns.startsWith("kube-")), {
+      error:
+        "must be kube-system or a namespace of Calico's own: default, kube-public, kube-node-lease and other kube- namespaces belong to the cluster, and the stack would delete it on a rename or destroy",
+    })
     .default(DEFAULT_CALICO_NAMESPACE),
   /** Registry holding `cluster-proportional-autoscaler` (Typha's autoscaler); a mirror for private nodes. */
   autoscalerRegistry: z

@@ -82,6 +82,9 @@ const accessSchema = z
     { when: () => true },
   );
 
+/** EKS's limit on public access CIDR blocks per cluster (a service quota). */
+export const MAX_PUBLIC_ACCESS_CIDRS = 40;
+
 export const clusterSchema = z
   .strictObject({
     /** Kubernetes minor version of the control plane and nodes. */
@@ -100,7 +103,15 @@ export const clusterSchema = z
           }),
         { error: "must be a list of IPv4 CIDR blocks" },
       )
+      .max(MAX_PUBLIC_ACCESS_CIDRS, {
+        error: `must hold at most ${MAX_PUBLIC_ACCESS_CIDRS} blocks, the EKS quota "Public endpoint access CIDR ranges per cluster"`,
+      })
       .default(["0.0.0.0/0"]),
+    /**
+     * Deploys run where they reach the cluster's private endpoint (a runner in the VPC, a VPN): what lets
+     * `publicAccessCidrs: []` work, since `pulumi up` installs Calico through the Kubernetes API.
+     */
+    deploysFromInsideVpc: z.boolean({ error: "must be true or false" }).default(false),
     /** Control-plane log types sent to CloudWatch. */
     logTypes: z
       .array(
@@ -131,6 +142,19 @@ export const clusterSchema = z
   .superRefine(
     (cluster: unknown, ctx) => {
       if (!isRecord(cluster)) return;
+      if (
+        Array.isArray(cluster.publicAccessCidrs) &&
+        cluster.publicAccessCidrs.length === 0 &&
+        cluster.deploysFromInsideVpc !== true
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["publicAccessCidrs"],
+          input: cluster.publicAccessCidrs,
+          message:
+            "turns the public endpoint off, so `pulumi up` reaches the Kubernetes API (to install Calico) only from inside the VPC or a network joined to it: set cluster.deploysFromInsideVpc: true if deploys run there, or list the CIDRs your deploys come from",
+        });
+      }
       // kube-proxy ships one build line per Kubernetes minor; EKS refuses any other on the cluster.
       const pinned = (cluster.addons as { kubeProxy?: { version?: unknown } } | undefined)?.kubeProxy
         ?.version;

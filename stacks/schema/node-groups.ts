@@ -18,17 +18,48 @@ export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as 
  */
 export const DISK_SIZE_GIB = { min: 20, max: 16384, default: 50 } as const;
 
-// EKS node-group names: letters, digits, '-' and '_', starting with a letter or digit, at most 63.
-const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+// Node-group names: letters, digits, '-' and '_', starting with a letter or digit. EKS takes at most 63
+// characters, and the name it gets is `cluster-<name>-<7 hex>` (the component's prefix and Pulumi's
+// auto-naming suffix): 63 - 8 - 8 leaves 47 for ours.
+const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+export const MAX_NODE_GROUP_NAME = 63 - "cluster-".length - "-abcdef0".length;
+
+/** EKS service quotas (adjustable through Service Quotas), named as the console names them. */
+export const EKS_QUOTAS = {
+  nodeGroupsPerCluster: { limit: 30, name: "Managed node groups per cluster" },
+  nodesPerNodeGroup: { limit: 450, name: "Nodes per managed node group" },
+} as const;
 // Kubernetes label keys: optional DNS-subdomain prefix, then a name of at most 63 characters.
 const LABEL_KEY =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
-// EC2 instance types look like family.size: t3.large, m7g.2xlarge, c6in.metal.
-const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+// EC2 instance types: family, generation, attributes, then a size: t3.large, m7g.2xlarge, c6in.metal,
+// c7i-flex.large, u7i-12tb.224xlarge. https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html
+const INSTANCE_TYPE =
+  /^[a-z]+[0-9]+[a-z0-9-]*\.(nano|micro|small|medium|large|xlarge|[0-9]+xlarge|metal(-[0-9]+xl)?)$/;
+
+/**
+ * Label and taint key prefixes EKS refuses on a node group: they belong to Kubernetes and EKS.
+ * https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html (labels, taints)
+ */
+const RESERVED_DOMAINS: readonly string[] = ["kubernetes.io", "k8s.io", "eks.amazonaws.com"];
+
+function reservedPrefix(key: string): string | undefined {
+  const domain = key.includes("/") ? key.split("/")[0] : undefined;
+  return domain === undefined
+    ? undefined
+    : RESERVED_DOMAINS.find((reserved) => domain === reserved || domain.endsWith(`.${reserved}`));
+}
+
+const RESERVED_RULE = (what: string) => ({
+  error: `must not use a prefix EKS reserves for ${what} (kubernetes.io/, k8s.io/, eks.amazonaws.com/ and their subdomains)`,
+});
 
 const taintSchema = z.strictObject({
-  key: z.string().regex(LABEL_KEY, { error: "must be a valid Kubernetes taint key" }),
+  key: z
+    .string()
+    .regex(LABEL_KEY, { error: "must be a valid Kubernetes taint key" })
+    .refine((key) => reservedPrefix(key) === undefined, RESERVED_RULE("taints")),
   value: z.string().regex(LABEL_VALUE, { error: "must be a valid Kubernetes label value" }).default(""),
   effect: z.enum(TAINT_EFFECTS, { error: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
 });
@@ -43,12 +74,21 @@ function sizeSchema() {
 const nodeGroupSchema = z
   .strictObject({
     /** Unique name; EKS node-group naming rules. */
-    name: z.string({ error: "is required" }).regex(NODE_GROUP_NAME, {
-      error: "must be 1-63 letters, digits, '-' or '_', starting with a letter or digit",
-    }),
+    name: z
+      .string({ error: "is required" })
+      .regex(NODE_GROUP_NAME, {
+        error: "must be letters, digits, '-' or '_', starting with a letter or digit",
+      })
+      .max(MAX_NODE_GROUP_NAME, {
+        error: `must be at most ${MAX_NODE_GROUP_NAME} characters: EKS names it cluster-<name>-<7 characters Pulumi adds>, at most 63`,
+      }),
     /** EC2 instance types, at least one, all of the AMI type's architecture. */
     instanceTypes: z
-      .array(z.string().regex(INSTANCE_TYPE, { error: "must be an EC2 instance type such as t3.large" }))
+      .array(
+        z.string().regex(INSTANCE_TYPE, {
+          error: "must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge",
+        }),
+      )
       .min(1, { error: "must list at least one instance type" })
       .default(["t3.large"]),
     capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
@@ -70,7 +110,10 @@ const nodeGroupSchema = z
     maxSize: sizeSchema().default(4),
     labels: z
       .record(
-        z.string().regex(LABEL_KEY, { error: "must be a valid Kubernetes label key" }),
+        z
+          .string()
+          .regex(LABEL_KEY, { error: "must be a valid Kubernetes label key" })
+          .refine((key) => reservedPrefix(key) === undefined, RESERVED_RULE("labels")),
         z.string().regex(LABEL_VALUE, { error: "must be a valid Kubernetes label value" }),
       )
       .default({}),
@@ -84,6 +127,15 @@ const nodeGroupSchema = z
       const { minSize, desiredSize, maxSize } = group;
       if (typeof maxSize === "number" && maxSize < 1) {
         ctx.addIssue({ code: "custom", path: ["maxSize"], input: maxSize, message: "must be at least 1" });
+      }
+      const quota = EKS_QUOTAS.nodesPerNodeGroup;
+      if (typeof maxSize === "number" && maxSize > quota.limit) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["maxSize"],
+          input: maxSize,
+          message: `must be at most ${quota.limit}, the EKS quota "${quota.name}" (raise it in Service Quotas first, or split the group)`,
+        });
       }
       if (typeof minSize === "number" && typeof desiredSize === "number" && minSize > desiredSize) {
         ctx.addIssue({
@@ -150,6 +202,9 @@ const REPELLING = new Set<string>(["NoSchedule", "NoExecute"]);
 export const nodeGroupsSchema = z
   .array(nodeGroupSchema, { error: "must be a list of node groups" })
   .min(1, { error: "must define at least one node group" })
+  .max(EKS_QUOTAS.nodeGroupsPerCluster.limit, {
+    error: `must hold at most ${EKS_QUOTAS.nodeGroupsPerCluster.limit} node groups, the EKS quota "${EKS_QUOTAS.nodeGroupsPerCluster.name}"`,
+  })
   .superRefine(
     (groups, ctx) => {
       if (!Array.isArray(groups)) return;
