@@ -5,7 +5,13 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
-import { CONFIG_NAMESPACE, ConfigError, type ConfigProblem, problemsFromIssues } from "./problems";
+import {
+  CONFIG_NAMESPACE,
+  ConfigError,
+  type ConfigProblem,
+  maskedProblem,
+  problemsFromIssues,
+} from "./problems";
 import { type StackConfig, maxRolloutNodes, stackConfigSchema } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 
@@ -44,6 +50,26 @@ export function validateConfig(
     : { ok: false, problems: problemsFromIssues(parsed.error.issues) };
 }
 
+/**
+ * The `eks-calico:*` keys set with `pulumi config set --secret`: the CLI passes their names beside the
+ * config (PULUMI_CONFIG_SECRET_KEYS), as keys qualified with the namespace.
+ */
+function secretKeys(): Set<string> {
+  const listed = pulumi.runtime.allConfig()[SECRET_KEYS_ENTRY] ?? process.env[SECRET_KEYS_ENTRY] ?? "[]";
+  try {
+    const keys = JSON.parse(listed) as unknown;
+    return new Set(
+      (Array.isArray(keys) ? keys : [])
+        .filter((k): k is string => typeof k === "string" && k.startsWith(`${CONFIG_NAMESPACE}:`))
+        .map((k) => k.slice(CONFIG_NAMESPACE.length + 1)),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+const SECRET_KEYS_ENTRY = "PULUMI_CONFIG_SECRET_KEYS";
+
 /** The `eks-calico:*` keys of the stack's config, decoded (structured values arrive as JSON). */
 function readNamespace(): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
@@ -69,7 +95,11 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const stack = pulumi.getStack();
   const raw = readNamespace();
   const validated = validateConfig(raw);
-  const problems: ConfigProblem[] = validated.ok ? [] : [...validated.problems];
+  const secrets = secretKeys();
+  // A value set with --secret is never echoed: its problems say which key and rule, not the value.
+  const problems: ConfigProblem[] = (validated.ok ? [] : validated.problems).map((p) =>
+    secrets.has(p.path.split(/[.[]/)[0]) ? maskedProblem(p) : p,
+  );
 
   const region = new pulumi.Config("aws").get("region") ?? "";
   if (region === "") {

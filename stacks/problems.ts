@@ -66,6 +66,24 @@ const HINTS: Readonly<Record<string, string>> = {
   protect: "write true or false without quotes",
 };
 
+/** What a secret value shows as in messages. */
+export const SECRET_VALUE = "[secret]";
+
+/** A problem of a key set with --secret: the value, and any hint that repeats it, left out. */
+export function maskedProblem(problem: ConfigProblem): ConfigProblem {
+  const text = problem.value === undefined ? undefined : JSON.stringify(problem.value);
+  const hint =
+    problem.hint !== undefined && text !== undefined
+      ? problem.hint.replaceAll(text, SECRET_VALUE)
+      : problem.hint;
+  return {
+    path: problem.path,
+    value: SECRET_VALUE,
+    rule: problem.rule,
+    ...(hint !== undefined ? { hint } : {}),
+  };
+}
+
 /** The hint for a key path such as `nodeGroups[0].maxSize`. */
 export function hintFor(path: string): string {
   const general = path.replace(/\[\d+\]/g, "[]");
@@ -102,6 +120,7 @@ export function formatProblems(stack: string, problems: readonly ConfigProblem[]
 
 function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
+  if (value === SECRET_VALUE) return "a secret value";
   const text = JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -16,6 +16,7 @@ import {
 import { parseConfigPath } from "../offline/config";
 import { main } from "../scripts/start";
 import { ConfigError, validateConfig } from "../stacks";
+import { maskedProblem } from "../stacks/problems";
 
 const GROUP = { name: "general", minSize: 1, desiredSize: 1, maxSize: 3 };
 
@@ -124,5 +125,39 @@ describe("config edits", () => {
       "nodeGroups[0].capacityType",
     ]);
     assert.match(error.message, /must be at most 4: us-west-2 offers/);
+  });
+});
+
+describe("secret config values", () => {
+  it("never echoes a secret value in a problem, its hint included", () => {
+    const problem = {
+      path: "cluster.version",
+      value: "1.99-secret",
+      rule: "is wrong",
+      hint: 'set "1.99-secret" again',
+    };
+    const masked = maskedProblem(problem);
+    assert.deepEqual(masked, {
+      path: "cluster.version",
+      value: "[secret]",
+      rule: "is wrong",
+      hint: "set [secret] again",
+    });
+    const text = new ConfigError("dev", [masked]).message;
+    assert.match(text, /cluster\.version: is wrong \(got a secret value\)/);
+    assert.doesNotMatch(text, /1\.99-secret/);
+  });
+
+  it("reports a key set with --secret by path and rule, without its ciphertext", async () => {
+    const { error } = await evaluateStackExpectingError("dev", {
+      config: { "eks-calico:tags": { secure: "v1:c2VjcmV0LWNpcGhlcnRleHQ=" } },
+    });
+    assert.ok(ConfigError.isConfigError(error));
+    assert.deepEqual(
+      error.problems.map((p) => [p.path, p.value]),
+      [["tags", "[secret]"]],
+    );
+    assert.doesNotMatch(error.message, /c2VjcmV0/);
+    assert.match(error.message, /tags: .*\(got a secret value\)/);
   });
 });

@@ -4,8 +4,11 @@ import { z } from "zod";
 // What AWS accepts in tag keys and values.
 const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 
-/** Tags we add to every resource (Name, pulumi:project, pulumi:stack); a resource takes at most 50. */
-export const RESERVED_TAG_COUNT = 3;
+/**
+ * The most tags the program adds to one resource: pulumi:project, pulumi:stack and Name on every one, and
+ * on subnets the load balancers' kubernetes.io/role tag too. A resource takes at most 50.
+ */
+export const RESERVED_TAG_COUNT = 4;
 export const MAX_TAGS = 50;
 
 export const tagsSchema = z
@@ -33,7 +36,7 @@ export const tagsSchema = z
         ctx.addIssue({
           code: "custom",
           input: tags,
-          message: `must hold at most ${MAX_TAGS - RESERVED_TAG_COUNT} tags (AWS allows ${MAX_TAGS}; Name, pulumi:project and pulumi:stack are added)`,
+          message: `must hold at most ${MAX_TAGS - RESERVED_TAG_COUNT} tags: AWS allows ${MAX_TAGS} per resource, and a subnet also gets Name, pulumi:project, pulumi:stack and its kubernetes.io/role tag`,
         });
       }
     },
