@@ -10,7 +10,8 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import * as ts from "typescript";
 import { PROJECT_ROOT, evaluateStack, loadStackConfig } from "../offline/engine";
-import { renderPlanFiles, typhaReplicas } from "../offline/plan";
+import { typhaReplicas } from "../offline/calico-yaml";
+import { renderPlanFiles } from "../offline/plan-files";
 import { ladderReplicas, typhaLadder } from "../components/calico/autoscaler";
 import {
   DEFAULT_MAX_UNAVAILABLE,

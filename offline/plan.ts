@@ -3,8 +3,8 @@
  * StackEvaluation (no I/O, no clock), so the files are byte-identical from run to run and tests check
  * exactly the text the CLI writes.
  */
-import YAML from "yaml";
 import type { ResourceRecord, StackEvaluation } from "./engine";
+import { Hierarchy, byTypeAndName, compare, isComponent } from "./hierarchy";
 
 /** Type token of the Calico component; calico.yaml holds the Kubernetes objects beneath it. */
 export const CALICO_COMPONENT_TYPE = "eks-calico:calico:PolicyOnly";
@@ -14,10 +14,6 @@ export const SECRET_MASK = "[secret]";
 
 /** Bumped when the resources.json layout changes, so a diff against an older file can say so. */
 export const RESOURCES_FORMAT_VERSION = 1;
-
-/** The files `npm start` writes to `<out>/<stack>/`, in the order it writes them. */
-export const PLAN_FILES = ["resources.json", "calico.yaml", "graph.mmd"] as const;
-export type PlanFileName = (typeof PLAN_FILES)[number];
 
 export const LEGEND =
   "Legend: <kind:resource-name> is a placeholder for a value only AWS or the cluster knows (an id, an ARN, " +
@@ -41,7 +37,7 @@ export interface ResourcesDocument {
   readonly outputs: Record<string, unknown>;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
@@ -159,63 +155,6 @@ export function renderResourcesJson(evaluation: StackEvaluation): string {
   return stableJson(resourcesDocument(evaluation));
 }
 
-/** Code-unit order: the same on every machine and locale. */
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function byTypeAndName(a: ResourceRecord, b: ResourceRecord): number {
-  return compare(a.type, b.type) || compare(a.name, b.name) || compare(a.urn, b.urn);
-}
-
-/** Parent-child structure of an evaluation. */
-class Hierarchy {
-  readonly byUrn: Map<string, ResourceRecord>;
-  readonly children = new Map<string, ResourceRecord[]>();
-  readonly roots: ResourceRecord[] = [];
-
-  constructor(readonly resources: readonly ResourceRecord[]) {
-    this.byUrn = new Map(resources.map((r) => [r.urn, r]));
-    for (const r of resources) {
-      if (r.parent !== undefined && this.byUrn.has(r.parent)) {
-        const siblings = this.children.get(r.parent) ?? [];
-        siblings.push(r);
-        this.children.set(r.parent, siblings);
-      } else {
-        this.roots.push(r);
-      }
-    }
-  }
-
-  childrenOf(urn: string): ResourceRecord[] {
-    return [...(this.children.get(urn) ?? [])].sort(byTypeAndName);
-  }
-
-  /** Parent, grandparent, ... up to the stack. */
-  ancestors(record: ResourceRecord): ResourceRecord[] {
-    const chain: ResourceRecord[] = [];
-    for (let p = this.parentOf(record); p !== undefined; p = this.parentOf(p)) chain.push(p);
-    return chain;
-  }
-
-  descendantCount(urn: string): number {
-    return (this.children.get(urn) ?? []).reduce((n, child) => n + 1 + this.descendantCount(child.urn), 0);
-  }
-
-  /** The record itself if it is a component (or the stack), else its nearest component ancestor. */
-  owner(record: ResourceRecord): ResourceRecord {
-    return record.custom ? (this.ancestors(record).find((a) => !a.custom) ?? record) : record;
-  }
-
-  private parentOf(record: ResourceRecord): ResourceRecord | undefined {
-    return record.parent === undefined ? undefined : this.byUrn.get(record.parent);
-  }
-}
-
-function isComponent(r: ResourceRecord): boolean {
-  return !r.custom && r.type !== "pulumi:pulumi:Stack";
-}
-
 /** One value as the tree prints it: compact JSON, or indented when long. */
 function formatOutput(value: unknown, indent: string): string {
   const compact = JSON.stringify(value);
@@ -290,169 +229,3 @@ export function renderTree(evaluation: StackEvaluation): string {
 export const SIMULATED_HEADING =
   "Simulated (what AWS and the cluster would decide; the outputs' node and readiness counts come from this; " +
   "CPU and memory fit is not simulated):";
-
-/**
- * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
- * custom resource cannot be applied before its definition), then name. The Kubernetes
- * provider is not an object.
- */
-export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
-  const tree = new Hierarchy(evaluation.resources);
-  const objects = evaluation.resources.filter(
-    (r) =>
-      r.type.startsWith("kubernetes:") && tree.ancestors(r).some((a) => a.type === CALICO_COMPONENT_TYPE),
-  );
-  // Registration order is not stable (objects built from certificates register when those resolve), so
-  // order by kind, as kubectl must apply them, then by name (CRDs keep the renderer's order).
-  const rank = (r: ResourceRecord) => {
-    const kind = r.type.split(":").pop() ?? "";
-    const index = APPLY_ORDER.indexOf(kind);
-    return index === -1 ? APPLY_ORDER.length : index;
-  };
-  return objects
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? a.i - b.i : compare(a.r.name, b.r.name)))
-    .map(({ r }) => r);
-}
-
-/** Kinds in the order `kubectl apply` needs them: namespaces and definitions, permissions, then workloads. */
-const APPLY_ORDER = [
-  "Namespace",
-  "CustomResourceDefinition",
-  "ServiceAccount",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  "Role",
-  "RoleBinding",
-  "ConfigMap",
-  "Secret",
-  "Service",
-  "PodDisruptionBudget",
-  "Deployment",
-  "DaemonSet",
-];
-
-/** An object's manifest: apiVersion, kind and metadata first (as kubectl prints), the rest sorted. */
-function manifest(record: ResourceRecord): Record<string, unknown> {
-  const body = sortKeys(maskedInputs(record)) as Record<string, unknown>;
-  const { apiVersion, kind, metadata, ...rest } = body;
-  return { apiVersion, kind, metadata, ...rest };
-}
-
-/** calico.yaml: the Calico objects as multi-document YAML for `kubectl apply -f`. */
-export function renderCalicoYaml(evaluation: StackEvaluation): string {
-  const components = evaluation.resources.filter((r) => r.type === CALICO_COMPONENT_TYPE);
-  if (components.length === 0) {
-    return `# Stack ${evaluation.stack} has no ${CALICO_COMPONENT_TYPE} component: there are no Calico objects to apply.\n`;
-  }
-  const objects = calicoObjects(evaluation);
-  const header = [
-    `# Calico (policy-only) objects of stack ${evaluation.stack}: ${objects.length} objects, CRDs first.`,
-    "# Apply with: kubectl apply --server-side -f calico.yaml",
-  ];
-  const documents = objects.map((record) =>
-    YAML.stringify(manifest(record), { lineWidth: 0, aliasDuplicateObjects: false }),
-  );
-  return `${header.join("\n")}\n${documents.map((doc) => `---\n${doc}`).join("")}`;
-}
-
-/** Mermaid ids: letters, digits and underscores, derived from type and name so they survive edits. */
-function mermaidId(r: ResourceRecord): string {
-  if (r.type === "pulumi:pulumi:Stack") return "stack";
-  const kind = r.type.split(":").pop() ?? r.type;
-  return `${kind}_${r.name}`.replace(/[^A-Za-z0-9_]/g, "_");
-}
-
-/** URNs a resource depends on: explicit and implicit dependencies, its provider, and resource references in its inputs. */
-function dependencyUrns(r: ResourceRecord, known: ReadonlyMap<string, ResourceRecord>): string[] {
-  const urns = new Set([...r.dependencies, ...(r.provider !== undefined ? [r.provider] : [])]);
-  const visit = (value: unknown) => {
-    if (typeof value === "string" && known.has(value)) urns.add(value);
-    else if (Array.isArray(value)) value.forEach(visit);
-    else if (isPlainObject(value)) Object.values(value).forEach(visit);
-  };
-  visit(r.inputs);
-  return [...urns].filter((urn) => known.has(urn));
-}
-
-/**
- * graph.mmd: a Mermaid flowchart of the stack, its components and the remote (provider-implemented)
- * components. Solid edges go from parent to child; a dotted edge A -.-> B means something in A uses
- * something in B (an input, a dependsOn or a provider), A and B being neither parent nor child.
- */
-export function renderGraph(evaluation: StackEvaluation): string {
-  const tree = new Hierarchy(evaluation.resources);
-  const nodes = evaluation.resources.filter((r) => !r.custom).sort((a, b) => compare(a.urn, b.urn));
-
-  const ids = new Map<string, string>();
-  const taken = new Set<string>();
-  for (const node of nodes) {
-    let id = mermaidId(node);
-    for (let n = 2; taken.has(id); n++) id = `${mermaidId(node)}_${n}`;
-    taken.add(id);
-    ids.set(node.urn, id);
-  }
-  const idOf = (r: ResourceRecord) => ids.get(r.urn) ?? "";
-  const nodeOwner = (r: ResourceRecord) => tree.owner(r);
-  const related = (a: ResourceRecord, b: ResourceRecord) =>
-    a.urn === b.urn || tree.ancestors(a).includes(b) || tree.ancestors(b).includes(a);
-
-  const lines = [
-    "graph TD",
-    `  %% Stack ${evaluation.stack}: solid edges go from parent to child; A -.-> B means A uses B.`,
-  ];
-  for (const node of nodes) {
-    let label: string;
-    if (node.type === "pulumi:pulumi:Stack") label = `stack ${evaluation.stack}`;
-    else if (node.remote) label = `${node.name}<br/>${node.type} (remote)`;
-    else label = `${node.name}<br/>${node.type}, ${tree.descendantCount(node.urn)} resources`;
-    lines.push(`  ${idOf(node)}["${label.replace(/"/g, "#quot;")}"]`);
-  }
-
-  const edges = new Set<string>();
-  for (const node of nodes) {
-    if (node.parent === undefined) continue;
-    const parent = tree.byUrn.get(node.parent);
-    if (parent !== undefined) edges.add(`  ${idOf(nodeOwner(parent))} --> ${idOf(node)}`);
-  }
-  const uses = new Set<string>();
-  for (const r of evaluation.resources) {
-    const from = nodeOwner(r);
-    for (const urn of dependencyUrns(r, tree.byUrn)) {
-      const dependency = tree.byUrn.get(urn);
-      if (dependency === undefined) continue;
-      const to = nodeOwner(dependency);
-      if (!related(from, to)) uses.add(`  ${idOf(from)} -.-> ${idOf(to)}`);
-    }
-  }
-  lines.push(...[...edges].sort(compare), ...[...uses].sort(compare));
-
-  const remote = nodes.filter((n) => n.remote).map(idOf);
-  if (remote.length > 0) {
-    lines.push("  classDef remote stroke-dasharray: 5 5", `  class ${remote.join(",")} remote`);
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-/**
- * Typha replicas the plan sets (the `calico-typha` Deployment's `spec.replicas`), or undefined when the
- * stack has no Calico component.
- */
-export function typhaReplicas(evaluation: StackEvaluation): number | undefined {
-  const deployment = calicoObjects(evaluation).find(
-    (r) =>
-      r.type === "kubernetes:apps/v1:Deployment" &&
-      (r.inputs.metadata as { name?: unknown } | undefined)?.name === "calico-typha",
-  );
-  const replicas = (deployment?.inputs.spec as { replicas?: unknown } | undefined)?.replicas;
-  return typeof replicas === "number" ? replicas : undefined;
-}
-
-/** Every file `npm start` writes, by name. */
-export function renderPlanFiles(evaluation: StackEvaluation): Record<PlanFileName, string> {
-  return {
-    "resources.json": renderResourcesJson(evaluation),
-    "calico.yaml": renderCalicoYaml(evaluation),
-    "graph.mmd": renderGraph(evaluation),
-  };
-}

@@ -16,7 +16,8 @@ import {
 } from "../offline/engine";
 import { diffDocuments, parseResourcesDocument } from "../offline/diff";
 import { renderDiff } from "../offline/diff-render";
-import { PLAN_FILES, renderPlanFiles, renderTree, resourcesDocument } from "../offline/plan";
+import { renderTree, resourcesDocument } from "../offline/plan";
+import { PLAN_FILES, renderPlanFiles } from "../offline/plan-files";
 import { ConfigError } from "../stacks/problems";
 
 export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff FILE [--head FILE]] [--config KEY=VALUE]...

@@ -12,7 +12,8 @@ import {
   TYPHA_SERVER_CN,
 } from "../components/calico/typha-tls";
 import type { ResourceRecord, StackEvaluation } from "../offline/engine";
-import { PEM_PLACEHOLDER, renderPlanFiles } from "../offline/plan";
+import { PEM_PLACEHOLDER } from "../offline/plan";
+import { renderPlanFiles } from "../offline/plan-files";
 import { SIMULATED_ISSUE_TIME } from "../offline/world/tls";
 import { STACKS, evaluated, input, one, ofType } from "./helpers";
 

@@ -9,22 +9,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { type PlanDiff, diffDocuments, parseResourcesDocument, ResourcesFileError } from "../offline/diff";
 import { renderDiff } from "../offline/diff-render";
-import { loadStackConfig } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
 import { REPLACEMENT_RULES } from "../offline/replacements";
 import { main } from "../scripts/start";
-import { STACKS, evaluated, evaluatedWith, stackValue } from "./helpers";
-
-/** dev's node groups with the first one's desiredSize (and maxSize, which must not be below it) set. */
-function devNodeGroupsWithDesired(desiredSize: number): unknown[] {
-  const groups = JSON.parse(loadStackConfig("dev").values["eks-calico:nodeGroups"]) as Record<
-    string,
-    number
-  >[];
-  return groups.map((g, i) =>
-    i === 0 ? { ...g, desiredSize, maxSize: Math.max(g.maxSize, desiredSize) } : g,
-  );
-}
+import { STACKS, devNodeGroupsWithDesired, evaluated, evaluatedWith, stackValue } from "./helpers";
 
 function op(diff: PlanDiff, heading: string): string | undefined {
   return [...diff.added, ...diff.removed, ...diff.changed].find((r) => r.heading === heading)?.op;

@@ -63,3 +63,14 @@ export function input<T = unknown>(resource: ResourceRecord, path: string): T {
 export function stackValue<T>(stack: string, key: string): T {
   return JSON.parse(loadStackConfig(stack).values[`eks-calico:${key}`]) as T;
 }
+
+/** dev's node groups with the first one's desiredSize (and maxSize, which must not be below it) set. */
+export function devNodeGroupsWithDesired(desiredSize: number): unknown[] {
+  const groups = JSON.parse(loadStackConfig("dev").values["eks-calico:nodeGroups"]) as Record<
+    string,
+    number
+  >[];
+  return groups.map((g, i) =>
+    i === 0 ? { ...g, desiredSize, maxSize: Math.max(g.maxSize, desiredSize) } : g,
+  );
+}

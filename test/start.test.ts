@@ -1,0 +1,106 @@
+/** `npm start`: its arguments, and the command as a user runs it (files written, diff, exit codes). */
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { PROJECT_ROOT } from "../offline/engine";
+import { renderResourcesJson } from "../offline/plan";
+import { PLAN_FILES, renderPlanFiles } from "../offline/plan-files";
+import { UsageError, parseConfigOverride, parseStartArgs } from "../scripts/start";
+import { devNodeGroupsWithDesired, evaluated, evaluatedWith } from "./helpers";
+
+describe("npm start: arguments", () => {
+  it("defaults to the dev stack and out/ in the project", () => {
+    const options = parseStartArgs([], {});
+    assert.equal(options.stack, "dev");
+    assert.equal(options.out, path.join(PROJECT_ROOT, "out"));
+    assert.equal(options.diff, undefined);
+    assert.deepEqual(options.config, {});
+  });
+
+  it("takes config overrides as KEY=JSON, or a plain string when VALUE is not JSON", () => {
+    assert.deepEqual(parseConfigOverride('eks-calico:network={"cidr":"10.0.0.0/16"}'), [
+      "eks-calico:network",
+      { cidr: "10.0.0.0/16" },
+    ]);
+    assert.deepEqual(parseConfigOverride("aws:region=eu-west-1"), ["aws:region", "eu-west-1"]);
+    assert.deepEqual(parseConfigOverride("eks-calico:protect=true"), ["eks-calico:protect", true]);
+    assert.throws(() => parseConfigOverride("eks-calico:protect"), UsageError);
+    const options = parseStartArgs(["--config", "a:b=1", "--config", "a:c=x", "--stack", "prod"], {});
+    assert.deepEqual(options.config, { "a:b": 1, "a:c": "x" });
+    assert.equal(options.stack, "prod");
+  });
+
+  it("resolves relative paths from where npm start was run", () => {
+    const env = { npm_lifecycle_event: "start", INIT_CWD: "/somewhere" };
+    const options = parseStartArgs(["--out", "plans", "--diff", "old/resources.json"], env);
+    assert.equal(options.out, "/somewhere/plans");
+    assert.equal(options.diff, "/somewhere/old/resources.json");
+  });
+
+  it("rejects unknown options and positionals", () => {
+    assert.throws(() => parseStartArgs(["--stak", "dev"], {}), UsageError);
+    assert.throws(() => parseStartArgs(["dev"], {}), UsageError);
+  });
+});
+
+describe("npm start: the command", () => {
+  const tsNode = path.join(PROJECT_ROOT, "node_modules", ".bin", "ts-node");
+  const start = (...args: string[]) =>
+    spawnSync(process.execPath, [tsNode, "--transpile-only", "scripts/start.ts", ...args], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      env: { ...process.env, npm_lifecycle_event: "" },
+    });
+  let tmp: string;
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-plan-"));
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it("writes the plan files, identical to an in-process render, and prints the diff", async () => {
+    // The base: dev with a larger node group, so the plan of dev itself shows the size going back down.
+    const base = path.join(tmp, "base.json");
+    const bigger = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(4) },
+    });
+    fs.writeFileSync(base, renderResourcesJson(bigger));
+
+    const result = start("--out", path.join(tmp, "out"), "--diff", base);
+    assert.equal(result.status, 0, result.stderr);
+    const expected = renderPlanFiles(await evaluated("dev"));
+    for (const name of PLAN_FILES) {
+      assert.equal(fs.readFileSync(path.join(tmp, "out", "dev", name), "utf8"), expected[name], name);
+    }
+    const diff = fs.readFileSync(path.join(tmp, "out", "dev", "diff.txt"), "utf8");
+    assert.match(diff, / {4}inputs\.scalingConfig\.desiredSize: 4 → 2 {2}\(ignored: ignoreScalingChanges/);
+    assert.ok(result.stdout.startsWith("Stack dev (project eks-calico): "));
+    assert.ok(result.stdout.includes(diff), "the diff is printed too");
+    assert.ok(result.stdout.includes("kubeconfig") && !result.stdout.includes("certificate-authority-data"));
+  });
+
+  it("exits 2 for an unknown stack, listing the stacks", () => {
+    const result = start("--stack", "nope");
+    assert.equal(result.status, 2);
+    assert.match(
+      result.stderr,
+      /unknown stack "nope": there is no Pulumi\.nope\.yaml\. Stacks: dev, prod, staging/,
+    );
+  });
+
+  it("exits 2 for invalid configuration, listing every problem without a stack trace", () => {
+    const result = start(
+      "--out",
+      path.join(tmp, "bad"),
+      "--config",
+      'eks-calico:network={"cidr":"10.0.0.0/33","availabilityZones":9}',
+    );
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /Stack "dev" has invalid configuration \(2 problems\)/);
+    assert.match(result.stderr, /network\.cidr: .* \(got "10\.0\.0\.0\/33"\)/);
+    assert.match(result.stderr, /network\.availabilityZones: must be at most 6 \(got 9\)/);
+    assert.ok(!result.stderr.includes("    at "), result.stderr);
+    assert.ok(!fs.existsSync(path.join(tmp, "bad")), "nothing written");
+  });
+});
