@@ -6,10 +6,13 @@ import { CalicoPolicyOnly } from "./components/calico";
 import { Cluster, accessSummary } from "./components/cluster";
 import { Network } from "./components/network";
 import { loadStackSettings } from "./stacks";
+import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 
 export = async () => {
   // Validate every config key, and the AZ count against the region, before any resource exists.
   const settings = await loadStackSettings();
+  // A value set with --secret stays secret in every input and output that holds it.
+  carrySecretsIntoInputs(settings.secretLeaves);
   const zones = settings.zones;
 
   // VPC: a public and a private subnet per AZ, NAT per `network.natGateways`.
@@ -59,34 +62,37 @@ export = async () => {
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
   });
 
-  return {
-    region: settings.region,
-    vpcId: network.vpcId,
-    publicSubnetIds: network.publicSubnetIds,
-    privateSubnetIds: network.privateSubnetIds,
-    clusterName: cluster.clusterName,
-    kubeconfig: cluster.kubeconfig,
-    nodeGroupNames: cluster.nodeGroupNames,
-    // What application stacks read through a StackReference (IRSA roles, security group rules).
-    clusterEndpoint: cluster.clusterEndpoint,
-    clusterSecurityGroupId: cluster.clusterSecurityGroupId,
-    oidcProviderArn: cluster.oidcProviderArn,
-    oidcIssuerUrl: cluster.oidcIssuerUrl,
-    nodeRoleArn: cluster.nodeRoleArn,
-    // Who can use the Kubernetes API: the cluster's creator (EKS bootstrap admin) and cluster.access.
-    clusterAccess: accessSummary(settings.cluster.access),
-    // What `kubectl get daemonset calico-node` shows: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE.
-    calico: {
-      namespace: calico.namespace,
-      version: calico.version,
-      desired: calico.desired,
-      current: calico.current,
-      updated: calico.updated,
-      ready: calico.ready,
-      available: calico.available,
-      isReady: calico.isReady,
-      typhaReplicas: calico.typhaReplicas,
-      typhaReadyReplicas: calico.typhaReadyReplicas,
+  return withSecretOutputs(
+    {
+      region: settings.region,
+      vpcId: network.vpcId,
+      publicSubnetIds: network.publicSubnetIds,
+      privateSubnetIds: network.privateSubnetIds,
+      clusterName: cluster.clusterName,
+      kubeconfig: cluster.kubeconfig,
+      nodeGroupNames: cluster.nodeGroupNames,
+      // What application stacks read through a StackReference (IRSA roles, security group rules).
+      clusterEndpoint: cluster.clusterEndpoint,
+      clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+      oidcProviderArn: cluster.oidcProviderArn,
+      oidcIssuerUrl: cluster.oidcIssuerUrl,
+      nodeRoleArn: cluster.nodeRoleArn,
+      // Who can use the Kubernetes API: the cluster's creator (EKS bootstrap admin) and cluster.access.
+      clusterAccess: accessSummary(settings.cluster.access),
+      // What `kubectl get daemonset calico-node` shows: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE.
+      calico: {
+        namespace: calico.namespace,
+        version: calico.version,
+        desired: calico.desired,
+        current: calico.current,
+        updated: calico.updated,
+        ready: calico.ready,
+        available: calico.available,
+        isReady: calico.isReady,
+        typhaReplicas: calico.typhaReplicas,
+        typhaReadyReplicas: calico.typhaReadyReplicas,
+      },
     },
-  };
+    settings.secretLeaves,
+  );
 };

@@ -61,6 +61,11 @@ export interface StackEvaluation {
 export interface EvaluateOptions {
   /** Config keys to set (fully qualified, e.g. `eks-calico:network`) or remove (undefined). */
   config?: ConfigOverrides;
+  /**
+   * Fully qualified config keys to treat as set with `pulumi config set --secret`, their values given in
+   * plain text (offline, a stack file's `secure:` ciphertext cannot be decrypted).
+   */
+  secrets?: string[];
   /** How the simulated cluster behaves. */
   simulate?: ClusterSimulation;
   /** Called with each registration as it happens, also when the program fails later. */
@@ -253,7 +258,9 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   const config = loadStackConfig(stack, options.config);
   const world = new OfflineWorld(config.values["aws:region"], options.simulate);
   await pulumi.runtime.setMocks(world, config.project, stack, false);
-  pulumi.runtime.setAllConfig(config.values, config.secretKeys);
+  pulumi.runtime.setAllConfig(config.values, [
+    ...new Set([...config.secretKeys, ...(options.secrets ?? [])]),
+  ]);
 
   const resources: ResourceRecord[] = [];
   let stackOutputs: { values: Record<string, unknown>; secretKeys: string[] } = {

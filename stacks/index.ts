@@ -2,6 +2,8 @@
  * The typed config layer: the only code that reads `pulumi.Config`. It turns a stack's configuration
  * into validated settings, or raises a ConfigError listing every problem before any resource exists.
  */
+import * as fs from "fs";
+import * as path from "path";
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
@@ -12,6 +14,8 @@ import {
   maskedProblem,
   problemsFromIssues,
 } from "./problems";
+import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
+import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
 import { type StackConfig, maxRolloutNodes, stackConfigSchema } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 
@@ -38,6 +42,11 @@ export interface StackSettings extends StackConfig {
   readonly calicoTimeoutMinutes: number;
   /** The AZ names to use: the first `network.availabilityZones` the region offers without opt-in. */
   readonly zones: string[];
+  /**
+   * The strings and numbers of the keys set with --secret: resource inputs and stack outputs that hold
+   * one are marked secret (stacks/secrets.ts).
+   */
+  readonly secretLeaves: SecretLeaf[];
 }
 
 /** Validates the `eks-calico:*` keys (already JSON-decoded); every problem at once. */
@@ -51,24 +60,27 @@ export function validateConfig(
 }
 
 /**
- * The `eks-calico:*` keys set with `pulumi config set --secret`: the CLI passes their names beside the
- * config (PULUMI_CONFIG_SECRET_KEYS), as keys qualified with the namespace.
+ * The `eks-calico:*` keys set with `pulumi config set --secret`. `allConfig()` gives their plain text
+ * and drops the flag; the SDK's `runtime.isConfigSecret` (sdk/nodejs/runtime/config.ts, not in its
+ * typings) reads the key list the CLI passes beside the config (PULUMI_CONFIG_SECRET_KEYS), or the one
+ * given to `setAllConfig` under the mock runtime.
  */
-function secretKeys(): Set<string> {
-  const listed = pulumi.runtime.allConfig()[SECRET_KEYS_ENTRY] ?? process.env[SECRET_KEYS_ENTRY] ?? "[]";
+function secretKeys(keys: readonly string[]): Set<string> {
+  const runtime = pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean };
+  const listed = new Set<string>();
   try {
-    const keys = JSON.parse(listed) as unknown;
-    return new Set(
-      (Array.isArray(keys) ? keys : [])
-        .filter((k): k is string => typeof k === "string" && k.startsWith(`${CONFIG_NAMESPACE}:`))
-        .map((k) => k.slice(CONFIG_NAMESPACE.length + 1)),
-    );
+    const fromEnv = JSON.parse(process.env.PULUMI_CONFIG_SECRET_KEYS ?? "[]") as unknown;
+    if (Array.isArray(fromEnv)) fromEnv.forEach((k) => typeof k === "string" && listed.add(k));
   } catch {
-    return new Set();
+    // An unreadable list marks nothing; the runtime's own check below still applies.
   }
+  return new Set(
+    keys.filter((key) => {
+      const full = `${CONFIG_NAMESPACE}:${key}`;
+      return listed.has(full) || runtime.isConfigSecret?.(full) === true;
+    }),
+  );
 }
-
-const SECRET_KEYS_ENTRY = "PULUMI_CONFIG_SECRET_KEYS";
 
 /** The `eks-calico:*` keys of the stack's config, decoded (structured values arrive as JSON). */
 function readNamespace(): Record<string, unknown> {
@@ -95,11 +107,12 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const stack = pulumi.getStack();
   const raw = readNamespace();
   const validated = validateConfig(raw);
-  const secrets = secretKeys();
+  const secrets = secretKeys(Object.keys(raw));
   // A value set with --secret is never echoed: its problems say which key and rule, not the value.
   const problems: ConfigProblem[] = (validated.ok ? [] : validated.problems).map((p) =>
     secrets.has(p.path.split(/[.[]/)[0]) ? maskedProblem(p) : p,
   );
+  if (validated.ok) problems.push(...secretNameProblems(validated.config, secrets));
 
   const region = new pulumi.Config("aws").get("region") ?? "";
   if (region === "") {
@@ -117,13 +130,16 @@ export async function loadStackSettings(): Promise<StackSettings> {
   } else if (validated.ok) {
     problems.push(...accessPartitionProblems(validated.config, region));
   }
-  const clusterName = `${project}-${stack}`.replace(/\./g, "-");
+  const clusterName = clusterNameFor(project, stack);
   if (!CLUSTER_NAME.test(clusterName)) {
     problems.push({
       path: "(stack name)",
       value: stack,
       rule: `gives the EKS cluster name "${clusterName}", which must be 1-100 letters, digits, '-' or '_'`,
     });
+  }
+  if (region !== "") {
+    problems.push(...nameCollisions(project, stack, region, siblingStacks(projectDirectory())));
   }
   let zones: string[] = [];
   // Asked only for a usable region, and a count the schema accepts (one problem per key is enough).
@@ -150,7 +166,17 @@ export async function loadStackSettings(): Promise<StackSettings> {
         estimateRollout(maxRolloutNodes(config.nodeGroups), config.calico.maxUnavailable),
       ),
     zones,
+    secretLeaves: secretLeaves(raw, secrets),
   };
+}
+
+/**
+ * The directory of Pulumi.yaml, beside every stack's file: the CLI's root directory, or the working
+ * directory the program runs in (the mock runtime reports a placeholder root).
+ */
+function projectDirectory(): string {
+  const root = pulumi.runtime.getRootDirectory();
+  return root !== "" && fs.existsSync(path.join(root, "Pulumi.yaml")) ? root : process.cwd();
 }
 
 /** Access entries must name principals of the cluster's own partition (aws, aws-cn, aws-us-gov). */

@@ -162,8 +162,15 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigP
     }
     const missing = issue.code === "invalid_type" && issue.input === undefined;
     const path = formatPath(issue.path);
+    // A refinement may name a remedy specific to its case (`params: { hint }`).
+    const ownHint =
+      issue.code === "custom" ? (issue.params as { hint?: unknown } | undefined)?.hint : undefined;
     const typeHint =
-      issue.code === "invalid_type" ? howToSetType(path, issue.expected, issue.input) : undefined;
+      typeof ownHint === "string"
+        ? ownHint
+        : issue.code === "invalid_type"
+          ? howToSetType(path, issue.expected, issue.input)
+          : undefined;
     return [
       {
         path,

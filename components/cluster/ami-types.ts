@@ -45,8 +45,9 @@ export const AMI_TYPE_NAMES = Object.keys(AMI_TYPES) as [AmiType, ...AmiType[]];
 /** Amazon Linux 2023 on x86_64: the AMI EKS itself picks for a managed node group by default. */
 export const DEFAULT_AMI_TYPE: AmiType = "AL2023_x86_64_STANDARD";
 
-// family, generation, attributes, size: m7g.large = m / 7 / g / large; c6gn.16xlarge; im4gn.large.
-const INSTANCE_TYPE_PARTS = /^([a-z]+)(\d+)([a-z0-9-]*)\.([a-z0-9]+)$/;
+// family, generation, attributes, size: m7g.large = m / 7 / g / large; c6gn.16xlarge; im4gn.large;
+// c8g.metal-48xl.
+const INSTANCE_TYPE_PARTS = /^([a-z]+)(\d+)([a-z0-9-]*)\.([a-z0-9-]+)$/;
 
 /**
  * The CPU architecture of an EC2 instance type, from its name: AWS Graviton (arm64) types carry a `g`

@@ -10,6 +10,7 @@ import { networkSchema } from "./network";
 import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
 import { coversWholeInternet, rangeOf } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
+import { checkPodAddresses } from "./pod-addresses";
 import { tagsSchema } from "./tags";
 import {
   MAX_TIMEOUT_MINUTES,
@@ -61,6 +62,7 @@ export const stackConfigSchema = z
         }
       }
       checkRolloutTimeout(config, ctx);
+      checkPodAddresses(config, ctx);
     },
     { when: () => true },
   );

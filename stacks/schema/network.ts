@@ -6,20 +6,25 @@ import { isRecord } from "./records";
 
 /** AWS accepts VPC CIDR blocks between /16 and /28. */
 const VPC_PREFIX_RANGE = { min: 16, max: 28 } as const;
+/** What `network` defaults to. */
+export const NETWORK_DEFAULTS = { cidr: "10.0.0.0/16", availabilityZones: 2 } as const;
+
 /** The smallest subnet AWS accepts. */
 export const MIN_SUBNET_PREFIX = 28;
 
 export const networkSchema = z
   .strictObject({
     /** IPv4 CIDR of the VPC; split into one public and one private subnet per AZ. */
-    cidr: z.cidrv4({ error: "must be an IPv4 CIDR block such as 10.0.0.0/16" }).default("10.0.0.0/16"),
+    cidr: z
+      .cidrv4({ error: "must be an IPv4 CIDR block such as 10.0.0.0/16" })
+      .default(NETWORK_DEFAULTS.cidr),
     /** How many availability zones to spread subnets and nodes over. */
     availabilityZones: z
       .number({ error: "must be a whole number from 2 to 6" })
       .int({ error: "must be a whole number from 2 to 6" })
       .min(2, { error: "must be at least 2 (EKS needs subnets in two AZs)" })
       .max(6, { error: "must be at most 6" })
-      .default(2),
+      .default(NETWORK_DEFAULTS.availabilityZones),
     /** `single`: one NAT gateway for the VPC; `perAz`: one per AZ, so an AZ outage keeps egress. */
     natGateways: z.enum(["single", "perAz"], { error: "must be single or perAz" }).default("single"),
   })

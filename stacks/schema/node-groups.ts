@@ -7,6 +7,7 @@ import {
   amiTypesFor,
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
+import { isKnownInstanceType } from "../../components/network/pod-addresses";
 import { isRecord } from "./records";
 
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
@@ -85,9 +86,15 @@ const nodeGroupSchema = z
     /** EC2 instance types, at least one, all of the AMI type's architecture. */
     instanceTypes: z
       .array(
-        z.string().regex(INSTANCE_TYPE, {
-          error: "must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge",
-        }),
+        z
+          .string({ error: "must be an EC2 instance type such as t3.large" })
+          .refine((name) => isKnownInstanceType(name) || INSTANCE_TYPE.test(name), {
+            error:
+              "must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge",
+          })
+          .refine((name) => !name.startsWith("mac"), {
+            error: "is an EC2 Mac instance, which runs macOS only: EKS nodes need Linux",
+          }),
       )
       .min(1, { error: "must list at least one instance type" })
       .default(["t3.large"]),

@@ -1,0 +1,160 @@
+/** A node's pod addresses must fit one private subnet: the arithmetic, the table, and the refusal. */
+import * as assert from "node:assert/strict";
+import { ENI_LIMIT_ROWS } from "../components/cluster/eni-limits";
+import { instanceArchitecture } from "../components/cluster/ami-types";
+import { nodeAddressDemand, usableSubnetAddresses } from "../components/network/pod-addresses";
+import { validateConfig } from "../stacks";
+import { vpcPrefixFor } from "../stacks/schema/pod-addresses";
+
+const group = (instanceTypes: string[], extra: Record<string, unknown> = {}) => ({
+  name: "general",
+  instanceTypes,
+  minSize: 1,
+  desiredSize: 1,
+  maxSize: 2,
+  ...extra,
+});
+
+describe("pod addresses per node", () => {
+  // Max pods as the VPC CNI's misc/eni-max-pods.txt lists them: interfaces x (addresses - 1) + 2.
+  for (const [instanceType, maxPods, addresses] of [
+    ["t3.nano", 4, 4],
+    ["t3.large", 35, 36],
+    ["m5.large", 29, 30],
+    ["m6i.xlarge", 58, 60],
+    ["m7g.large", 29, 30],
+    ["c6in.32xlarge", 394, 400],
+    ["p4d.24xlarge", 737, 750],
+  ] as const) {
+    it(`${instanceType}: ${addresses} addresses, ${maxPods} pods`, () => {
+      const demand = nodeAddressDemand(instanceType);
+      assert.ok(demand, `${instanceType} is in the table`);
+      assert.equal(demand.addresses, addresses);
+      assert.equal(demand.interfaces * (demand.addressesPerInterface - 1) + 2, maxPods);
+    });
+  }
+
+  it("has no entry for a type it does not know, rather than guessing", () => {
+    assert.equal(nodeAddressDemand("m99.large"), undefined);
+  });
+
+  it("lists each instance type once", () => {
+    const names = ENI_LIMIT_ROWS.flatMap(([, , types]) => types.split(" "));
+    assert.equal(new Set(names).size, names.length);
+    assert.ok(names.length > 1000, `${names.length} types`);
+  });
+
+  it("every listed Linux type passes the schema, and its architecture is read from its name", () => {
+    const names = ENI_LIMIT_ROWS.flatMap(([, , types]) => types.split(" "));
+    const refused = names.filter((instanceType) => {
+      const amiType =
+        instanceArchitecture(instanceType) === "arm64" ? "AL2023_ARM_64_STANDARD" : "AL2023_x86_64_STANDARD";
+      return !validateConfig({ nodeGroups: [group([instanceType], { amiType })] }).ok;
+    });
+    // Mac instances run macOS, which EKS nodes cannot; everything else EC2 lists must be accepted.
+    assert.deepEqual(
+      refused.filter((n) => !n.startsWith("mac")),
+      [],
+    );
+    const mac = validateConfig({ nodeGroups: [group(["mac2.metal"])] });
+    assert.match(mac.ok ? "" : mac.problems[0].rule, /runs macOS only: EKS nodes need Linux/);
+    // Only the High Memory (u-*) and bmn-* names lack the family+generation shape.
+    assert.deepEqual(
+      names.filter((n) => instanceArchitecture(n) === undefined && !/^(u-|mac|bmn-)/.test(n)),
+      [],
+    );
+    assert.equal(instanceArchitecture("c8g.metal-48xl"), "arm64");
+    assert.equal(instanceArchitecture("c7i.metal-24xl"), "x86_64");
+  });
+
+  it("leaves AWS's five reserved addresses out of a subnet", () => {
+    assert.equal(usableSubnetAddresses(28), 11);
+    assert.equal(usableSubnetAddresses(24), 251);
+    assert.equal(usableSubnetAddresses(19), 8187);
+  });
+
+  it("names the VPC prefix whose private subnets fit a node", () => {
+    // 36 addresses + 5 reserved need a /26 subnet; 2 AZs cut the VPC into 4 blocks, 3 AZs into 8.
+    assert.equal(vpcPrefixFor(36, 2), 24);
+    assert.equal(vpcPrefixFor(36, 3), 23);
+    assert.equal(vpcPrefixFor(59, 2), 24);
+    assert.equal(vpcPrefixFor(60, 2), 23);
+  });
+});
+
+describe("subnets too small for a node's pods", () => {
+  const refused: {
+    title: string;
+    network: Record<string, unknown>;
+    groups: Record<string, unknown>[];
+    path: string;
+    arithmetic: string;
+    hint: string;
+  }[] = [
+    {
+      title: "t3.large in a /26 VPC over 2 AZs (/28 subnets)",
+      network: { cidr: "10.0.0.0/26" },
+      groups: [group(["t3.large"])],
+      path: "nodeGroups[0].instanceTypes[0]",
+      arithmetic:
+        "3 network interfaces x 12 addresses = 36 VPC addresses for one node's pods, but each private subnet (network.cidr 10.0.0.0/26 over 2 AZs) is a /28: 16 - 5 reserved by AWS = 11 addresses",
+      hint: "/24",
+    },
+    {
+      title: "the second type of the second group, in a /24 VPC over 3 AZs (/27 subnets)",
+      network: { cidr: "10.1.0.0/24", availabilityZones: 3 },
+      groups: [group(["t3.small"]), group(["t3.medium", "m6i.xlarge"], { name: "big" })],
+      path: "nodeGroups[1].instanceTypes[1]",
+      arithmetic:
+        "4 network interfaces x 15 addresses = 60 VPC addresses for one node's pods, but each private subnet (network.cidr 10.1.0.0/24 over 3 AZs) is a /27: 32 - 5 reserved by AWS = 27 addresses",
+      hint: "/22",
+    },
+    {
+      title: "a 32xlarge instance in a /22 VPC over 2 AZs (/24 subnets)",
+      network: { cidr: "172.16.0.0/22" },
+      groups: [group(["c6in.32xlarge"])],
+      path: "nodeGroups[0].instanceTypes[0]",
+      arithmetic:
+        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (network.cidr 172.16.0.0/22 over 2 AZs) is a /24: 256 - 5 reserved by AWS = 251 addresses",
+      hint: "/21",
+    },
+  ];
+  for (const row of refused) {
+    it(`refuses ${row.title}`, () => {
+      const result = validateConfig({ network: row.network, nodeGroups: row.groups });
+      assert.equal(result.ok, false);
+      const problems = result.ok ? [] : result.problems;
+      assert.deepEqual(
+        problems.map((p) => p.path),
+        [row.path],
+      );
+      assert.ok(problems[0].rule.includes(row.arithmetic), problems[0].rule);
+      assert.ok(problems[0].hint?.includes(`a ${row.hint} or larger`), problems[0].hint);
+    });
+  }
+
+  const accepted: { title: string; network: Record<string, unknown>; groups: Record<string, unknown>[] }[] = [
+    { title: "the default /16 with any type in the table", network: {}, groups: [group(["p4d.24xlarge"])] },
+    {
+      title: "t3.large in a /24 over 2 AZs (59 addresses per subnet)",
+      network: { cidr: "10.0.0.0/24" },
+      groups: [group(["t3.large"])],
+    },
+    {
+      title: "c6in.32xlarge in a /20 over 2 AZs (1019 per subnet)",
+      network: { cidr: "172.16.0.0/20" },
+      groups: [group(["c6in.32xlarge"])],
+    },
+    {
+      title: "a type the table lacks (cannot be sized, not refused)",
+      network: { cidr: "10.0.0.0/26" },
+      groups: [group(["m99.large"])],
+    },
+  ];
+  for (const row of accepted) {
+    it(`accepts ${row.title}`, () => {
+      const result = validateConfig({ network: row.network, nodeGroups: row.groups });
+      assert.deepEqual(result.ok ? [] : result.problems, []);
+    });
+  }
+});
