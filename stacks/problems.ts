@@ -175,7 +175,7 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigP
       {
         path,
         value: issue.input,
-        rule: missing ? "is required" : issue.message,
+        rule: missing ? "is required" : plainTypeRule(issue),
         ...(typeHint !== undefined ? { hint: typeHint } : {}),
       },
     ];
@@ -194,6 +194,21 @@ function pathWrittenAsKey(key: string, value: unknown): ConfigProblem {
     rule: `is one config key named "${key}", not a path into ${key.split(/[.[]/)[0]}: \`pulumi config set\` without --path writes such keys`,
     hint: `run \`pulumi config rm '${full}'\`, then \`pulumi config set --path '${full}' ${JSON.stringify(value)}\``,
   };
+}
+
+/** Zod's generic "Invalid input: expected object" in a stack file's words. */
+function plainTypeRule(issue: z.core.$ZodIssue): string {
+  if (issue.code !== "invalid_type" || !issue.message.startsWith("Invalid input")) return issue.message;
+  const expected: Record<string, string> = {
+    object: "must be a map of keys to values",
+    record: "must be a map of keys to values",
+    array: "must be a list",
+    string: "must be a string",
+    number: "must be a number",
+    int: "must be a whole number",
+    boolean: "must be true or false",
+  };
+  return expected[issue.expected] ?? issue.message;
 }
 
 /** How to give a value the type the schema wants, when it arrived as another (a quoted number, ...). */

@@ -59,6 +59,9 @@ describe("configuration robustness", () => {
           } catch (error) {
             assert.fail(`${formatted(path)} = ${JSON.stringify(bad)} threw ${String(error)}`);
           }
+          // Every rule is in a stack file's words, never zod's generic "Invalid input: expected ...".
+          const generic = result.ok ? [] : result.problems.filter((p) => p.rule.startsWith("Invalid input"));
+          assert.deepEqual(generic, [], `${formatted(path)} = ${JSON.stringify(bad)}`);
           if (bad !== null) continue;
           assert.equal(result.ok, false, `${formatted(path)} = null was accepted`);
           const at = formatted(path);

@@ -18,6 +18,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // An image registry prefix: host[:port][/path], no scheme and no trailing slash.
 const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9._-]+)*$/;
 
+const MAX_UNAVAILABLE_RULE = 'must be a whole number >= 1 or a percentage from "1%" to "100%"';
+
 export const calicoSchema = z.strictObject({
   /** Calico release, exact (images are pinned to it). */
   version: z
@@ -53,8 +55,13 @@ export const calicoSchema = z.strictObject({
   /** calico-node pods replaced at once in a rollout: a whole number or a percentage of the nodes. */
   maxUnavailable: z
     .union(
-      [z.number().int().min(1), z.string().regex(/^([1-9]|[1-9][0-9]|100)%$/) as z.ZodType<`${number}%`>],
-      { error: 'must be a whole number >= 1 or a percentage from "1%" to "100%"' },
+      [
+        z.number().int({ error: MAX_UNAVAILABLE_RULE }).min(1, { error: MAX_UNAVAILABLE_RULE }),
+        z
+          .string()
+          .regex(/^([1-9]|[1-9][0-9]|100)%$/, { error: MAX_UNAVAILABLE_RULE }) as z.ZodType<`${number}%`>,
+      ],
+      { error: MAX_UNAVAILABLE_RULE },
     )
     .default(DEFAULT_MAX_UNAVAILABLE),
   /**
