@@ -60,6 +60,20 @@ export = async () => {
     initialNodes: settings.initialNodes,
     maxUnavailable: settings.calico.maxUnavailable,
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
+    probe: settings.calico.probe.enabled
+      ? {
+          registry: settings.calico.probe.registry,
+          timeoutMinutes: settings.calico.probe.timeoutMinutes,
+          // The probe runs again when the nodes change: a Kubernetes upgrade, new AMIs, instance types,
+          // labels or taints. Sizes are left out: autoscalers own them, so they change no node.
+          nodes: {
+            version: settings.cluster.version,
+            groups: settings.nodeGroups.map(
+              ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
+            ),
+          },
+        }
+      : undefined,
   });
 
   return withSecretOutputs(
@@ -91,6 +105,9 @@ export = async () => {
         isReady: calico.isReady,
         typhaReplicas: calico.typhaReplicas,
         typhaReadyReplicas: calico.typhaReadyReplicas,
+        // Proven, not assumed: a blocked and an admitted connection (false when the probe is off).
+        policyEnforced: calico.policyEnforced,
+        probe: calico.probe,
       },
     },
     settings.secretLeaves,

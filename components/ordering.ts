@@ -53,6 +53,8 @@ const T = {
   service: "kubernetes:core/v1:Service",
   pdb: "kubernetes:policy/v1:PodDisruptionBudget",
   daemonSet: "kubernetes:apps/v1:DaemonSet",
+  networkPolicy: "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+  job: "kubernetes:batch/v1:Job",
 } as const;
 
 const NODE_GROUPS: ResourceSet = { label: "every node group", types: [T.nodeGroup] };
@@ -173,7 +175,11 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
   },
   {
-    before: { label: "the Calico namespace (when not kube-system)", types: [T.namespace] },
+    before: {
+      label: "the Calico namespace (when not kube-system)",
+      types: [T.namespace],
+      name: /^calico-namespace-/,
+    },
     after: {
       label: "every namespaced Calico object",
       types: CALICO_OBJECTS.types.filter((t) => !CLUSTER_SCOPED.includes(t)),
@@ -242,5 +248,38 @@ export const ORDERING: readonly OrderingRule[] = [
     after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
     why: "it reads its ladder at start and lists nodes with its service account's permissions",
     source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
+  },
+  {
+    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    after: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
+    why: "the probe proves that Felix enforces policy: run before calico-node is ready, its denied client could connect and fail the update",
+    source:
+      "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
+  },
+  {
+    before: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
+    after: {
+      label: "the probe's server, Service, policies and Jobs",
+      types: [T.deployment, T.service, T.networkPolicy, T.job],
+      name: /-probe-/,
+    },
+    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
+    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+  },
+  {
+    before: {
+      label: "the probe's server, Service and NetworkPolicies",
+      types: [T.deployment, T.service, T.networkPolicy],
+      name: /-probe-/,
+    },
+    after: { label: "the probe's allowed client Job", types: [T.job], name: /-probe-allowed-client$/ },
+    why: "the allowed client proves the policies admit it only once the server answers and both policies exist",
+    source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
+  },
+  {
+    before: { label: "the probe's allowed client Job", types: [T.job], name: /-probe-allowed-client$/ },
+    after: { label: "the probe's denied client Job", types: [T.job], name: /-probe-denied-client$/ },
+    why: "a denied connection proves enforcement only if the server is known to answer: the allowed client has connected first",
+    source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
   },
 ];

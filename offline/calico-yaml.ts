@@ -43,6 +43,9 @@ const APPLY_ORDER = [
   "PodDisruptionBudget",
   "Deployment",
   "DaemonSet",
+  // The enforcement probe: its policies, then the client Jobs, which run once everything else exists.
+  "NetworkPolicy",
+  "Job",
 ];
 
 /** An object's manifest: apiVersion, kind and metadata first (as kubectl prints), the rest sorted. */

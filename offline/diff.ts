@@ -229,10 +229,18 @@ function operationOf(changes: readonly PropertyChange[]): Operation {
   return "same";
 }
 
-/** Kubernetes objects with a fixed name cannot coexist with their replacement: pulumi-kubernetes deletes first. */
-function deletesFirst(entry: ResourceEntry): boolean {
-  const named = (entry.inputs.metadata as { name?: unknown } | undefined)?.name !== undefined;
-  return entry.options.deleteBeforeReplace || (entry.type.startsWith("kubernetes:") && named);
+/**
+ * Kubernetes objects with a fixed name cannot coexist with their replacement of the same name:
+ * pulumi-kubernetes deletes first, unless the replacement has another name or namespace (as the probe's
+ * Jobs, named from a hash, do).
+ */
+function deletesFirst(before: ResourceEntry, entry: ResourceEntry): boolean {
+  const where = (e: ResourceEntry) =>
+    e.inputs.metadata as { name?: unknown; namespace?: unknown } | undefined;
+  const named = where(entry)?.name !== undefined;
+  const sameName =
+    where(before)?.name === where(entry)?.name && where(before)?.namespace === where(entry)?.namespace;
+  return entry.options.deleteBeforeReplace || (entry.type.startsWith("kubernetes:") && named && sameName);
 }
 
 /** What changes from `before` to `after`, judged as `pulumi preview` would. */
@@ -348,7 +356,9 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
       op,
       changes: own,
       ...(blocked !== undefined ? { blocked } : {}),
-      ...(op === "replace" && deletesFirst(now) ? { deleteBeforeReplace: true } : {}),
+      ...(op === "replace" && deletesFirst(old.get(identity) as ResourceEntry, now)
+        ? { deleteBeforeReplace: true }
+        : {}),
     });
   }
   for (const identity of [...old.keys()].sort(compare)) {

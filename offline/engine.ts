@@ -10,6 +10,7 @@ import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "./config";
 import { type ClusterSimulation, OfflineWorld } from "./world";
 
 export { ConfigFileError, PROJECT_ROOT, listStacks, loadStackConfig, type ConfigOverrides } from "./config";
+import { RESOURCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN } from "./world/wire";
 export { CannotSimulate, SimulatedFailure, placeholder, type ClusterSimulation } from "./world";
 
 /** One resource as the Pulumi engine would receive it. */
@@ -71,12 +72,6 @@ export interface EvaluateOptions {
   /** Called with each registration as it happens, also when the program fails later. */
   onRecord?: (resource: ResourceRecord) => void;
 }
-
-// Wire-format markers of Pulumi's property serialization (sdk/nodejs/runtime/rpc.ts).
-const SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** Converts a serialized property into plain JSON; reports whether a secret was inside. */
 function plain(value: unknown): { value: unknown; secret: boolean } {
@@ -218,6 +213,16 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
   };
 }
 
+/**
+ * Clears the runtime's list of unsettled promises (sdk/nodejs/runtime/debuggable.ts `leakedPromises`,
+ * internal to the SDK), which it reports at process exit by setting exit code 1.
+ */
+function forgetPendingPromises(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const debuggable = require("@pulumi/pulumi/runtime/debuggable") as { leakedPromises?: () => unknown };
+  debuggable.leakedPromises?.();
+}
+
 /** The program's entry point: index.ts exports an async function, as Pulumi's nodejs host runs it. */
 function loadProgram(): () => Promise<Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -270,11 +275,19 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   const monitor = pulumi.runtime.getMonitor() as unknown as MonitorLike;
   const registerResource = monitor.registerResource.bind(monitor);
   const registerResourceOutputs = monitor.registerResourceOutputs.bind(monitor);
+  // The first registration the world refuses ends the evaluation, as the engine ends `pulumi up`:
+  // resources that depend on it would otherwise wait for it forever under the mock runtime.
+  let refuse: (error: unknown) => void = () => undefined;
+  const refused = new Promise<never>((_, reject) => (refuse = reject));
+  refused.catch(() => undefined);
   monitor.registerResource = (req, callback) => {
     const entry = record(monitor, req);
     resources.push(entry);
     options.onRecord?.(entry);
-    return registerResource(req, callback);
+    return registerResource(req, (error, response) => {
+      if (error !== null && error !== undefined) refuse(error);
+      callback(error, response);
+    });
   };
   monitor.registerResourceOutputs = (req, callback) => {
     if (req.getUrn().includes("::pulumi:pulumi:Stack::"))
@@ -289,10 +302,16 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   process.on("unhandledRejection", onRejection);
   let failure: { error: unknown } | undefined;
   try {
-    await pulumi.runtime.runInPulumiStack(loadProgram());
-    await pulumi.runtime.disconnect();
+    const run = async () => {
+      await pulumi.runtime.runInPulumiStack(loadProgram());
+      await pulumi.runtime.disconnect();
+    };
+    await Promise.race([run(), refused]);
   } catch (error) {
     failure = { error };
+    // What waited on the refused resource never settles: forget it, as the CLI's host does when the
+    // engine ends the update, so the leak check at exit does not turn a finished plan into a failure.
+    forgetPendingPromises();
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 0));
     process.off("unhandledRejection", onRejection);

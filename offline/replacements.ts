@@ -183,6 +183,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     replaceOn: K8S_METADATA,
     source: `${K8S_DIFF} (only policy/v1beta1 replaces on spec)`,
   },
+  "kubernetes:networking.k8s.io/v1:NetworkPolicy": { replaceOn: K8S_METADATA, source: K8S_DIFF },
   "kubernetes:batch/v1:Job": {
     replaceOn: [...K8S_METADATA, "spec.completions", "spec.parallelism", "spec.selector", "spec.template"],
     source: K8S_DIFF,

@@ -190,7 +190,11 @@ for (const stack of STACKS) {
     it("exports calico-node readiness as kubectl shows it, from the DaemonSet status", async () => {
       const nodes = sum(groups, "desiredSize");
       const evaluation = await evaluated(stack);
-      assert.deepEqual(evaluation.outputs.calico, {
+      const { policyEnforced, probe, ...counts } = evaluation.outputs.calico as Record<string, unknown>;
+      // Proven by the probe's Jobs in the simulated cluster (test/probe.test.ts covers what they prove).
+      assert.equal(policyEnforced, true);
+      assert.equal((probe as { namespace: string }).namespace, "calico-policy-probe");
+      assert.deepEqual(counts, {
         namespace: calicoConfig.namespace,
         version: calicoConfig.version,
         desired: nodes,
@@ -240,7 +244,7 @@ describe("Calico readiness and overrides", () => {
       config: { "eks-calico:calico": { ...stackValue<StackCalicoConfig>("dev", "calico"), ...overrides } },
     });
     const children = calicoChildren(evaluation);
-    const namespace = one(evaluation, "kubernetes:core/v1:Namespace");
+    const namespace = one(evaluation, "kubernetes:core/v1:Namespace", "calico-namespace-calico-system");
     assert.equal((namespace.inputs.metadata as { name: string }).name, "calico-system");
     const namespaced = children.filter(
       (c) => (c.inputs.metadata as { namespace?: string }).namespace !== undefined,

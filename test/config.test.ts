@@ -63,6 +63,7 @@ describe("stack configuration", () => {
         namespace: "kube-system",
         autoscalerRegistry: "registry.k8s.io/cpa",
         maxUnavailable: "10%",
+        probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },
       },
       tags: {},
       protect: false,

@@ -174,7 +174,7 @@ describe("offline diff: replacements", () => {
     assert.match(text, /\n= eks:index:ManagedNodeGroup cluster-general {2}\[only ignored changes\]\n/);
   });
 
-  it("updates Calico in place on a version bump, replacing nothing", async () => {
+  it("updates Calico in place on a version bump, replacing only the probe's Jobs so the check runs again", async () => {
     const calico = stackValue<Record<string, unknown>>("dev", "calico");
     const diff = diffDocuments(
       resourcesDocument(
@@ -182,17 +182,32 @@ describe("offline diff: replacements", () => {
       ),
       resourcesDocument(await evaluated("dev")),
     );
+    const replaced = diff.changed.filter((r) => r.op !== "update");
     assert.deepEqual(
-      diff.changed.filter((r) => r.op !== "update").map((r) => r.heading),
-      [],
+      replaced.map((r) => `${r.op} ${r.heading}`),
+      [
+        "replace kubernetes:batch/v1:Job calico-probe-allowed-client",
+        "replace kubernetes:batch/v1:Job calico-probe-denied-client",
+      ],
     );
-    assert.deepEqual(diff.changed.map((r) => r.heading).sort(), [
-      "kubernetes:apps/v1:DaemonSet calico-daemonset-calico-node",
-      "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
-    ]);
+    // Named from a hash, the new Jobs coexist with the old ones: created before the old are deleted.
+    assert.deepEqual(
+      replaced.map((r) => r.deleteBeforeReplace),
+      [undefined, undefined],
+    );
+    assert.deepEqual(
+      diff.changed
+        .filter((r) => r.op === "update")
+        .map((r) => r.heading)
+        .sort(),
+      [
+        "kubernetes:apps/v1:DaemonSet calico-daemonset-calico-node",
+        "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
+      ],
+    );
   });
 
-  it("replaces Calico's objects, deleting each first, when they move to another namespace", async () => {
+  it("replaces Calico's objects, creating each in the new namespace before deleting the old", async () => {
     const calico = stackValue<Record<string, unknown>>("dev", "calico");
     const diff = diffDocuments(
       resourcesDocument(await evaluated("dev")),
@@ -206,8 +221,29 @@ describe("offline diff: replacements", () => {
       (r) => r.heading === "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
     );
     assert.equal(typha?.op, "replace");
-    assert.equal(typha?.deleteBeforeReplace, true);
+    // pulumi-kubernetes deletes first only when the replacement keeps both name and namespace
+    // (provider Diff: same name, same namespace, not auto-named); here the two can coexist.
+    assert.equal(typha?.deleteBeforeReplace, undefined);
     assert.equal(op(diff, "kubernetes:core/v1:Namespace calico-namespace-calico-system"), "create");
+  });
+
+  it("deletes a Kubernetes object first when its replacement keeps its name and namespace", async () => {
+    const dev = resourcesDocument(await evaluated("dev"));
+    const typha = dev.resources.find((r) => r.name === "calico-deployment-calico-typha");
+    assert.ok(typha);
+    const spec = typha.inputs.spec as Record<string, unknown>;
+    const moved = {
+      ...typha,
+      inputs: { ...typha.inputs, spec: { ...spec, selector: { matchLabels: { a: "b" } } } },
+    };
+    const diff = diffDocuments(dev, {
+      ...dev,
+      resources: dev.resources.map((r) => (r === typha ? moved : r)),
+    });
+    const change = diff.changed.find(
+      (r) => r.heading === "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
+    );
+    assert.deepEqual([change?.op, change?.deleteBeforeReplace], ["replace", true]);
   });
 
   it("says unknown for a change only @pulumi/eks can judge, and blocks deleting a protected resource", async () => {

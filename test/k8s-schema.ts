@@ -35,6 +35,8 @@ const MODEL_FILES: Readonly<Record<string, string>> = {
   Service: "v1/Service",
   PodDisruptionBudget: "policy/v1/PodDisruptionBudget",
   DaemonSet: "apps/v1/DaemonSet",
+  NetworkPolicy: "networking.k8s.io/v1/NetworkPolicy",
+  Job: "batch/v1/Job",
 };
 
 /** The model class of an object's kind; an unmapped kind or a mismatched apiVersion fails. */

@@ -261,12 +261,22 @@ describe("node group configuration", () => {
   it("refuses node groups that all repel CoreDNS, unless one is marked for cluster add-ons", () => {
     const tainted = { name: "a", taints: [{ key: "dedicated", value: "gpu", effect: "NoSchedule" }] };
     const found = problems([tainted, { ...tainted, name: "b", taints: [{ key: "x", effect: "NoExecute" }] }]);
+    // No ordinary node either: the enforcement probe has nowhere to run.
     assert.deepEqual(
       found.map((p) => p.path),
-      ["nodeGroups"],
+      ["nodeGroups", "calico.probe.enabled"],
     );
     assert.match(found[0].rule, /CoreDNS can run on.*clusterAddons: true/);
-    assert.deepEqual(problems([{ ...tainted, clusterAddons: true }]), []);
+    assert.match(found[1].rule, /untainted node.*or set calico.probe.enabled: false/);
+    assert.deepEqual(
+      problems([{ ...tainted, clusterAddons: true }]).map((p) => p.path),
+      ["calico.probe.enabled"],
+    );
+    const noProbe = validateConfig({
+      nodeGroups: [{ ...tainted, clusterAddons: true }],
+      calico: { probe: { enabled: false } },
+    });
+    assert.deepEqual(noProbe.ok ? [] : noProbe.problems, []);
     // PreferNoSchedule only discourages: CoreDNS may still run there.
     assert.deepEqual(problems([{ name: "p", taints: [{ key: "x", effect: "PreferNoSchedule" }] }]), []);
   });

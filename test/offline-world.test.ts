@@ -6,7 +6,8 @@
 import * as assert from "node:assert/strict";
 import { renderCalicoObjects } from "../components/calico/objects";
 import type { Deployment } from "../components/calico/types";
-import { evaluatedWith } from "./helpers";
+import { evaluatedWith, ofType } from "./helpers";
+import type { StackEvaluation } from "../offline/engine";
 import { DEFAULTS, find } from "./calico-fixtures";
 import { SIMULATED_HEADING, renderTree } from "../offline/plan";
 import { nodesOfGroup, type SimulatedNode } from "../offline/world/nodes";
@@ -31,6 +32,12 @@ function calico(initialNodes: number) {
 
 function apply(type: string, object: object, on: SimulatedNode[], notReadyNodes = 0) {
   return applyObject(type, object as Record<string, unknown>, on, { notReadyNodes }, []);
+}
+
+/** The metadata name of a probe client Job (`allowed` or `denied`), named from a hash of its inputs. */
+function jobName(evaluation: StackEvaluation, access: string): string {
+  const job = ofType(evaluation, "kubernetes:batch/v1:Job").find((j) => j.name.endsWith(`-${access}-client`));
+  return (job?.inputs.metadata as { name: string }).name;
 }
 
 describe("offline world: nodes", () => {
@@ -182,6 +189,9 @@ describe("offline world: the plan", () => {
       "calico-typha: 1 replica scheduled and ready on 1 eligible node",
       "calico-node: 1 pod desired and ready, one on each of 1 of 1 node",
       "calico-typha-autoscaler: 1 replica scheduled and ready on 1 eligible node",
+      "probe-server: 1 replica scheduled and ready on 1 eligible node",
+      `${jobName(evaluation, "allowed")}: connected (admitted by policy calico-policy-probe/allow-probe-clients ingress rule 0)`,
+      `${jobName(evaluation, "denied")}: blocked on every attempt (the server pod is isolated by calico-policy-probe/default-deny-ingress, calico-policy-probe/allow-probe-clients and no rule admits the client)`,
     ]);
     const plan = renderTree(evaluation);
     assert.ok(plan.includes(`${SIMULATED_HEADING}\n  cluster-general: 1 node (its desiredSize)`));
@@ -194,6 +204,8 @@ describe("offline world: the plan", () => {
           { name: "a", desiredSize: 2, taints: [{ key: "x", effect: "NoExecute" }], clusterAddons: true },
           { name: "b", minSize: 1, desiredSize: 1, taints: [{ key: "y", value: "z", effect: "NoSchedule" }] },
         ],
+        // The probe's pods tolerate no taint; such a cluster must turn it off (a config rule says so).
+        "eks-calico:calico.probe.enabled": false,
       },
     });
     assert.equal((evaluation.outputs.calico as { ready: number }).ready, 3);

@@ -38,6 +38,20 @@ for (const stack of STACKS) {
           DEFAULT_ADDON_VERSIONS[from][addon],
           DEFAULT_ADDON_VERSIONS[to][addon],
         ]),
+      // New nodes: the enforcement probe runs again under new Job names.
+      ...["allowed", "denied"].map((access) => {
+        const job = diff.changed.find(
+          (r) => r.heading === `kubernetes:batch/v1:Job calico-probe-${access}-client`,
+        );
+        const change = job?.changes.find((c) => c.path === "inputs.metadata.name");
+        assert.match(String(change?.after), new RegExp(`^${access}-client-[0-9a-f]{8}$`));
+        return [
+          `kubernetes:batch/v1:Job calico-probe-${access}-client`,
+          "inputs.metadata.name",
+          change?.before,
+          change?.after,
+        ];
+      }),
     ];
     const actual = diff.changed.flatMap((r) => r.changes.map((c) => [r.heading, c.path, c.before, c.after]));
     assert.deepEqual(

@@ -14,6 +14,7 @@ import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
+import { PolicyProbe, type ProbeReport } from "./probe";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -53,6 +54,12 @@ export interface CalicoPolicyOnlyArgs {
    * from the rollout estimate (rollout.ts) unless configured.
    */
   readinessTimeoutMinutes: number;
+  /**
+   * The enforcement probe (./probe), run once calico-node is ready; undefined turns it off. Its Jobs run
+   * again whenever Calico's release, registry or install mode changes, or `nodes` (a description of the
+   * node groups) does.
+   */
+  probe?: { registry: string; timeoutMinutes: number; nodes: unknown };
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -76,6 +83,10 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas at creation, for `initialNodes`; the autoscaler adjusts them afterwards. */
   readonly typhaReplicas: number;
+  /** True only when the probe proved both an allowed and a blocked connection; false without a probe. */
+  readonly policyEnforced: pulumi.Output<boolean>;
+  /** What each probe Job proved, or undefined without a probe. */
+  readonly probe: pulumi.Output<ProbeReport | undefined>;
 
   constructor(name: string, args: CalicoPolicyOnlyArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:calico:PolicyOnly", name, {}, opts);
@@ -172,6 +183,31 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     );
     this.typhaReplicas = typhaReplicas(settings.initialNodes);
 
+    // Proof that policy is enforced, once calico-node is ready on every node.
+    const probe =
+      args.probe === undefined
+        ? undefined
+        : new PolicyProbe(
+            `${name}-probe`,
+            {
+              provider: args.provider,
+              after: [node],
+              settings: {
+                registry: args.probe.registry,
+                timeoutMinutes: args.probe.timeoutMinutes,
+                enforcementInputs: {
+                  calicoVersion: settings.version,
+                  calicoRegistry: settings.registry,
+                  installer: "manifest",
+                  nodes: args.probe.nodes,
+                },
+              },
+            },
+            { parent: this },
+          );
+    this.policyEnforced = probe?.policyEnforced ?? pulumi.output(false);
+    this.probe = probe?.report ?? pulumi.output(undefined);
+
     this.registerOutputs({
       namespace: this.namespace,
       version: this.version,
@@ -183,6 +219,8 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       isReady: this.isReady,
       typhaReadyReplicas: this.typhaReadyReplicas,
       typhaReplicas: this.typhaReplicas,
+      policyEnforced: this.policyEnforced,
+      probe: this.probe,
     });
   }
 }

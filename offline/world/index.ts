@@ -7,6 +7,7 @@
  * - nodes.ts: the nodes each node group starts with;
  * - scheduling.ts: where a pod can run;
  * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
+ * - jobs.ts: the policy probe's client Jobs, run against the NetworkPolicies applied (network-policy.ts);
  * - tls.ts: the tls provider, with real keys and certificates.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
@@ -18,6 +19,8 @@ import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
 import { TLS_RESOURCES } from "./tls";
+import { revealSecrets } from "./wire";
+import { type AppliedObject, runJob } from "./jobs";
 
 export { UnanswerableCall } from "./aws-calls";
 export { type ClusterSimulation, SimulatedFailure } from "./workloads";
@@ -29,6 +32,8 @@ export { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
 export class OfflineWorld implements pulumi.runtime.Mocks {
   /** The nodes of every managed node group registered so far, by group. */
   private readonly groups = new Map<string, SimulatedNode[]>();
+  /** The Kubernetes objects applied so far, in order: what the cluster's API would list. */
+  private readonly objects: AppliedObject[] = [];
   /** What the world decided that AWS or the cluster would decide, for the plan to show as simulated. */
   readonly simulated: string[] = [];
 
@@ -62,7 +67,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   ):
     | { id: string | undefined; state: Record<string, unknown> }
     | Promise<{ id: string; state: Record<string, unknown> }> {
-    const inputs = args.inputs as Record<string, unknown>;
+    const inputs = revealSecrets(args.inputs) as Record<string, unknown>;
     const tls = Object.hasOwn(TLS_RESOURCES, args.type) ? TLS_RESOURCES[args.type] : undefined;
     if (tls !== undefined) {
       return tls(inputs).then((state) => ({
@@ -74,7 +79,12 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
     if (args.type.startsWith("kubernetes:")) {
       try {
-        return applyObject(args.type, inputs, this.nodes, this.simulation, this.simulated);
+        const applied =
+          args.type === "kubernetes:batch/v1:Job"
+            ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated)
+            : applyObject(args.type, inputs, this.nodes, this.simulation, this.simulated);
+        this.objects.push({ type: args.type, inputs });
+        return applied;
       } catch (error) {
         // The SDK reports a failed registration by its gRPC `details`, as the CLI sends it.
         throw Object.assign(error as Error, { details: (error as Error).message });

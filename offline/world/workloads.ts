@@ -12,6 +12,11 @@ import { type PodSpec, onePerNode, whyNot } from "./scheduling";
 export interface ClusterSimulation {
   /** Nodes whose calico-node pod never becomes ready (a crash loop, an image that cannot be pulled). */
   notReadyNodes?: number;
+  /**
+   * calico-node runs and reports ready but Felix does not enforce policy (for example another agent owns
+   * the pod interfaces): every connection gets through.
+   */
+  policyNotEnforced?: boolean;
 }
 
 /** An apply that `pulumi up` would fail, with what the cluster would show. */

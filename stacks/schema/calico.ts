@@ -1,5 +1,6 @@
 /** `calico`: the Calico release, its image registry, its namespace and how long `up` waits for it. */
 import { z } from "zod";
+import { isRecord } from "./records";
 import {
   DEFAULT_CALICO_NAMESPACE,
   DEFAULT_CALICO_REGISTRY,
@@ -8,6 +9,8 @@ import {
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
 import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
+import { DEFAULT_PROBE_REGISTRY } from "../../components/calico/probe/objects";
+import { ALLOWED_WITHIN_SECONDS, POD_START_SECONDS } from "../../components/calico/probe/timing";
 import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
 
 /** Namespaces every cluster has that are not Calico's to create or delete. */
@@ -19,6 +22,30 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9._-]+)*$/;
 
 const MAX_UNAVAILABLE_RULE = 'must be a whole number >= 1 or a percentage from "1%" to "100%"';
+
+/** The probe's Jobs need a pod start plus the allowed client's retry window: at least this many minutes. */
+export const MIN_PROBE_TIMEOUT_MINUTES = Math.ceil((POD_START_SECONDS + ALLOWED_WITHIN_SECONDS) / 60);
+
+/** `calico.probe`: the enforcement proof run on every `pulumi up` that changes Calico or the nodes. */
+const probeSchema = z.strictObject({
+  enabled: z.boolean({ error: "must be true or false" }).default(true),
+  /** Registry holding `agnhost` (the Kubernetes e2e test image); a mirror for clusters without internet. */
+  registry: z
+    .string({ error: "must be a registry prefix such as registry.k8s.io/e2e-test-images" })
+    .regex(REGISTRY, {
+      error: "must be a registry prefix such as registry.k8s.io/e2e-test-images (no scheme, no trailing /)",
+    })
+    .default(DEFAULT_PROBE_REGISTRY),
+  /** How long `pulumi up` waits for each probe step before failing. */
+  timeoutMinutes: z
+    .number({ error: "must be a whole number of minutes" })
+    .int({ error: "must be a whole number of minutes" })
+    .min(MIN_PROBE_TIMEOUT_MINUTES, {
+      error: `must be at least ${MIN_PROBE_TIMEOUT_MINUTES}: a probe pod's start (about ${POD_START_SECONDS}s) plus the allowed client's ${ALLOWED_WITHIN_SECONDS}s of retries`,
+    })
+    .max(60, { error: "must be at most 60" })
+    .default(5),
+});
 
 export const calicoSchema = z.strictObject({
   /** Calico release, exact (images are pinned to it). */
@@ -74,4 +101,38 @@ export const calicoSchema = z.strictObject({
     .min(1, { error: "must be at least 1" })
     .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
     .optional(),
+  /** The enforcement probe: a NetworkPolicy that must block, and one that must admit, proven by two Jobs. */
+  probe: probeSchema.prefault({}),
 });
+
+/**
+ * The probe's pods tolerate no taint (they stand for ordinary workloads), so some node group must start
+ * with an untainted node, or its server never schedules and `pulumi up` fails waiting for it.
+ */
+export function checkProbeNodes(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  const probe = isRecord(config.calico) ? config.calico.probe : undefined;
+  if (isRecord(probe) && probe.enabled === false) return;
+  if (!Array.isArray(config.nodeGroups)) return;
+  // With no node at all, the node groups' own rule says so.
+  const starts = config.nodeGroups.some(
+    (g: unknown) => isRecord(g) && typeof g.desiredSize === "number" && g.desiredSize >= 1,
+  );
+  if (!starts) return;
+  const ordinary = config.nodeGroups.some((group: unknown) => {
+    if (!isRecord(group)) return true;
+    const taints = Array.isArray(group.taints) ? group.taints : [];
+    const repelled = taints.some(
+      (t: unknown) => isRecord(t) && (t.effect === "NoSchedule" || t.effect === "NoExecute"),
+    );
+    return !repelled && (typeof group.desiredSize !== "number" || group.desiredSize >= 1);
+  });
+  if (!ordinary) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["calico", "probe", "enabled"],
+      input: isRecord(probe) ? probe.enabled : undefined,
+      message:
+        "needs a node group that starts with an untainted node (no NoSchedule or NoExecute taint, desiredSize >= 1): the enforcement probe's pods run on ordinary nodes; add such a group, or set calico.probe.enabled: false",
+    });
+  }
+}

@@ -4,7 +4,7 @@
  * reference is tested against it.
  */
 import { z } from "zod";
-import { calicoSchema } from "./calico";
+import { calicoSchema, checkProbeNodes } from "./calico";
 import { clusterSchema } from "./cluster";
 import { networkSchema } from "./network";
 import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
@@ -63,6 +63,7 @@ export const stackConfigSchema = z
       }
       checkRolloutTimeout(config, ctx);
       checkPodAddresses(config, ctx);
+      checkProbeNodes(config, ctx);
     },
     { when: () => true },
   );

@@ -1,0 +1,109 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { type ProbeSettings, renderProbeObjects } from "./objects";
+
+export {
+  DEFAULT_PROBE_REGISTRY,
+  PROBE_NAMESPACE,
+  renderProbeObjects,
+  fingerprint,
+  type ProbeSettings,
+} from "./objects";
+export { NOT_ENFORCING_MESSAGE } from "./script";
+
+export interface PolicyProbeArgs {
+  /** Provider of the target cluster. */
+  provider: k8s.Provider;
+  settings: ProbeSettings;
+  /** What must be ready before the probe starts: the calico-node DaemonSet. */
+  after: pulumi.Resource[];
+}
+
+/** What one client Job proved, for the `calico.probe` output. */
+export interface ClientResult {
+  job: string;
+  expected: string;
+  succeeded: boolean;
+}
+
+export interface ProbeReport {
+  namespace: string;
+  allowedClient: ClientResult;
+  deniedClient: ClientResult;
+}
+
+type JobStatus = { succeeded?: number } | undefined;
+
+/**
+ * Proof that Calico enforces NetworkPolicy: a server isolated by a default-deny ingress policy, a client
+ * the allow policy admits (must connect) and one it does not (must be blocked on every attempt). Both
+ * Jobs are awaited by `pulumi up`, which fails with the client's own verdict if either fails. Create it
+ * after calico-node is ready (`dependsOn` the DaemonSet).
+ */
+export class PolicyProbe extends pulumi.ComponentResource {
+  /** True only when both client Jobs succeeded. */
+  readonly policyEnforced: pulumi.Output<boolean>;
+  readonly report: pulumi.Output<ProbeReport>;
+
+  constructor(name: string, args: PolicyProbeArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("eks-calico:calico:PolicyProbe", name, {}, opts);
+    const objects = renderProbeObjects(args.settings);
+    const timeouts = {
+      create: `${args.settings.timeoutMinutes}m`,
+      update: `${args.settings.timeoutMinutes}m`,
+    };
+    const base: pulumi.CustomResourceOptions = { parent: this, provider: args.provider };
+
+    const namespace = new k8s.core.v1.Namespace(`${name}-namespace`, objects.namespace, {
+      ...base,
+      dependsOn: args.after,
+    });
+    const inNamespace = { ...base, dependsOn: [namespace] };
+    const server = new k8s.apps.v1.Deployment(`${name}-server`, objects.server, {
+      ...inNamespace,
+      customTimeouts: timeouts,
+    });
+    // The Service's await waits for the server's endpoints.
+    const service = new k8s.core.v1.Service(`${name}-service`, objects.service, {
+      ...inNamespace,
+      customTimeouts: timeouts,
+    });
+    const policies = [
+      new k8s.networking.v1.NetworkPolicy(`${name}-default-deny`, objects.denyAll, inNamespace),
+      new k8s.networking.v1.NetworkPolicy(`${name}-allow-clients`, objects.allowClients, inNamespace),
+    ];
+    // The allowed client first: once it connected, the server is reachable and the policies exist, so
+    // the denied client's failures can only be the policy's doing.
+    const allowed = new k8s.batch.v1.Job(`${name}-allowed-client`, objects.allowedClient, {
+      ...base,
+      dependsOn: [namespace, server, service, ...policies],
+      customTimeouts: timeouts,
+    });
+    const denied = new k8s.batch.v1.Job(`${name}-denied-client`, objects.deniedClient, {
+      ...base,
+      dependsOn: [allowed],
+      customTimeouts: timeouts,
+    });
+
+    const succeeded = (status: JobStatus) => (status?.succeeded ?? 0) >= 1;
+    const statuses = pulumi.all([
+      allowed.status as pulumi.Output<JobStatus>,
+      denied.status as pulumi.Output<JobStatus>,
+    ]);
+    this.policyEnforced = statuses.apply(([a, d]) => succeeded(a) && succeeded(d));
+    this.report = statuses.apply(([a, d]) => ({
+      namespace: objects.namespace.metadata.name,
+      allowedClient: {
+        job: objects.allowedClient.metadata.name,
+        expected: `connects to the server through ${objects.allowClients.metadata.name}`,
+        succeeded: succeeded(a),
+      },
+      deniedClient: {
+        job: objects.deniedClient.metadata.name,
+        expected: `blocked by ${objects.denyAll.metadata.name} on every attempt`,
+        succeeded: succeeded(d),
+      },
+    }));
+    this.registerOutputs({ policyEnforced: this.policyEnforced, report: this.report });
+  }
+}
