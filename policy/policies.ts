@@ -19,12 +19,14 @@ import { calicoNodeEverywhere, noRemovedApis, noWildcardRbac } from "./calico";
 import { eksAccessEntries, eksControlPlaneLogging, eksEndpointExposure, eksSecretsEncryption } from "./eks";
 import { nodesImdsv2, nodesInPrivateSubnets } from "./nodes";
 import { vpcCniNetworkPolicyOff } from "./vpc-cni";
+import { podSecurityRestricted } from "./pod-security";
 
 export * from "./common";
 export * from "./eks";
 export * from "./nodes";
 export * from "./calico";
 export * from "./vpc-cni";
+export * from "./pod-security";
 
 /** Every policy of the pack. */
 export const policies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
@@ -38,4 +40,5 @@ export const policies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
   noWildcardRbac,
   noRemovedApis,
   vpcCniNetworkPolicyOff,
+  podSecurityRestricted,
 ];
