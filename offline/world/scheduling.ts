@@ -5,6 +5,7 @@
  * https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/. A rule the world does not
  * model is refused (CannotSimulate) instead of being assumed to pass.
  */
+import { selects } from "./network-policy";
 import type { SimulatedNode, Taint } from "./nodes";
 
 /** A pod spec feature the simulation does not model: it cannot say whether the pod would schedule. */
@@ -61,21 +62,15 @@ export function tolerates(toleration: Toleration, taint: Taint): boolean {
   return operator === "Exists" || (toleration.value ?? "") === (taint.value ?? "");
 }
 
+const SET_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist"] as const;
+
+/** A node-affinity requirement, read as a label selector expression (Gt and Lt are not simulated). */
 function matches(requirement: Requirement, labels: Record<string, string>): boolean {
-  const value = labels[requirement.key];
-  const values = requirement.values ?? [];
-  switch (requirement.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    default:
-      throw new CannotSimulate(`node affinity operator ${requirement.operator} is not simulated`);
+  const operator = SET_OPERATORS.find((o) => o === requirement.operator);
+  if (operator === undefined) {
+    throw new CannotSimulate(`node affinity operator ${requirement.operator} is not simulated`);
   }
+  return selects({ matchExpressions: [{ ...requirement, operator }] }, labels);
 }
 
 /** Why `pod` cannot run on `node`, or undefined when it can. */
