@@ -68,6 +68,12 @@ describe("policy probe: objects", () => {
       assert.equal(spec?.securityContext?.runAsNonRoot, true);
       assert.equal(spec?.securityContext?.seccompProfile?.type, "RuntimeDefault");
       assert.equal(spec?.tolerations, undefined, "no toleration: tainted nodes are not ordinary");
+      // Never on Fargate, where no calico-node polices the pod.
+      assert.deepEqual(
+        spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]
+          .matchExpressions,
+        [{ key: "eks.amazonaws.com/compute-type", operator: "NotIn", values: ["fargate"] }],
+      );
       for (const container of spec?.containers ?? []) {
         assert.equal(container.securityContext?.readOnlyRootFilesystem, true);
         assert.equal(container.securityContext?.allowPrivilegeEscalation, false);

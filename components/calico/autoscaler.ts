@@ -5,6 +5,7 @@
  * least it needs: list and watch nodes, read its own ConfigMap, and scale the calico-typha Deployment.
  * https://github.com/kubernetes-sigs/cluster-proportional-autoscaler
  */
+import { nonRootPodSecurity, restrictedContainerSecurity } from "./security";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA, CALICO_TYPHA_AUTOSCALER } from "./names";
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
@@ -163,12 +164,7 @@ function renderAutoscalerDeployment(namespace: string, registry: string): Deploy
           tolerations: [...TOLERATE_EVERY_TAINT],
           priorityClassName: "system-cluster-critical",
           serviceAccountName: CALICO_TYPHA_AUTOSCALER,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: 65534,
-            runAsGroup: 65534,
-            seccompProfile: { type: "RuntimeDefault" },
-          },
+          securityContext: nonRootPodSecurity(),
           containers: [
             {
               name: "autoscaler",
@@ -183,11 +179,7 @@ function renderAutoscalerDeployment(namespace: string, registry: string): Deploy
                 "--v=2",
               ],
               resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "64Mi" } },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ["ALL"] },
-              },
+              securityContext: restrictedContainerSecurity(),
             },
           ],
         },

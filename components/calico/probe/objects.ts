@@ -8,6 +8,8 @@ import { createHash } from "crypto";
 import type * as k8s from "@pulumi/kubernetes";
 import type { Unwrap } from "@pulumi/pulumi";
 import { COMMON_LABELS } from "../labels";
+import { LINUX_NODE_SELECTOR, notOnFargate } from "../scheduling";
+import { nonRootPodSecurity, restrictedContainerSecurity } from "../security";
 import type { Container, Deployment, Namespace, ObjectMeta, Service } from "../types";
 import { allowedClientScript, deniedClientScript } from "./script";
 
@@ -89,24 +91,17 @@ function podSpec(image: string, container: Container): Unwrap<k8s.types.input.co
   return {
     automountServiceAccountToken: false,
     enableServiceLinks: false,
-    // Ordinary nodes only: no tolerations, so tainted (system, GPU) groups are left alone.
-    nodeSelector: { "kubernetes.io/os": "linux" },
-    securityContext: {
-      runAsNonRoot: true,
-      runAsUser: 65534,
-      runAsGroup: 65534,
-      seccompProfile: { type: "RuntimeDefault" },
-    },
+    // Ordinary nodes only: no tolerations, so tainted (system, GPU) groups are left alone; never
+    // Fargate, where no calico-node polices the pod and the denied client would get through.
+    nodeSelector: { ...LINUX_NODE_SELECTOR },
+    affinity: { nodeAffinity: notOnFargate() },
+    securityContext: nonRootPodSecurity(),
     containers: [
       {
         image,
         imagePullPolicy: "IfNotPresent",
         resources: { requests: { cpu: "10m", memory: "16Mi" }, limits: { cpu: "100m", memory: "64Mi" } },
-        securityContext: {
-          allowPrivilegeEscalation: false,
-          readOnlyRootFilesystem: true,
-          capabilities: { drop: ["ALL"] },
-        },
+        securityContext: restrictedContainerSecurity(),
         ...container,
       },
     ],
