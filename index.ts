@@ -1,8 +1,10 @@
 /**
  * eks-calico: a VPC across availability zones, an EKS cluster on the amazon-vpc-cni, and Calico in
- * policy-only mode. Composition only: config comes from stacks/, resources from components/.
+ * policy-only mode (from this program's manifests, or through the Tigera operator). Composition only: config comes from stacks/, resources from components/.
  */
 import { CalicoPolicyOnly } from "./components/calico";
+import { CalicoOperator } from "./components/calico/operator";
+import { calicoOutputs } from "./components/calico/outputs";
 import { Cluster, accessSummary } from "./components/cluster";
 import { Network } from "./components/network";
 import { loadStackSettings } from "./stacks";
@@ -48,33 +50,53 @@ export = async () => {
     protect: settings.protect,
   });
 
-  // Calico policy-only: Felix on every node. After the node groups, so its readiness await sees nodes,
-  // and destroyed before them.
-  const calico = new CalicoPolicyOnly("calico", {
-    provider: cluster.provider,
-    nodes: cluster.nodeGroups,
-    namespace: settings.calico.namespace,
-    version: settings.calico.version,
-    registry: settings.calico.registry,
-    autoscalerRegistry: settings.calico.autoscalerRegistry,
-    initialNodes: settings.initialNodes,
-    maxUnavailable: settings.calico.maxUnavailable,
-    readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
-    probe: settings.calico.probe.enabled
-      ? {
-          registry: settings.calico.probe.registry,
-          timeoutMinutes: settings.calico.probe.timeoutMinutes,
-          // The probe runs again when the nodes change: a Kubernetes upgrade, new AMIs, instance types,
-          // labels or taints. Sizes are left out: autoscalers own them, so they change no node.
-          nodes: {
-            version: settings.cluster.version,
-            groups: settings.nodeGroups.map(
-              ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
-            ),
-          },
-        }
-      : undefined,
-  });
+  // The enforcement probe runs again when the nodes change: a Kubernetes upgrade, new AMIs, instance
+  // types, labels or taints. Sizes are left out: autoscalers own them, so they change no node.
+  const probe = settings.calico.probe.enabled
+    ? {
+        registry: settings.calico.probe.registry,
+        timeoutMinutes: settings.calico.probe.timeoutMinutes,
+        nodes: {
+          version: settings.cluster.version,
+          groups: settings.nodeGroups.map(
+            ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
+          ),
+        },
+      }
+    : undefined;
+
+  // Calico for policy: Felix on every node, after the node groups (so its readiness await sees nodes)
+  // and destroyed before them. Installed by this program's manifests, or by the Tigera operator.
+  // The first update of a reinstall (README "Switching install mode") removes the deployed install only.
+  const calico =
+    settings.calicoStep === "remove-for-reinstall"
+      ? undefined
+      : settings.calico.installer === "operator"
+        ? new CalicoOperator("calico", {
+            provider: cluster.provider,
+            nodes: cluster.nodeGroups,
+            version: settings.calico.version,
+            registry: settings.calico.registry,
+            operatorRegistry: settings.calico.operatorRegistry,
+            initialNodes: settings.initialNodes,
+            maxUnavailable: settings.calico.maxUnavailable,
+            apiServer: settings.calico.apiServer,
+            observability: settings.calico.observability,
+            readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
+            probe,
+          })
+        : new CalicoPolicyOnly("calico", {
+            provider: cluster.provider,
+            nodes: cluster.nodeGroups,
+            namespace: settings.calico.namespace,
+            version: settings.calico.version,
+            registry: settings.calico.registry,
+            autoscalerRegistry: settings.calico.autoscalerRegistry,
+            initialNodes: settings.initialNodes,
+            maxUnavailable: settings.calico.maxUnavailable,
+            readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
+            probe,
+          });
 
   return withSecretOutputs(
     {
@@ -93,22 +115,8 @@ export = async () => {
       nodeRoleArn: cluster.nodeRoleArn,
       // Who can use the Kubernetes API: the cluster's creator (EKS bootstrap admin) and cluster.access.
       clusterAccess: accessSummary(settings.cluster.access),
-      // What `kubectl get daemonset calico-node` shows: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE.
-      calico: {
-        namespace: calico.namespace,
-        version: calico.version,
-        desired: calico.desired,
-        current: calico.current,
-        updated: calico.updated,
-        ready: calico.ready,
-        available: calico.available,
-        isReady: calico.isReady,
-        typhaReplicas: calico.typhaReplicas,
-        typhaReadyReplicas: calico.typhaReadyReplicas,
-        // Proven, not assumed: a blocked and an admitted connection (false when the probe is off).
-        policyEnforced: calico.policyEnforced,
-        probe: calico.probe,
-      },
+      // What `kubectl get daemonset calico-node` shows, how Calico was installed, and the enforcement proof.
+      calico: calicoOutputs(calico),
     },
     settings.secretLeaves,
   );

@@ -2,7 +2,7 @@
 import YAML from "yaml";
 import type { ResourceRecord, StackEvaluation } from "./engine";
 import { Hierarchy, compare } from "./hierarchy";
-import { CALICO_COMPONENT_TYPE, maskedInputs, sortKeys } from "./plan";
+import { CALICO_COMPONENT_TYPE, CALICO_COMPONENT_TYPES, maskedInputs, sortKeys } from "./plan";
 
 /**
  * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
@@ -13,7 +13,8 @@ export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
   const tree = new Hierarchy(evaluation.resources);
   const objects = evaluation.resources.filter(
     (r) =>
-      r.type.startsWith("kubernetes:") && tree.ancestors(r).some((a) => a.type === CALICO_COMPONENT_TYPE),
+      r.type.startsWith("kubernetes:") &&
+      tree.ancestors(r).some((a) => CALICO_COMPONENT_TYPES.includes(a.type)),
   );
   // Registration order is not stable (objects built from certificates register when those resolve), so
   // order by kind, as kubectl must apply them, then by name (CRDs keep the renderer's order).
@@ -43,6 +44,11 @@ const APPLY_ORDER = [
   "PodDisruptionBudget",
   "Deployment",
   "DaemonSet",
+  // The operator's custom resources: their kinds exist once the operator Deployment has created them.
+  "Installation",
+  "APIServer",
+  "Goldmane",
+  "Whisker",
   // The enforcement probe: its policies, then the client Jobs, which run once everything else exists.
   "NetworkPolicy",
   "Job",
@@ -57,13 +63,16 @@ function manifest(record: ResourceRecord): Record<string, unknown> {
 
 /** calico.yaml: the Calico objects as multi-document YAML for `kubectl apply -f`. */
 export function renderCalicoYaml(evaluation: StackEvaluation): string {
-  const components = evaluation.resources.filter((r) => r.type === CALICO_COMPONENT_TYPE);
+  const components = evaluation.resources.filter((r) => CALICO_COMPONENT_TYPES.includes(r.type));
   if (components.length === 0) {
     return `# Stack ${evaluation.stack} has no ${CALICO_COMPONENT_TYPE} component: there are no Calico objects to apply.\n`;
   }
   const objects = calicoObjects(evaluation);
+  const operator = components.some((r) => r.type !== CALICO_COMPONENT_TYPE);
   const header = [
-    `# Calico (policy-only) objects of stack ${evaluation.stack}: ${objects.length} objects, CRDs first.`,
+    operator
+      ? `# Calico (Tigera operator) objects of stack ${evaluation.stack}: ${objects.length} objects; the operator creates the CRDs, so apply the Deployment and wait for it before the custom resources.`
+      : `# Calico (policy-only) objects of stack ${evaluation.stack}: ${objects.length} objects, CRDs first.`,
     "# Apply with: kubectl apply --server-side -f calico.yaml",
   ];
   const documents = objects.map((record) =>

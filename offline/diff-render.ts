@@ -48,6 +48,7 @@ function resourceLines(r: ResourceDiff): string[] {
   const flags = [
     r.op === "same" ? "only ignored changes" : undefined,
     r.deleteBeforeReplace === true ? "delete before replace" : undefined,
+    r.retained === true ? "retained: removed from the stack, kept in the cluster" : undefined,
     r.blocked !== undefined ? `BLOCKED: ${r.blocked}` : undefined,
   ].filter((f) => f !== undefined);
   return [

@@ -48,6 +48,8 @@ export interface ResourceDiff {
   readonly blocked?: string;
   /** The old resource goes before the new one exists (deleteBeforeReplace, or a fixed Kubernetes name). */
   readonly deleteBeforeReplace?: boolean;
+  /** Deleted from the stack only: retainOnDelete leaves the object in the cloud or cluster. */
+  readonly retained?: boolean;
 }
 
 export interface PlanDiff {
@@ -371,6 +373,7 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
       op: "delete",
       changes: [],
       ...(blocked !== undefined ? { blocked } : {}),
+      ...(was.options.retainOnDelete ? { retained: true } : {}),
     });
   }
 

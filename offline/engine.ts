@@ -69,6 +69,11 @@ export interface EvaluateOptions {
   secrets?: string[];
   /** How the simulated cluster behaves. */
   simulate?: ClusterSimulation;
+  /**
+   * The stack outputs of the last update, as a StackReference to the stack itself reads them (a saved
+   * plan's outputs); none for a stack never deployed.
+   */
+  previousOutputs?: Record<string, unknown>;
   /** Called with each registration as it happens, also when the program fails later. */
   onRecord?: (resource: ResourceRecord) => void;
 }
@@ -261,8 +266,9 @@ export async function evaluateStackExpectingError(
 
 async function evaluateNow(stack: string, options: EvaluateOptions): Promise<StackEvaluation> {
   const config = loadStackConfig(stack, options.config);
-  const world = new OfflineWorld(config.values["aws:region"], options.simulate);
-  await pulumi.runtime.setMocks(world, config.project, stack, false);
+  const world = new OfflineWorld(config.values["aws:region"], options.simulate, options.previousOutputs);
+  // The organization a self-managed backend reports; Pulumi Cloud reports the account's.
+  await pulumi.runtime.setMocks(world, config.project, stack, false, "organization");
   pulumi.runtime.setAllConfig(config.values, [
     ...new Set([...config.secretKeys, ...(options.secrets ?? [])]),
   ]);

@@ -8,6 +8,10 @@ import { Hierarchy, byTypeAndName, compare, isComponent } from "./hierarchy";
 
 /** Type token of the Calico component; calico.yaml holds the Kubernetes objects beneath it. */
 export const CALICO_COMPONENT_TYPE = "eks-calico:calico:PolicyOnly";
+/** The Calico component of the operator install mode. */
+export const CALICO_OPERATOR_TYPE = "eks-calico:calico:Operator";
+/** Either install mode's component: the root of every Calico object. */
+export const CALICO_COMPONENT_TYPES: readonly string[] = [CALICO_COMPONENT_TYPE, CALICO_OPERATOR_TYPE];
 
 /** What a secret value is replaced with in everything the plan prints or writes. */
 export const SECRET_MASK = "[secret]";

@@ -57,8 +57,11 @@ export const vpcCniNetworkPolicyOff: StackValidationPolicy = {
     "@pulumi/eks creates is what this policy reads there.",
   enforcementLevel: "mandatory",
   validateStack: (args, report) => {
-    if (!args.resources.some((r) => isCalicoNode(r.type, r.props))) {
-      args.notApplicable(`no ${CALICO_NODE} DaemonSet in this stack`);
+    // Operator mode: the Installation stands for the calico-node the operator creates.
+    const calico = (r: PolicyResource) =>
+      isCalicoNode(r.type, r.props) || r.type === "kubernetes:operator.tigera.io/v1:Installation";
+    if (!args.resources.some(calico)) {
+      args.notApplicable(`no ${CALICO_NODE} DaemonSet or Tigera operator Installation in this stack`);
     }
     for (const resource of args.resources) {
       const enablers = networkPolicyEnablers(resource);

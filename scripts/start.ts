@@ -171,7 +171,11 @@ export async function main(argv: string[]): Promise<number> {
 
   let evaluation;
   try {
-    evaluation = await evaluateStack(options.stack, { config: options.config });
+    // A saved plan to diff against stands for what is deployed: its outputs are the stack's last ones.
+    evaluation = await evaluateStack(options.stack, {
+      config: options.config,
+      ...(base !== undefined ? { previousOutputs: base.doc.outputs } : {}),
+    });
   } catch (error) {
     if (ConfigError.isConfigError(error)) {
       // The message lists every problem with its key path, value and rule; a stack trace adds nothing.

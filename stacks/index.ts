@@ -18,6 +18,7 @@ import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
 import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
 import { type StackConfig, maxRolloutNodes, stackConfigSchema } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
+import { type CalicoStep, calicoStep, readPreviousCalico } from "./previous";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
@@ -36,6 +37,8 @@ export interface StackSettings extends StackConfig {
   readonly clusterName: string;
   /** Tags for every AWS resource: the config's tags plus project and stack. */
   readonly resourceTags: Record<string, string>;
+  /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
+  readonly calicoStep: CalicoStep;
   /** Nodes the node groups start with (desiredSize summed): what Calico first runs on. */
   readonly initialNodes: number;
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
@@ -152,6 +155,9 @@ export async function loadStackSettings(): Promise<StackSettings> {
   if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
 
   const config = validated.config;
+  // A change of install mode depends on what is deployed: read the stack's last outputs.
+  const step = calicoStep(await readPreviousCalico(), config.calico);
+  if ("problems" in step) throw new ConfigError(stack, step.problems);
   return {
     ...config,
     project,
@@ -167,6 +173,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       ),
     zones,
     secretLeaves: secretLeaves(raw, secrets),
+    calicoStep: step.step,
   };
 }
 

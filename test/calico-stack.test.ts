@@ -195,6 +195,7 @@ for (const stack of STACKS) {
       assert.equal(policyEnforced, true);
       assert.equal((probe as { namespace: string }).namespace, "calico-policy-probe");
       assert.deepEqual(counts, {
+        installer: "manifest",
         namespace: calicoConfig.namespace,
         version: calicoConfig.version,
         desired: nodes,

@@ -375,7 +375,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
       const withoutCalico = replaced(dev.resources, addon).filter((r) => r.urn !== calicoNode(dev).urn);
       assert.deepEqual(await runPolicy(vpcCniNetworkPolicyOff, withoutCalico), {
         violations: [],
-        notApplicable: [`no ${CALICO_NODE} DaemonSet in this stack`],
+        notApplicable: [`no ${CALICO_NODE} DaemonSet or Tigera operator Installation in this stack`],
       });
     });
   });

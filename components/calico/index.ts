@@ -15,6 +15,7 @@ import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
 import { PolicyProbe, type ProbeReport } from "./probe";
+import { createObject, readinessTimeouts } from "./resources";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -70,6 +71,8 @@ type Options = pulumi.CustomResourceOptions;
  * (pass them in `dependsOn`): with no nodes the DaemonSet is trivially "ready".
  */
 export class CalicoPolicyOnly extends pulumi.ComponentResource {
+  /** How Calico was installed: "manifest". */
+  readonly installer: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;
   readonly version: pulumi.Output<string>;
   /** calico-node pods that should run (DaemonSet `status.desiredNumberScheduled`). */
@@ -110,7 +113,9 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     // Namespaced objects wait for their namespace; cluster-scoped objects do not need it.
     const inNamespace: Options = { ...base, dependsOn: [...args.nodes, ...namespace] };
     const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
-    const rbac = objects.rbac.map((object) => createObject(name, object, scoped(object)));
+    const rbac = objects.rbac.map((object) =>
+      createObject(childResourceName(name, object), object, scoped(object)),
+    );
     // Typha's CA and certificates, delivered to both workloads as a ConfigMap and two Secrets.
     const certificates = createTyphaCertificates(name, this);
     const tlsObjects = [
@@ -150,8 +155,8 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     const autoscalerDeployment = objects.autoscaler.deployment;
     const support = autoscalerObjectList(objects.autoscaler)
       .filter((object) => object !== autoscalerDeployment)
-      .map((object) => createObject(name, object, scoped(object)));
-    createObject(name, autoscalerDeployment, {
+      .map((object) => createObject(childResourceName(name, object), object, scoped(object)));
+    createObject(childResourceName(name, autoscalerDeployment), autoscalerDeployment, {
       ...inNamespace,
       dependsOn: [...args.nodes, ...namespace, ...support, typha.deployment],
       customTimeouts: timeouts,
@@ -170,6 +175,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     );
 
     const status: pulumi.Output<DaemonSetCounts | undefined> = node.status;
+    this.installer = pulumi.output("manifest");
     this.namespace = pulumi.output(settings.namespace);
     this.version = pulumi.output(settings.version);
     this.desired = status.apply((s) => count(s, "desiredNumberScheduled"));
@@ -209,6 +215,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     this.probe = probe?.report ?? pulumi.output(undefined);
 
     this.registerOutputs({
+      installer: this.installer,
       namespace: this.namespace,
       version: this.version,
       desired: this.desired,
@@ -223,14 +230,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       probe: this.probe,
     });
   }
-}
-
-/** The awaited workloads fail `pulumi up` after this long instead of the provider's default. */
-function readinessTimeouts(minutes: number): pulumi.CustomTimeouts {
-  if (!Number.isInteger(minutes) || minutes < 1) {
-    throw new Error(`readinessTimeoutMinutes must be a whole number of at least 1, got ${String(minutes)}`);
-  }
-  return { create: `${minutes}m`, update: `${minutes}m` };
 }
 
 /** CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. */
@@ -266,29 +265,6 @@ function withTemplateAnnotation<T extends Deployment | DaemonSet>(
       },
     },
   };
-}
-
-/** A typed resource for an object of a kind with no options of its own. */
-function createObject(name: string, object: CalicoObject, opts: Options): pulumi.CustomResource {
-  const resourceName = childResourceName(name, object);
-  switch (object.kind) {
-    case "ServiceAccount":
-      return new k8s.core.v1.ServiceAccount(resourceName, object, opts);
-    case "ClusterRole":
-      return new k8s.rbac.v1.ClusterRole(resourceName, object, opts);
-    case "ClusterRoleBinding":
-      return new k8s.rbac.v1.ClusterRoleBinding(resourceName, object, opts);
-    case "Role":
-      return new k8s.rbac.v1.Role(resourceName, object, opts);
-    case "RoleBinding":
-      return new k8s.rbac.v1.RoleBinding(resourceName, object, opts);
-    case "ConfigMap":
-      return new k8s.core.v1.ConfigMap(resourceName, object, opts);
-    case "Deployment":
-      return new k8s.apps.v1.Deployment(resourceName, object, opts);
-    default:
-      throw new Error(`no typed resource wired for ${object.kind} ${object.metadata.name}`);
-  }
 }
 
 /**

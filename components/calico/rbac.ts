@@ -161,7 +161,7 @@ function tierGetter(): [ClusterRole, ClusterRoleBinding] {
  * ANNOTATE_POD_IP makes aws-node patch each new pod with its IP so Calico enforces policy from the
  * first packet; add-on versions whose ClusterRole lacks `pods: patch` need this (aws/containers-roadmap#1940).
  */
-function awsNodePodPatcher(): [ClusterRole, ClusterRoleBinding] {
+export function awsNodePodPatcher(): [ClusterRole, ClusterRoleBinding] {
   return [
     clusterRole(AWS_NODE_POD_PATCHER, { ...COMMON_LABELS }, [
       { apiGroups: [""], resources: ["pods"], verbs: ["patch"] },

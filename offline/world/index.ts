@@ -8,6 +8,8 @@
  * - scheduling.ts: where a pod can run;
  * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
  * - jobs.ts: the policy probe's client Jobs, run against the NetworkPolicies applied (network-policy.ts);
+ * - operator.ts: the Tigera operator installing Calico for an Installation, judged by `pulumi.com/waitFor`
+ *   (wait-for.ts), and reads of the objects it creates;
  * - tls.ts: the tls provider, with real keys and certificates.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
@@ -21,6 +23,7 @@ import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
 import { TLS_RESOURCES } from "./tls";
 import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
+import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
 
 export { UnanswerableCall } from "./aws-calls";
 export { type ClusterSimulation, SimulatedFailure } from "./workloads";
@@ -40,6 +43,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   constructor(
     private readonly region: string | undefined,
     private readonly simulation: ClusterSimulation = {},
+    private readonly previousOutputs: Record<string, unknown> = {},
   ) {}
 
   /** The simulated cluster's nodes: every node group at its desired size. */
@@ -77,8 +81,28 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     if (args.custom !== true)
       return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
+    // The stack reading its own last outputs (stacks/previous.ts).
+    if (args.type === "pulumi:pulumi:StackReference") {
+      return { id: String(inputs.name), state: { name: inputs.name, outputs: this.previousOutputs } };
+    }
     if (args.type.startsWith("kubernetes:")) {
       try {
+        // A read (`Resource.get`) names an object by id; it is answered from what the cluster has.
+        if (args.id !== undefined && args.id !== "") {
+          return { id: args.id, state: readObject(args.type, args.id, this.objects) };
+        }
+        if (isOperatorResource(args.type)) {
+          const { id, state, created } = applyOperatorResource(
+            args.type,
+            inputs,
+            this.objects,
+            this.nodes,
+            this.simulation,
+            this.simulated,
+          );
+          this.objects.push({ type: args.type, inputs: state }, ...created);
+          return { id, state };
+        }
         const applied =
           args.type === "kubernetes:batch/v1:Job"
             ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated)

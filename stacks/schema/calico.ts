@@ -12,6 +12,7 @@ import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler"
 import { DEFAULT_PROBE_REGISTRY } from "../../components/calico/probe/objects";
 import { ALLOWED_WITHIN_SECONDS, POD_START_SECONDS } from "../../components/calico/probe/timing";
 import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
+import { DEFAULT_OPERATOR_REGISTRY, INSTALLERS } from "../../components/calico/operator/settings";
 
 /** Namespaces every cluster has that are not Calico's to create or delete. */
 const SHARED_NAMESPACES: readonly string[] = ["default", "kube-public", "kube-node-lease"];
@@ -48,6 +49,10 @@ const probeSchema = z.strictObject({
 });
 
 export const calicoSchema = z.strictObject({
+  /** How Calico is installed: this program's own manifests, or the Tigera operator. */
+  installer: z
+    .enum(INSTALLERS, { error: `must be one of ${INSTALLERS.map((i) => `"${i}"`).join(", ")}` })
+    .default("manifest"),
   /** Calico release, exact (images are pinned to it). */
   version: z
     .string()
@@ -101,6 +106,20 @@ export const calicoSchema = z.strictObject({
     .min(1, { error: "must be at least 1" })
     .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
     .optional(),
+  /** Registry holding the Tigera operator image (`operator`); operator mode only. */
+  operatorRegistry: z
+    .string({ error: "must be a registry prefix such as quay.io/tigera" })
+    .regex(REGISTRY, { error: "must be a registry prefix such as quay.io/tigera (no scheme, no trailing /)" })
+    .default(DEFAULT_OPERATOR_REGISTRY),
+  /** The Calico API server (`projectcalico.org/v3` through kubectl); operator mode only. */
+  apiServer: z.boolean({ error: "must be true or false" }).default(true),
+  /**
+   * Switching `installer` on a deployed stack that the operator cannot migrate: reinstall in two updates
+   * (the first removes the current install, the second installs the new mode) instead of refusing.
+   */
+  reinstall: z.boolean({ error: "must be true or false" }).default(false),
+  /** Goldmane and Whisker (flow logs and their UI); operator mode only. */
+  observability: z.boolean({ error: "must be true or false" }).default(false),
   /** The enforcement probe: a NetworkPolicy that must block, and one that must admit, proven by two Jobs. */
   probe: probeSchema.prefault({}),
 });

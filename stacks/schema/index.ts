@@ -11,6 +11,7 @@ import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
 import { coversWholeInternet, rangeOf } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 import { checkPodAddresses } from "./pod-addresses";
+import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
 import {
   MAX_TIMEOUT_MINUTES,
@@ -64,6 +65,7 @@ export const stackConfigSchema = z
       checkRolloutTimeout(config, ctx);
       checkPodAddresses(config, ctx);
       checkProbeNodes(config, ctx);
+      checkInstaller(config, ctx);
     },
     { when: () => true },
   );

@@ -1,0 +1,97 @@
+/**
+ * What the stack last deployed, for the changes that depend on it: switching `calico.installer` on a live
+ * cluster. Read from the stack's own last outputs through a StackReference to itself (a supported pattern,
+ * pulumi/pulumi#3722): a new stack has none; every update sees the outputs of the last one.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY } from "../components/calico/defaults";
+import { DEFAULT_MAX_UNAVAILABLE } from "../components/calico/rollout";
+import { renderCalicoNode } from "../components/calico/daemonset";
+import { conversionBlockers } from "../components/calico/operator/migration";
+import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
+import type { ConfigProblem } from "./problems";
+import type { CalicoConfig } from "./schema";
+
+/** The Calico install the stack's last update left, from its `calico` output. */
+export interface PreviousCalico {
+  /** "none" after the first step of a reinstall; stacks from before operator mode have no field: "manifest". */
+  installer: Installer | "none";
+  version?: string;
+  namespace?: string;
+}
+
+/** The `calico` output of the stack's last update, or undefined for a stack never deployed. */
+export async function readPreviousCalico(): Promise<PreviousCalico | undefined> {
+  const self = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+  const reference = new pulumi.StackReference("previous-deployment", { name: self });
+  const details = await reference.getOutputDetails("calico");
+  const calico = (details.value ?? details.secretValue) as Record<string, unknown> | undefined;
+  if (calico === undefined || calico === null || typeof calico !== "object") return undefined;
+  const installer = calico.installer ?? "manifest";
+  return {
+    installer:
+      installer === "none" || (INSTALLERS as readonly unknown[]).includes(installer)
+        ? (installer as PreviousCalico["installer"])
+        : "manifest",
+    version: typeof calico.version === "string" ? calico.version : undefined,
+    namespace: typeof calico.namespace === "string" ? calico.namespace : undefined,
+  };
+}
+
+/** What this update does with Calico: install (or keep) the configured mode, or remove it to reinstall. */
+export type CalicoStep = "install" | "remove-for-reinstall";
+
+/**
+ * The step to take from `previous` to `calico`, or the problems that refuse it. Manifest to operator is
+ * the operator's own migration when it can convert the manifest install (same release, kube-system, and
+ * a calico-node its converter accepts); otherwise it is refused, or with `calico.reinstall` a reinstall:
+ * this update removes the manifest install (CRDs stay), the next installs the operator.
+ */
+export function calicoStep(
+  previous: PreviousCalico | undefined,
+  calico: CalicoConfig,
+): { step: CalicoStep } | { problems: ConfigProblem[] } {
+  if (previous === undefined || previous.installer === "none" || previous.installer === calico.installer) {
+    return { step: "install" };
+  }
+  const problem = (rule: string): { problems: ConfigProblem[] } => ({
+    problems: [{ path: "calico.installer", value: calico.installer, rule }],
+  });
+  if (previous.installer === "operator") {
+    return problem(
+      'cannot go back from "operator" to "manifest" on a deployed stack: the operator created Calico\'s CRDs, which the manifest install would have to create again (it fails with AlreadyExists). Keep "operator", or follow "Switching install mode" in the README',
+    );
+  }
+  const blockers = migrationBlockers(previous, calico.version);
+  if (blockers.length === 0) return { step: "install" };
+  if (calico.reinstall) return { step: "remove-for-reinstall" };
+  return problem(
+    `cannot switch this deployed stack from "manifest" to "operator" in place: the operator cannot convert its manifest install (${blockers.join("; ")}). Set calico.reinstall: true to reinstall instead: this update removes the manifest install (its CRDs and your policies stay), the next installs the operator; pods created in between get no policy until then`,
+  );
+}
+
+/** Why the operator cannot migrate the manifest install `previous` described (empty when it can). */
+export function migrationBlockers(previous: PreviousCalico, version: string): string[] {
+  const namespace = previous.namespace ?? DEFAULT_CALICO_NAMESPACE;
+  const blockers: string[] = [];
+  // Calico's docs support a migration only from a manifest install of the operator's own release.
+  if (previous.version !== version) {
+    blockers.push(
+      `the release changes from ${previous.version ?? "an unknown release"} to ${version} in the same step; upgrade the manifest install first`,
+    );
+  }
+  if (namespace !== "kube-system") {
+    blockers.push(`it runs in ${namespace}; the operator converts only kube-system/calico-node`);
+  }
+  return [
+    ...blockers,
+    ...conversionBlockers(
+      renderCalicoNode(
+        namespace,
+        DEFAULT_CALICO_REGISTRY,
+        previous.version ?? version,
+        DEFAULT_MAX_UNAVAILABLE,
+      ),
+    ),
+  ];
+}
