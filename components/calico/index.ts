@@ -8,13 +8,14 @@ import {
   type CalicoObjectGroups,
   type CalicoSettings,
 } from "./objects";
-import { count, isDaemonSetReady, type DaemonSetCounts } from "./status";
+import { countOutputs, isDaemonSetReady, readyReplicas, type DaemonSetCounts } from "./status";
 import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
-import { PolicyProbe, type ProbeReport } from "./probe";
+import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "./probe";
+import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 
 export { isDaemonSetReady } from "./status";
@@ -60,7 +61,7 @@ export interface CalicoPolicyOnlyArgs {
    * again whenever Calico's release, registry or install mode changes, or `nodes` (a description of the
    * node groups) does.
    */
-  probe?: { registry: string; timeoutMinutes: number; nodes: unknown };
+  probe?: CalicoProbeArgs;
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -178,57 +179,26 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     this.installer = pulumi.output("manifest");
     this.namespace = pulumi.output(settings.namespace);
     this.version = pulumi.output(settings.version);
-    this.desired = status.apply((s) => count(s, "desiredNumberScheduled"));
-    this.current = status.apply((s) => count(s, "currentNumberScheduled"));
-    this.updated = status.apply((s) => count(s, "updatedNumberScheduled"));
-    this.ready = status.apply((s) => count(s, "numberReady"));
-    this.available = status.apply((s) => count(s, "numberAvailable"));
-    this.isReady = status.apply(isDaemonSetReady);
-    this.typhaReadyReplicas = typha.deployment.status.apply(
-      (s: { readyReplicas?: number } | undefined) => s?.readyReplicas ?? 0,
-    );
-    this.typhaReplicas = typhaReplicas(settings.initialNodes);
-
-    // Proof that policy is enforced, once calico-node is ready on every node.
-    const probe =
-      args.probe === undefined
-        ? undefined
-        : new PolicyProbe(
-            `${name}-probe`,
-            {
-              provider: args.provider,
-              after: [node],
-              settings: {
-                registry: args.probe.registry,
-                timeoutMinutes: args.probe.timeoutMinutes,
-                enforcementInputs: {
-                  calicoVersion: settings.version,
-                  calicoRegistry: settings.registry,
-                  installer: "manifest",
-                  nodes: args.probe.nodes,
-                },
-              },
-            },
-            { parent: this },
-          );
-    this.policyEnforced = probe?.policyEnforced ?? pulumi.output(false);
-    this.probe = probe?.report ?? pulumi.output(undefined);
-
-    this.registerOutputs({
-      installer: this.installer,
-      namespace: this.namespace,
-      version: this.version,
+    ({
       desired: this.desired,
       current: this.current,
       updated: this.updated,
       ready: this.ready,
       available: this.available,
-      isReady: this.isReady,
-      typhaReadyReplicas: this.typhaReadyReplicas,
-      typhaReplicas: this.typhaReplicas,
-      policyEnforced: this.policyEnforced,
-      probe: this.probe,
-    });
+    } = countOutputs(status));
+    this.isReady = status.apply(isDaemonSetReady);
+    this.typhaReadyReplicas = readyReplicas(typha.deployment.status);
+    this.typhaReplicas = typhaReplicas(settings.initialNodes);
+
+    // Proof that policy is enforced, once calico-node is ready on every node.
+    ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
+      provider: args.provider,
+      after: [node],
+      probe: args.probe,
+      calico: { calicoVersion: settings.version, calicoRegistry: settings.registry, installer: "manifest" },
+    }));
+
+    this.registerOutputs(calicoOutputs(this));
   }
 }
 

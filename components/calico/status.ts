@@ -2,6 +2,7 @@
  * When calico-node counts as ready: what `kubectl get daemonset calico-node` shows as DESIRED == READY,
  * with at least one node. Zero desired pods means no node runs Felix yet, which is not ready.
  */
+import type { Output } from "@pulumi/pulumi";
 
 /** The DaemonSet status counters read here; any of them may be missing before the controller reports. */
 export interface DaemonSetCounts {
@@ -21,4 +22,20 @@ export function count(status: DaemonSetCounts | undefined, field: keyof DaemonSe
 export function isDaemonSetReady(status: DaemonSetCounts | undefined): boolean {
   const desired = count(status, "desiredNumberScheduled");
   return desired > 0 && count(status, "numberReady") === desired;
+}
+
+/** The DaemonSet's counters as the readiness outputs name them (kubectl's columns). */
+export function countOutputs(status: Output<DaemonSetCounts | undefined>) {
+  return {
+    desired: status.apply((s) => count(s, "desiredNumberScheduled")),
+    current: status.apply((s) => count(s, "currentNumberScheduled")),
+    updated: status.apply((s) => count(s, "updatedNumberScheduled")),
+    ready: status.apply((s) => count(s, "numberReady")),
+    available: status.apply((s) => count(s, "numberAvailable")),
+  };
+}
+
+/** A Deployment's ready replicas, 0 before it reports any. */
+export function readyReplicas(status: Output<{ readyReplicas?: number } | undefined>): Output<number> {
+  return status.apply((s) => s?.readyReplicas ?? 0);
 }

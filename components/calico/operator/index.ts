@@ -7,9 +7,10 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { count, isDaemonSetReady, type DaemonSetCounts } from "../status";
+import { countOutputs, isDaemonSetReady, readyReplicas, type DaemonSetCounts } from "../status";
 import type { MaxUnavailable } from "../rollout";
-import { PolicyProbe, type ProbeReport } from "../probe";
+import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "../probe";
+import { calicoOutputs } from "../outputs";
 import {
   renderApiServer,
   renderInstallation,
@@ -44,7 +45,7 @@ export interface CalicoOperatorArgs {
   /** Minutes `pulumi up` waits for the operator and for the Installation to be Ready before failing. */
   readinessTimeoutMinutes: number;
   /** The enforcement probe, run once the Installation is Ready; undefined turns it off. */
-  probe?: { registry: string; timeoutMinutes: number; nodes: unknown };
+  probe?: CalicoProbeArgs;
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -158,57 +159,26 @@ export class CalicoOperator extends pulumi.ComponentResource {
     this.installer = pulumi.output("operator");
     this.namespace = pulumi.output(CALICO_SYSTEM_NAMESPACE);
     this.version = pulumi.output(args.version);
-    this.desired = status.apply((s) => count(s, "desiredNumberScheduled"));
-    this.current = status.apply((s) => count(s, "currentNumberScheduled"));
-    this.updated = status.apply((s) => count(s, "updatedNumberScheduled"));
-    this.ready = status.apply((s) => count(s, "numberReady"));
-    this.available = status.apply((s) => count(s, "numberAvailable"));
-    this.isReady = pulumi
-      .all([status, tigeraStatus.status])
-      .apply(([s, t]) => isDaemonSetReady(s) && calicoAvailable(t));
-    this.typhaReadyReplicas = typha.status.apply(
-      (s: { readyReplicas?: number } | undefined) => s?.readyReplicas ?? 0,
-    );
-    this.typhaReplicas = operatorTyphaReplicas(args.initialNodes);
-
-    const probe =
-      args.probe === undefined
-        ? undefined
-        : new PolicyProbe(
-            `${name}-probe`,
-            {
-              provider: args.provider,
-              after: [installation],
-              settings: {
-                registry: args.probe.registry,
-                timeoutMinutes: args.probe.timeoutMinutes,
-                enforcementInputs: {
-                  calicoVersion: args.version,
-                  calicoRegistry: args.registry,
-                  installer: "operator",
-                  nodes: args.probe.nodes,
-                },
-              },
-            },
-            { parent: this },
-          );
-    this.policyEnforced = probe?.policyEnforced ?? pulumi.output(false);
-    this.probe = probe?.report ?? pulumi.output(undefined);
-
-    this.registerOutputs({
-      installer: this.installer,
-      namespace: this.namespace,
-      version: this.version,
+    ({
       desired: this.desired,
       current: this.current,
       updated: this.updated,
       ready: this.ready,
       available: this.available,
-      isReady: this.isReady,
-      typhaReadyReplicas: this.typhaReadyReplicas,
-      typhaReplicas: this.typhaReplicas,
-      policyEnforced: this.policyEnforced,
-      probe: this.probe,
-    });
+    } = countOutputs(status));
+    this.isReady = pulumi
+      .all([status, tigeraStatus.status])
+      .apply(([s, t]) => isDaemonSetReady(s) && calicoAvailable(t));
+    this.typhaReadyReplicas = readyReplicas(typha.status);
+    this.typhaReplicas = operatorTyphaReplicas(args.initialNodes);
+
+    ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
+      provider: args.provider,
+      after: [installation],
+      probe: args.probe,
+      calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
+    }));
+
+    this.registerOutputs(calicoOutputs(this));
   }
 }

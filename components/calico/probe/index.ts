@@ -34,6 +34,46 @@ export interface ProbeReport {
 
 type JobStatus = { succeeded?: number } | undefined;
 
+/** The probe as a Calico component is asked for it: where its image comes from, how long to wait, the nodes. */
+export interface CalicoProbeArgs {
+  registry: string;
+  timeoutMinutes: number;
+  /** A description of the node groups: the Jobs run again when it changes. */
+  nodes: unknown;
+}
+
+/**
+ * A Calico component's probe (`<name>-probe`, its child), run after `after`, or outputs saying nothing was
+ * proven when `probe` is undefined. `calico` is what else decides enforcement: release, registry, installer.
+ */
+export function probeOutputs(
+  name: string,
+  parent: pulumi.Resource,
+  args: {
+    provider: k8s.Provider;
+    after: pulumi.Resource[];
+    probe: CalicoProbeArgs | undefined;
+    calico: { calicoVersion: string; calicoRegistry: string; installer: string };
+  },
+): { policyEnforced: pulumi.Output<boolean>; probe: pulumi.Output<ProbeReport | undefined> } {
+  if (args.probe === undefined)
+    return { policyEnforced: pulumi.output(false), probe: pulumi.output(undefined) };
+  const probe = new PolicyProbe(
+    `${name}-probe`,
+    {
+      provider: args.provider,
+      after: args.after,
+      settings: {
+        registry: args.probe.registry,
+        timeoutMinutes: args.probe.timeoutMinutes,
+        enforcementInputs: { ...args.calico, nodes: args.probe.nodes },
+      },
+    },
+    { parent },
+  );
+  return { policyEnforced: probe.policyEnforced, probe: probe.report };
+}
+
 /**
  * Proof that Calico enforces NetworkPolicy: a server isolated by a default-deny ingress policy, a client
  * the allow policy admits (must connect) and one it does not (must be blocked on every attempt). Both
