@@ -22,6 +22,8 @@ import {
 
 /** A node group's own resources: its launch template and its managed node group. */
 import { probeCriticalPathSeconds } from "../components/calico/probe/timing";
+import { operatorTyphaReplicas } from "../components/calico/operator/status";
+import type { Installer } from "../components/calico/operator/settings";
 
 /** The most the probe may add to the critical path of a first `pulumi up`. */
 const PROBE_BUDGET_SECONDS = 90;
@@ -95,17 +97,63 @@ interface ScalePoint {
   readonly timeoutMinutes: number;
 }
 
+interface OperatorScalePoint {
+  readonly maxNodes: number;
+  readonly planMs: number;
+  readonly resources: number;
+  readonly nodeGroups: number;
+  /** Typha replicas the operator runs at maxNodes nodes (its own ladder, not configurable). */
+  readonly typhaAtMax: number;
+  /** Estimated calico-node rollout over maxNodes nodes, and the Installation's wait timeout as planned. */
+  readonly rolloutMinutes: number;
+  readonly installationTimeoutMinutes: number | null;
+}
+
+/** The dev stack's config at `maxNodes` total node-group maxSize, with Calico installed by `installer`. */
+function devAt(maxNodes: number, installer: Installer): Record<string, unknown> {
+  const calico = JSON.parse(loadStackConfig("dev").values["eks-calico:calico"]) as object;
+  return {
+    "eks-calico:nodeGroups": nodeGroupsAt(maxNodes),
+    "eks-calico:calico": { ...calico, installer },
+  };
+}
+
+/** Evaluates and renders the plan files; the evaluation and its wall time. */
+async function timedPlan(config: Record<string, unknown>) {
+  const started = process.hrtime.bigint();
+  const evaluation = await evaluateStack("dev", { config });
+  renderPlanFiles(evaluation);
+  return { evaluation, planMs: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
+/** Operator mode at each node count: plan time, resources, and the Installation's planned wait. */
+async function measureOperatorScale(): Promise<OperatorScalePoint[]> {
+  const points: OperatorScalePoint[] = [];
+  for (const maxNodes of NODE_COUNTS) {
+    const { evaluation, planMs } = await timedPlan(devAt(maxNodes, "operator"));
+    const installation = evaluation.resources.find(
+      (r) => r.type === "kubernetes:operator.tigera.io/v1:Installation",
+    );
+    const timeout = /^(\d+)m$/.exec(installation?.options.customTimeouts?.create ?? "");
+    points.push({
+      maxNodes,
+      planMs,
+      resources: evaluation.resources.length,
+      nodeGroups: nodeGroupsAt(maxNodes).length,
+      typhaAtMax: operatorTyphaReplicas(maxNodes),
+      rolloutMinutes: minutesOf(estimateRollout(maxNodes, DEFAULT_MAX_UNAVAILABLE).seconds),
+      installationTimeoutMinutes: timeout === null ? null : Number(timeout[1]),
+    });
+  }
+  return points;
+}
+
 /** In-process plan (evaluate and render) at each node count, after one warm-up evaluation. */
 async function measureScale(): Promise<ScalePoint[]> {
   await evaluateStack("dev");
   const points: ScalePoint[] = [];
   for (const maxNodes of NODE_COUNTS) {
-    const started = process.hrtime.bigint();
-    const evaluation = await evaluateStack("dev", {
-      config: { "eks-calico:nodeGroups": nodeGroupsAt(maxNodes) },
-    });
-    renderPlanFiles(evaluation);
-    const planMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const { evaluation, planMs } = await timedPlan(devAt(maxNodes, "manifest"));
     points.push({
       maxNodes,
       planMs,
@@ -173,6 +221,8 @@ async function main(argv: string[]): Promise<number> {
     }
     console.log(`Plan at total node-group maxSize ${NODE_COUNTS.join(", ")}...`);
     const scale = await measureScale();
+    console.log("The same in operator install mode...");
+    const operatorScale = await measureOperatorScale();
 
     const speedup = typeChecked.medianMs / offline.medianMs;
     const transpileOnly = pulumiStartsTranspileOnly();
@@ -180,6 +230,9 @@ async function main(argv: string[]): Promise<number> {
     const probe = probeCriticalPathSeconds();
     // Nothing is created per node: only a launch template and a node group per node group.
     const counts = new Set(scale.map((p) => p.resources - RESOURCES_PER_NODE_GROUP * p.nodeGroups));
+    const operatorCounts = new Set(
+      operatorScale.map((p) => p.resources - RESOURCES_PER_NODE_GROUP * p.nodeGroups),
+    );
     const targets = [
       {
         name: `offline plan starts >= ${MIN_SPEEDUP}x faster than a type-checked start`,
@@ -195,6 +248,25 @@ async function main(argv: string[]): Promise<number> {
         name: "the default rollout fits its derived timeout and 15 minutes at every size",
         pass: scale.every((p) => p.rolloutMinutes <= p.timeoutMinutes && p.timeoutMinutes <= 15),
         detail: scale.map((p) => `${p.maxNodes}: ${p.rolloutMinutes}/${p.timeoutMinutes} min`).join(", "),
+      },
+      {
+        name: "operator mode: resources independent of the node count too",
+        pass: operatorCounts.size === 1,
+        detail: operatorScale
+          .map((p) => `${p.maxNodes}: ${p.resources} in ${p.nodeGroups} groups`)
+          .join(", "),
+      },
+      {
+        name: "operator mode: the Installation's wait covers the estimated rollout at every size, within 15 minutes",
+        pass: operatorScale.every(
+          (p) =>
+            p.installationTimeoutMinutes !== null &&
+            p.rolloutMinutes <= p.installationTimeoutMinutes &&
+            p.installationTimeoutMinutes <= 15,
+        ),
+        detail: operatorScale
+          .map((p) => `${p.maxNodes}: ${p.rolloutMinutes}/${p.installationTimeoutMinutes ?? "none"} min`)
+          .join(", "),
       },
       {
         name: `the enforcement probe adds <= ${PROBE_BUDGET_SECONDS} s to a first pulumi up`,
@@ -234,6 +306,21 @@ async function main(argv: string[]): Promise<number> {
         ].join("  "),
       );
     }
+    console.log(
+      `\noperator mode\nmax nodes  plan      resources  typha at max nodes  rollout  Installation wait`,
+    );
+    for (const p of operatorScale) {
+      console.log(
+        [
+          String(p.maxNodes).padStart(9),
+          `${p.planMs.toFixed(0)} ms`.padEnd(8),
+          String(p.resources).padStart(9),
+          String(p.typhaAtMax).padStart(18),
+          `${p.rolloutMinutes} min`.padStart(7),
+          `${p.installationTimeoutMinutes ?? "none"} min`.padStart(17),
+        ].join("  "),
+      );
+    }
     console.log("");
     targets.forEach((t) => console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`));
 
@@ -243,6 +330,7 @@ async function main(argv: string[]): Promise<number> {
       npmStart: { transpileOnly: offline, typeChecked, speedup },
       npmTestMs,
       scale,
+      operatorScale,
       probe,
       targets,
     };

@@ -7,6 +7,9 @@
  * README's "Creation and deletion order" table is this table.
  */
 
+import { AWS_NODE_POD_PATCHER } from "./calico/names";
+import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "./calico/operator/settings";
+
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {
   /** How the README names the set. */
@@ -55,6 +58,10 @@ const T = {
   daemonSet: "kubernetes:apps/v1:DaemonSet",
   networkPolicy: "kubernetes:networking.k8s.io/v1:NetworkPolicy",
   job: "kubernetes:batch/v1:Job",
+  installation: "kubernetes:operator.tigera.io/v1:Installation",
+  apiServer: "kubernetes:operator.tigera.io/v1:APIServer",
+  goldmane: "kubernetes:operator.tigera.io/v1:Goldmane",
+  whisker: "kubernetes:operator.tigera.io/v1:Whisker",
 } as const;
 
 const NODE_GROUPS: ResourceSet = { label: "every node group", types: [T.nodeGroup] };
@@ -75,11 +82,34 @@ const CALICO_OBJECTS: ResourceSet = {
     T.service,
     T.pdb,
     T.daemonSet,
+    T.installation,
+    T.apiServer,
+    T.goldmane,
+    T.whisker,
   ],
 };
 
 /** Kinds of Calico objects that live outside any namespace. */
-const CLUSTER_SCOPED: readonly string[] = [T.namespace, T.crd, T.clusterRole, T.clusterRoleBinding];
+const CLUSTER_SCOPED: readonly string[] = [
+  T.namespace,
+  T.crd,
+  T.clusterRole,
+  T.clusterRoleBinding,
+  T.installation,
+  T.apiServer,
+  T.goldmane,
+  T.whisker,
+];
+
+/** The Installation `default` of the operator install mode. */
+const INSTALLATION: ResourceSet = { label: "the Installation", types: [T.installation] };
+
+/** The operator's Deployment (operator install mode). */
+const OPERATOR: ResourceSet = {
+  label: "the operator's Deployment",
+  types: [T.deployment],
+  name: new RegExp(`-deployment-${OPERATOR_NAME}$`),
+};
 
 /** Pulumi names of Typha's autoscaler objects: `<component>-<kind>-calico-typha-autoscaler`. */
 const AUTOSCALER = /-calico-typha-autoscaler$/;
@@ -178,7 +208,7 @@ export const ORDERING: readonly OrderingRule[] = [
     before: {
       label: "the Calico namespace (when not kube-system)",
       types: [T.namespace],
-      name: /^calico-namespace-/,
+      name: new RegExp(`^calico-namespace-(?!${OPERATOR_NAMESPACE}$)`),
     },
     after: {
       label: "every namespaced Calico object",
@@ -250,9 +280,72 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
   },
   {
+    before: {
+      label: "the operator's namespace",
+      types: [T.namespace],
+      name: new RegExp(`-namespace-${OPERATOR_NAMESPACE}$`),
+    },
+    after: {
+      label: "the operator's ServiceAccount, Secrets RoleBinding and Deployment",
+      types: [T.serviceAccount, T.k8sRoleBinding, T.deployment],
+      name: new RegExp(`-${OPERATOR_NAME}(-secrets)?$`),
+    },
+    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
+    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+  },
+  {
+    before: {
+      label: "the operator's ServiceAccount, ClusterRoles and bindings",
+      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding, T.k8sRoleBinding],
+      name: new RegExp(`-${OPERATOR_NAME}(-secrets)?$`),
+    },
+    after: OPERATOR,
+    why: "the operator watches every kind it manages, and creates its CRDs, with its service account's permissions from the start; without them its controllers fail and it installs nothing",
+    source: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/managed-public-cloud/eks",
+  },
+  {
+    before: {
+      label: "aws-node's `pods: patch` grant",
+      types: [T.clusterRole, T.clusterRoleBinding],
+      name: new RegExp(`-${AWS_NODE_POD_PATCHER}$`),
+    },
+    after: {
+      label: "calico-node, or the Installation",
+      types: [T.daemonSet, T.installation],
+      name: /-calico-node$|-installation-default$/,
+    },
+    why: "with ANNOTATE_POD_IP aws-node writes each new pod's IP on the pod, so Calico applies policy to it without a multi-second open window at pod start; without the grant the patch is refused",
+    source: "https://github.com/aws/containers-roadmap/issues/1940",
+  },
+  {
+    before: OPERATOR,
+    after: {
+      label: "every operator custom resource (Installation, APIServer, Goldmane, Whisker)",
+      types: [T.installation, T.apiServer, T.goldmane, T.whisker],
+    },
+    why: "the operator creates their CRDs at start (before it: no matches for kind) and runs their finalizers on delete; gone first, it leaves the Installation's deletion hanging forever",
+    source: "https://github.com/tigera/operator/issues/2031",
+  },
+  {
+    before: INSTALLATION,
+    after: {
+      label: "the APIServer, Goldmane and Whisker",
+      types: [T.apiServer, T.goldmane, T.whisker],
+    },
+    why: "the operator runs them on the Calico the Installation installs, and each of their controllers holds a finalizer on the Installation until its own pods are torn down",
+    source: "https://github.com/tigera/operator/blob/master/pkg/render/finalizers.go",
+  },
+  {
     before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
     after: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
     why: "the probe proves that Felix enforces policy: run before calico-node is ready, its denied client could connect and fail the update",
+    source:
+      "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
+  },
+  {
+    before: INSTALLATION,
+    after: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
+    why: "the Installation is awaited until the operator reports calico-node Ready on every node: the probe run before that could see its denied client connect",
     source:
       "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
   },

@@ -20,14 +20,38 @@ function toleratesEverything(toleration: unknown): boolean {
   );
 }
 
+const INSTALLATION = "kubernetes:operator.tigera.io/v1:Installation";
+
+/**
+ * An Installation's calico-node tolerations override (`spec.calicoNodeDaemonSet.spec.template.spec`), which
+ * replaces the operator's default of tolerating every taint (tigera/operator api/v1/calico_node_types.go).
+ */
+function installationTolerations(name: string, props: Props, report: (message: string) => void): void {
+  let pod: unknown = props.spec;
+  for (const key of ["calicoNodeDaemonSet", "spec", "template", "spec"])
+    pod = isRecord(pod) ? pod[key] : undefined;
+  const tolerations = isRecord(pod) ? pod.tolerations : undefined;
+  if (Array.isArray(tolerations) && !tolerations.some(toleratesEverything)) {
+    report(
+      `Installation ${name} overrides calico-node's tolerations with ${JSON.stringify(tolerations)}, which ` +
+        'replace the operator\'s toleration of every taint. Add { operator: "Exists" } with no key and no effect.',
+    );
+  }
+}
+
 export const calicoNodeEverywhere: ResourceValidationPolicy = {
   name: "calico-node-on-every-node",
   description:
     "The calico-node DaemonSet tolerates every taint (one toleration: operator Exists, no key, no effect) " +
-    "and runs at priority system-node-critical: a node without Felix runs its pods with no network policy.",
+    "and runs at priority system-node-critical: a node without Felix runs its pods with no network policy. " +
+    "A Tigera operator Installation that overrides calico-node's tolerations keeps that toleration.",
   enforcementLevel: "mandatory",
   validateResource: (args, report) => {
     const props: Props = args.props;
+    if (args.type === INSTALLATION) {
+      installationTolerations(args.name, props, report);
+      return;
+    }
     if (!isCalicoNode(args.type, props)) return;
     const pod = isRecord(props.spec) && isRecord(props.spec.template) ? props.spec.template.spec : undefined;
     const spec = isRecord(pod) ? pod : {};

@@ -20,6 +20,11 @@ import { eksAccessEntries, eksControlPlaneLogging, eksEndpointExposure, eksSecre
 import { nodesImdsv2, nodesInPrivateSubnets } from "./nodes";
 import { vpcCniNetworkPolicyOff } from "./vpc-cni";
 import { podSecurityRestricted } from "./pod-security";
+import {
+  calicoInstallationAwaited,
+  calicoInstallationEks,
+  calicoOperatorResourcesAfterOperator,
+} from "./operator";
 
 export * from "./common";
 export * from "./eks";
@@ -27,6 +32,7 @@ export * from "./nodes";
 export * from "./calico";
 export * from "./vpc-cni";
 export * from "./pod-security";
+export * from "./operator";
 
 /** Every policy of the pack. */
 export const policies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
@@ -41,4 +47,7 @@ export const policies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
   noRemovedApis,
   vpcCniNetworkPolicyOff,
   podSecurityRestricted,
+  calicoInstallationEks,
+  calicoInstallationAwaited,
+  calicoOperatorResourcesAfterOperator,
 ];

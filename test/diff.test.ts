@@ -11,7 +11,7 @@ import { type PlanDiff, diffDocuments, parseResourcesDocument, ResourcesFileErro
 import { renderDiff } from "../offline/diff-render";
 import { resourcesDocument } from "../offline/plan";
 import { REPLACEMENT_RULES } from "../offline/replacements";
-import { main } from "../scripts/start";
+import { runStart } from "./start-runner";
 import { STACKS, devNodeGroupsWithDesired, evaluated, evaluatedWith, stackValue } from "./helpers";
 
 function op(diff: PlanDiff, heading: string): string | undefined {
@@ -273,25 +273,6 @@ describe("offline diff: replacements", () => {
 });
 
 describe("npm start --diff", () => {
-  /** Runs npm start's main in process; resolves with its exit status and what it printed. */
-  async function start(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-    const out: string[] = [];
-    const err: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    const log = console.log;
-    const error = console.error;
-    process.stdout.write = (chunk: string) => out.push(String(chunk)) > 0;
-    console.log = (...a: unknown[]) => out.push(`${a.join(" ")}\n`);
-    console.error = (...a: unknown[]) => err.push(`${a.join(" ")}\n`);
-    try {
-      const code = await main(args);
-      return { code, out: out.join(""), err: err.join("") };
-    } finally {
-      process.stdout.write = write;
-      console.log = log;
-      console.error = error;
-    }
-  }
   let tmp: string;
   before(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-diff-"));
@@ -299,12 +280,12 @@ describe("npm start --diff", () => {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   it("never overwrites the plan it compares against, so a second run still shows the change", async () => {
-    assert.equal((await start("--out", tmp)).code, 0);
+    assert.equal((await runStart("--out", tmp)).code, 0);
     const baseline = path.join(tmp, "dev", "resources.json");
     const before = fs.readFileSync(baseline, "utf8");
     const tagged = ["--config", 'eks-calico:tags={"environment":"dev","team":"platform"}'];
     for (let run = 0; run < 2; run++) {
-      const { code, out } = await start("--out", tmp, "--diff", baseline, ...tagged);
+      const { code, out } = await runStart("--out", tmp, "--diff", baseline, ...tagged);
       assert.equal(code, 0);
       assert.match(out, /: \+ 0 to create, ~ \d+ to update,/);
       assert.doesNotMatch(out, /~ 0 to update/);
@@ -318,9 +299,14 @@ describe("npm start --diff", () => {
     const staging = resourcesDocument(await evaluated("staging"));
     fs.writeFileSync(path.join(tmp, "a.json"), JSON.stringify(dev));
     fs.writeFileSync(path.join(tmp, "b.json"), JSON.stringify(staging));
-    const { code, out } = await start("--diff", path.join(tmp, "a.json"), "--head", path.join(tmp, "b.json"));
+    const { code, out } = await runStart(
+      "--diff",
+      path.join(tmp, "a.json"),
+      "--head",
+      path.join(tmp, "b.json"),
+    );
     assert.equal(code, 0);
     assert.equal(out, renderDiff(diffDocuments(dev, staging), path.join(tmp, "a.json")));
-    assert.equal((await start("--head", path.join(tmp, "b.json"))).code, 2);
+    assert.equal((await runStart("--head", path.join(tmp, "b.json"))).code, 2);
   });
 });

@@ -28,6 +28,27 @@ export function evaluatedWith(stack: string, options: EvaluateOptions): Promise<
   return evaluateStack(stack, options);
 }
 
+const operatorCache = new Map<string, Promise<StackEvaluation>>();
+
+/**
+ * The stack in operator install mode with the API server, Goldmane and Whisker, on top of its own Calico
+ * settings; evaluated once per test run.
+ */
+export function evaluatedWithOperator(stack: string): Promise<StackEvaluation> {
+  let evaluation = operatorCache.get(stack);
+  if (evaluation === undefined) {
+    const calico = {
+      ...stackValue<object>(stack, "calico"),
+      installer: "operator",
+      apiServer: true,
+      observability: true,
+    };
+    evaluation = evaluateStack(stack, { config: { "eks-calico:calico": calico } });
+    operatorCache.set(stack, evaluation);
+  }
+  return evaluation;
+}
+
 export function ofType(evaluation: StackEvaluation, type: string): ResourceRecord[] {
   return evaluation.resources.filter((r) => r.type === type);
 }

@@ -14,7 +14,7 @@ import {
   dependenciesOf,
   explicitDependencies,
 } from "../offline/graph";
-import { STACKS, evaluated, evaluatedWith, stackValue } from "./helpers";
+import { STACKS, evaluated, evaluatedWith, evaluatedWithOperator, stackValue } from "./helpers";
 
 function members(evaluation: StackEvaluation, set: ResourceSet): ResourceRecord[] {
   return evaluation.resources.filter(
@@ -50,7 +50,10 @@ function brokenRows(evaluation: StackEvaluation, graph: DependencyGraph): string
   });
 }
 
-/** Stacks as configured, plus one that has the rows no stack file exercises (a Calico namespace, access). */
+/**
+ * Stacks as configured, plus the rows no stack file exercises: a Calico namespace and access entries, and
+ * the operator install mode with every custom resource.
+ */
 const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
   ...STACKS.map((stack) => ({ title: stack, evaluation: () => evaluated(stack) })),
   {
@@ -68,6 +71,10 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
           },
         },
       }),
+  },
+  {
+    title: "prod in operator mode with the API server, Goldmane and Whisker",
+    evaluation: () => evaluatedWithOperator("prod"),
   },
 ];
 
@@ -122,6 +129,22 @@ describe("creation and deletion order", () => {
     assert.match(
       brokenRows(evaluation, graph).join("\n"),
       /every private subnet's route-table association before every node group/,
+    );
+  });
+
+  it("fails the operator row when the Installation does not wait for the operator", () => {
+    const evaluation = evaluations.get(CASES[CASES.length - 1].title) as StackEvaluation;
+    const graph = dependencyGraph(evaluation);
+    const operator = evaluation.resources.find((r) => r.name === "calico-deployment-tigera-operator");
+    const installation = evaluation.resources.find(
+      (r) => r.type === "kubernetes:operator.tigera.io/v1:Installation",
+    );
+    assert.ok(operator && installation);
+    const edges = graph.get(installation.urn) ?? [];
+    graph.set(installation.urn, new Set([...edges].filter((u) => u !== operator.urn)));
+    assert.match(
+      brokenRows(evaluation, graph).join("\n"),
+      /the operator's Deployment before every operator custom resource/,
     );
   });
 

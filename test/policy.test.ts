@@ -17,7 +17,7 @@ import {
   vpcCniNetworkPolicyOff,
 } from "../policy/policies";
 import { PROJECT_ROOT, type ResourceRecord } from "../offline/engine";
-import { STACKS, evaluated, input, ofType, one } from "./helpers";
+import { STACKS, evaluated, evaluatedWithOperator, input, ofType, one } from "./helpers";
 import {
   POLICY_DIR,
   PolicyServer,
@@ -29,9 +29,9 @@ import {
 import { ADDON, CLUSTER_ROLE, CRD, SUBNET, broken, calicoNode, onSubnets, replaced } from "./policy-records";
 
 describe("policy pack: shape", () => {
-  it("names each of its eleven policies once, each with a description and an enforcement level", () => {
+  it("names each of its fourteen policies once, each with a description and an enforcement level", () => {
     const names = policies.map((p) => p.name);
-    assert.equal(names.length, 11);
+    assert.equal(names.length, 14);
     assert.equal(new Set(names).size, names.length, `duplicate names in ${names.join(", ")}`);
     for (const policy of policies) {
       assert.match(policy.name, /^[a-z0-9]+(-[a-z0-9]+)*$/);
@@ -198,6 +198,12 @@ describe("policy pack: as `pulumi preview --policy-pack policy` runs it", () => 
 
   it("finds nothing in prod, resource by resource and as a stack", async () => {
     const prod = await evaluated("prod");
+    assert.deepEqual(await running().analyze(prod.resources), []);
+    assert.deepEqual(await running().analyzeStack(prod.resources), []);
+  });
+
+  it("finds nothing in prod in operator mode, resource by resource and as a stack", async () => {
+    const prod = await evaluatedWithOperator("prod");
     assert.deepEqual(await running().analyze(prod.resources), []);
     assert.deepEqual(await running().analyzeStack(prod.resources), []);
   });
