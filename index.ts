@@ -1,13 +1,19 @@
 /**
  * eks-calico: a VPC across availability zones, an EKS cluster on the amazon-vpc-cni, and Calico in
- * policy-only mode (from this program's manifests, or through the Tigera operator). Composition only: config comes from stacks/, resources from components/.
+ * policy-only mode (from this program's manifests, or through the Tigera operator); or, with
+ * `cluster.existing`, Calico alone on a cluster made elsewhere. Composition only: config comes from
+ * stacks/, resources from components/.
  */
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
 import { CalicoPolicyOnly } from "./components/calico";
 import { CalicoOperator } from "./components/calico/operator";
 import { calicoOutputs } from "./components/calico/outputs";
 import { Cluster, accessSummary } from "./components/cluster";
+import { ExistingCluster } from "./components/existing-cluster";
 import { Network } from "./components/network";
-import { loadStackSettings } from "./stacks";
+import { type StackSettings, loadStackSettings } from "./stacks";
+import type { CalicoProbeArgs } from "./components/calico/probe";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 
 export = async () => {
@@ -15,6 +21,7 @@ export = async () => {
   const settings = await loadStackSettings();
   // A value set with --secret stays secret in every input and output that holds it.
   carrySecretsIntoInputs(settings.secretLeaves);
+  if (settings.existingCluster !== undefined) return existingClusterStack(settings);
   const zones = settings.zones;
 
   // VPC: a public and a private subnet per AZ, NAT per `network.natGateways`.
@@ -52,51 +59,14 @@ export = async () => {
 
   // The enforcement probe runs again when the nodes change: a Kubernetes upgrade, new AMIs, instance
   // types, labels or taints. Sizes are left out: autoscalers own them, so they change no node.
-  const probe = settings.calico.probe.enabled
-    ? {
-        registry: settings.calico.probe.registry,
-        timeoutMinutes: settings.calico.probe.timeoutMinutes,
-        nodes: {
-          version: settings.cluster.version,
-          groups: settings.nodeGroups.map(
-            ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
-          ),
-        },
-      }
-    : undefined;
+  const probe = probeArgs(settings, {
+    version: settings.cluster.version,
+    groups: settings.nodeGroups.map(
+      ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
+    ),
+  });
 
-  // Calico for policy: Felix on every node, after the node groups (so its readiness await sees nodes)
-  // and destroyed before them. Installed by this program's manifests, or by the Tigera operator.
-  // The first update of a reinstall (README "Switching install mode") removes the deployed install only.
-  const calico =
-    settings.calicoStep === "remove-for-reinstall"
-      ? undefined
-      : settings.calico.installer === "operator"
-        ? new CalicoOperator("calico", {
-            provider: cluster.provider,
-            nodes: cluster.nodeGroups,
-            version: settings.calico.version,
-            registry: settings.calico.registry,
-            operatorRegistry: settings.calico.operatorRegistry,
-            initialNodes: settings.initialNodes,
-            maxUnavailable: settings.calico.maxUnavailable,
-            apiServer: settings.calico.apiServer,
-            observability: settings.calico.observability,
-            readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
-            probe,
-          })
-        : new CalicoPolicyOnly("calico", {
-            provider: cluster.provider,
-            nodes: cluster.nodeGroups,
-            namespace: settings.calico.namespace,
-            version: settings.calico.version,
-            registry: settings.calico.registry,
-            autoscalerRegistry: settings.calico.autoscalerRegistry,
-            initialNodes: settings.initialNodes,
-            maxUnavailable: settings.calico.maxUnavailable,
-            readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
-            probe,
-          });
+  const calico = installCalico(settings, cluster.provider, cluster.nodeGroups, probe);
 
   return withSecretOutputs(
     {
@@ -121,3 +91,77 @@ export = async () => {
     settings.secretLeaves,
   );
 };
+
+/** Calico alone, on the EKS cluster `cluster.existing` names: no VPC, cluster or node groups. */
+function existingClusterStack(settings: StackSettings) {
+  const { config, facts } = settings.existingCluster as NonNullable<StackSettings["existingCluster"]>;
+  // The VPC CNI's configuration (when it is an EKS add-on), then Calico on the cluster's nodes.
+  const cluster = new ExistingCluster("cluster", {
+    facts,
+    region: settings.region,
+    tags: settings.resourceTags,
+    protect: settings.protect,
+  });
+  // The probe runs again when the control plane's Kubernetes version changes; the nodes are not this
+  // stack's, so their changes are not seen.
+  const probe = probeArgs(settings, { version: facts.version, existingCluster: config.name });
+  const calico = installCalico(settings, cluster.provider, cluster.calicoAfter, probe);
+  return withSecretOutputs(
+    {
+      region: settings.region,
+      clusterName: cluster.clusterName,
+      kubeconfig: cluster.kubeconfig,
+      clusterEndpoint: cluster.clusterEndpoint,
+      // How the cluster's VPC CNI is installed, and what this stack changed in its configuration.
+      vpcCni: cluster.vpcCni,
+      calico: calicoOutputs(calico),
+    },
+    settings.secretLeaves,
+  );
+}
+
+/** The enforcement probe as configured, run again whenever `nodes` (a description) changes. */
+function probeArgs(settings: StackSettings, nodes: unknown): CalicoProbeArgs | undefined {
+  if (!settings.calico.probe.enabled) return undefined;
+  return {
+    registry: settings.calico.probe.registry,
+    timeoutMinutes: settings.calico.probe.timeoutMinutes,
+    nodes,
+  };
+}
+
+/**
+ * Calico for policy: Felix on every node, after `after` (the node groups, so its readiness await sees
+ * nodes) and destroyed before them. Installed by this program's manifests, or by the Tigera operator. The
+ * first update of a reinstall (README "Switching install mode") removes the deployed install only.
+ */
+function installCalico(
+  settings: StackSettings,
+  provider: k8s.Provider,
+  after: pulumi.Resource[],
+  probe: CalicoProbeArgs | undefined,
+): CalicoPolicyOnly | CalicoOperator | undefined {
+  if (settings.calicoStep === "remove-for-reinstall") return undefined;
+  const common = {
+    provider,
+    nodes: after,
+    version: settings.calico.version,
+    registry: settings.calico.registry,
+    initialNodes: settings.initialNodes,
+    maxUnavailable: settings.calico.maxUnavailable,
+    readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
+    probe,
+  };
+  return settings.calico.installer === "operator"
+    ? new CalicoOperator("calico", {
+        ...common,
+        operatorRegistry: settings.calico.operatorRegistry,
+        apiServer: settings.calico.apiServer,
+        observability: settings.calico.observability,
+      })
+    : new CalicoPolicyOnly("calico", {
+        ...common,
+        namespace: settings.calico.namespace,
+        autoscalerRegistry: settings.calico.autoscalerRegistry,
+      });
+}

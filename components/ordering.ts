@@ -199,6 +199,12 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://docs.aws.amazon.com/eks/latest/APIReference/API_AssociateAccessPolicy.html",
   },
   {
+    before: { label: "the vpc-cni add-on", types: [T.addon], name: /^cluster-vpc-cni$/ },
+    after: CALICO_OBJECTS,
+    why: "Felix enforces policy beside the VPC CNI only once the CNI's own network-policy agent is off and ANNOTATE_POD_IP is on; on an existing cluster the add-on's update sets both",
+    source: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/managed-public-cloud/eks",
+  },
+  {
     before: NODE_GROUPS,
     after: CALICO_OBJECTS,
     why: "calico-node's readiness await needs nodes (with none it is trivially ready), and `pulumi destroy` must remove Calico while its nodes still run",

@@ -43,6 +43,8 @@ export interface ResourceRecord {
     readonly ignoreChanges: string[];
     readonly replaceOnChanges: string[];
     readonly customTimeouts?: { create?: string; update?: string; delete?: string };
+    /** The id of an existing resource the stack takes over (the `import` option). */
+    readonly importId?: string;
   };
 }
 
@@ -128,6 +130,7 @@ interface RegisterRequest {
   getAliasesList(): AliasMessage[];
   getReplaceonchangesList(): string[];
   getCustomtimeouts(): { getCreate(): string; getUpdate(): string; getDelete(): string } | undefined;
+  getImportid(): string;
 }
 
 /** An alias as the SDK sends it: a URN, or a spec of the parts that differ from the resource's own. */
@@ -214,6 +217,7 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
       ignoreChanges: req.getIgnorechangesList(),
       replaceOnChanges: req.getReplaceonchangesList(),
       ...(customTimeouts && Object.keys(customTimeouts).length > 0 ? { customTimeouts } : {}),
+      ...(req.getImportid() ? { importId: req.getImportid() } : {}),
     },
   };
 }

@@ -185,6 +185,7 @@ export function renderTree(evaluation: StackEvaluation): string {
     else if (isComponent(r)) notes.push(`(${tree.descendantCount(r.urn)} resources)`);
     if (r.options.protect) notes.push("[protect]");
     if (r.options.retainOnDelete) notes.push("[retain on delete]");
+    if (r.options.importId !== undefined) notes.push(`[import ${r.options.importId}]`);
     return [`${r.type} ${r.name}`, ...notes].join("  ");
   };
   const walk = (r: ResourceRecord, prefix: string, last: boolean, root: boolean) => {

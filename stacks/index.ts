@@ -16,9 +16,17 @@ import {
 } from "./problems";
 import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
 import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
-import { type StackConfig, maxRolloutNodes, stackConfigSchema } from "./schema";
+import {
+  type ExistingClusterConfig,
+  type NodeGroupConfig,
+  type StackConfig,
+  clusterModeProblems,
+  maxRolloutNodes,
+  stackConfigSchema,
+} from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 import { type CalicoStep, calicoStep, readPreviousCalico } from "./previous";
+import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
@@ -29,21 +37,31 @@ const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 const REGION_NAME = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
 
 /** Validated configuration plus what follows from the stack itself. */
-export interface StackSettings extends StackConfig {
+export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   readonly project: string;
   readonly stack: string;
   readonly region: string;
-  /** The EKS cluster's name: `<project>-<stack>`. */
+  /** The EKS cluster's name: `<project>-<stack>`, or the existing cluster's. */
   readonly clusterName: string;
+  /** The node groups this stack creates; none on an existing cluster. */
+  readonly nodeGroups: NodeGroupConfig[];
+  /**
+   * `cluster.existing`, and what AWS shows of that cluster: Calico only, on a cluster made elsewhere; no
+   * VPC, cluster or node groups.
+   */
+  readonly existingCluster?: { readonly config: ExistingClusterConfig; readonly facts: ExistingClusterFacts };
   /** Tags for every AWS resource: the config's tags plus project and stack. */
   readonly resourceTags: Record<string, string>;
   /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
   readonly calicoStep: CalicoStep;
-  /** Nodes the node groups start with (desiredSize summed): what Calico first runs on. */
+  /** Nodes the node groups start with (desiredSize summed); 1 on an existing cluster. */
   readonly initialNodes: number;
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
   readonly calicoTimeoutMinutes: number;
-  /** The AZ names to use: the first `network.availabilityZones` the region offers without opt-in. */
+  /**
+   * The AZ names to use: the first `network.availabilityZones` the region offers without opt-in (none on
+   * an existing cluster).
+   */
   readonly zones: string[];
   /**
    * The strings and numbers of the keys set with --secret: resource inputs and stack outputs that hold
@@ -57,9 +75,13 @@ export function validateConfig(
   raw: Record<string, unknown>,
 ): { ok: true; config: StackConfig } | { ok: false; problems: ConfigProblem[] } {
   const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
-  return parsed.success
+  const problems = [
+    ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues)),
+    ...clusterModeProblems(raw),
+  ];
+  return parsed.success && problems.length === 0
     ? { ok: true, config: parsed.data }
-    : { ok: false, problems: problemsFromIssues(parsed.error.issues) };
+    : { ok: false, problems };
 }
 
 /**
@@ -133,20 +155,25 @@ export async function loadStackSettings(): Promise<StackSettings> {
   } else if (validated.ok) {
     problems.push(...accessPartitionProblems(validated.config, region));
   }
-  const clusterName = clusterNameFor(project, stack);
-  if (!CLUSTER_NAME.test(clusterName)) {
+  const existing = validated.ok ? validated.config.cluster.existing : undefined;
+  const clusterName = existing?.name ?? clusterNameFor(project, stack);
+  if (existing === undefined && !CLUSTER_NAME.test(clusterName)) {
     problems.push({
       path: "(stack name)",
       value: stack,
       rule: `gives the EKS cluster name "${clusterName}", which must be 1-100 letters, digits, '-' or '_'`,
     });
   }
-  if (region !== "") {
+  // An existing cluster is another program's: no names of ours to collide, no VPC to place.
+  if (region !== "" && existing === undefined) {
     problems.push(...nameCollisions(project, stack, region, siblingStacks(projectDirectory())));
   }
   let zones: string[] = [];
   // Asked only for a usable region, and a count the schema accepts (one problem per key is enough).
-  if (!problems.some((p) => p.path === "aws:region" || p.path === "network.availabilityZones")) {
+  if (
+    existing === undefined &&
+    !problems.some((p) => p.path === "aws:region" || p.path === "network.availabilityZones")
+  ) {
     const wanted = (raw.network as { availabilityZones?: unknown } | undefined)?.availabilityZones ?? 2;
     const result = await availabilityZones(region, wanted);
     if ("problem" in result) problems.push(result.problem);
@@ -158,6 +185,9 @@ export async function loadStackSettings(): Promise<StackSettings> {
   // A change of install mode depends on what is deployed: read the stack's last outputs.
   const step = calicoStep(await readPreviousCalico(), config.calico);
   if ("problems" in step) throw new ConfigError(stack, step.problems);
+  const nodeGroups = config.nodeGroups ?? [];
+  // An existing cluster's rollout is sized as one group of cluster.existing.maxNodes.
+  const rolloutGroups = existing === undefined ? nodeGroups : [{ maxSize: existing.maxNodes }];
   return {
     ...config,
     project,
@@ -165,12 +195,16 @@ export async function loadStackSettings(): Promise<StackSettings> {
     region,
     clusterName,
     resourceTags: { ...config.tags, "pulumi:project": project, "pulumi:stack": stack },
-    initialNodes: config.nodeGroups.reduce((sum, g) => sum + g.desiredSize, 0),
+    nodeGroups,
+    ...(existing === undefined
+      ? {}
+      : { existingCluster: { config: existing, facts: await readExistingCluster(stack, region, existing) } }),
+    // On an existing cluster the node count is not known before `up`: Typha starts at one node's size,
+    // which schedules on any cluster, and its autoscaler follows the nodes there are.
+    initialNodes: existing === undefined ? nodeGroups.reduce((sum, g) => sum + g.desiredSize, 0) : 1,
     calicoTimeoutMinutes:
       config.calico.readinessTimeoutMinutes ??
-      derivedTimeoutMinutes(
-        estimateRollout(maxRolloutNodes(config.nodeGroups), config.calico.maxUnavailable),
-      ),
+      derivedTimeoutMinutes(estimateRollout(maxRolloutNodes(rolloutGroups), config.calico.maxUnavailable)),
     zones,
     secretLeaves: secretLeaves(raw, secrets),
     calicoStep: step.step,

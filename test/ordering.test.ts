@@ -73,6 +73,10 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
       }),
   },
   {
+    title: "the existing-cluster example stack",
+    evaluation: () => evaluated("existing.example"),
+  },
+  {
     title: "prod in operator mode with the API server, Goldmane and Whisker",
     evaluation: () => evaluatedWithOperator("prod"),
   },
@@ -133,7 +137,9 @@ describe("creation and deletion order", () => {
   });
 
   it("fails the operator row when the Installation does not wait for the operator", () => {
-    const evaluation = evaluations.get(CASES[CASES.length - 1].title) as StackEvaluation;
+    const evaluation = evaluations.get(
+      "prod in operator mode with the API server, Goldmane and Whisker",
+    ) as StackEvaluation;
     const graph = dependencyGraph(evaluation);
     const operator = evaluation.resources.find((r) => r.name === "calico-deployment-tigera-operator");
     const installation = evaluation.resources.find(

@@ -10,7 +10,8 @@
  * - jobs.ts: the policy probe's client Jobs, run against the NetworkPolicies applied (network-policy.ts);
  * - operator.ts: the Tigera operator installing Calico for an Installation, judged by `pulumi.com/waitFor`
  *   (wait-for.ts), and reads of the objects it creates;
- * - tls.ts: the tls provider, with real keys and certificates.
+ * - tls.ts: the tls provider, with real keys and certificates;
+ * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
  */
@@ -24,6 +25,7 @@ import { TLS_RESOURCES } from "./tls";
 import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
 import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
+import { ExistingClusterWorld } from "./existing";
 
 export { UnanswerableCall } from "./aws-calls";
 export { type ClusterSimulation, SimulatedFailure } from "./workloads";
@@ -53,6 +55,13 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
 
   call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
     try {
+      const inputs = args.inputs as Record<string, unknown>;
+      if (args.token === "aws:eks/getCluster:getCluster") {
+        return this.existingCluster(inputs.name).getCluster(inputs, this.region ?? "");
+      }
+      if (args.token === "aws:eks/getAddon:getAddon") {
+        return this.existingCluster(inputs.clusterName).getAddon(inputs);
+      }
       const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
       if (answer === undefined) {
         throw new Error(
@@ -64,6 +73,20 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       // The SDK reports a failed invoke by its gRPC `details` (runtime/invoke.js), as the CLI sends it.
       throw Object.assign(error as Error, { details: (error as Error).message });
     }
+  }
+
+  /** The cluster made elsewhere, simulated on first use: its nodes join the world. */
+  private existing: ExistingClusterWorld | undefined;
+  private existingCluster(requested: unknown): ExistingClusterWorld {
+    if (this.existing === undefined) {
+      const world = new ExistingClusterWorld(String(requested), this.simulation.existingCluster);
+      // Only a cluster that exists has nodes: an unknown name is refused before any is added.
+      world.getCluster({ name: requested }, this.region ?? "");
+      this.existing = world;
+      this.groups.set("existing-cluster", world.nodes());
+      this.simulated.push(world.describe());
+    }
+    return this.existing;
   }
 
   newResource(
@@ -114,7 +137,16 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         throw Object.assign(error as Error, { details: (error as Error).message });
       }
     }
-    const id = placeholder(`${shortType(args.type)}-id`, args.name);
+    // `import`: the existing resource must be there (only the existing cluster's add-on can be).
+    if (args.id !== undefined && args.id !== "") {
+      if (args.type !== "aws:eks/addon:Addon" || this.existing === undefined) {
+        throw new Error(
+          `offline engine: cannot import ${args.type} ${args.id}: the world has no such resource`,
+        );
+      }
+      this.existing.importAddon(args.id);
+    }
+    const id = args.id || placeholder(`${shortType(args.type)}-id`, args.name);
     const state: Record<string, unknown> = { ...inputs };
     if (args.type.startsWith("aws:")) {
       state.arn = `arn:aws:${args.type.split(":")[1].split("/")[0]}::${OFFLINE_ACCOUNT_ID}:${placeholder(shortType(args.type), args.name)}`;

@@ -5,11 +5,14 @@
  * would time out (replicas that cannot be scheduled, pods not ready), the apply fails here with the
  * reason, as `pulumi up` would after its timeout.
  */
+import type { ExistingClusterSimulation } from "./existing";
 import type { SimulatedNode } from "./nodes";
 import { type PodSpec, onePerNode, whyNot } from "./scheduling";
 
 /** How the simulated cluster behaves beyond what the program decides. */
 export interface ClusterSimulation {
+  /** The EKS cluster an existing-cluster stack names (offline/world/existing.ts); unset: a default one. */
+  existingCluster?: ExistingClusterSimulation;
   /** Nodes whose calico-node pod never becomes ready (a crash loop, an image that cannot be pulled). */
   notReadyNodes?: number;
   /**

@@ -4,6 +4,7 @@ import { ACCESS_POLICIES, parsePrincipalArn } from "../../components/cluster/acc
 import { ADDON_NAMES } from "../../components/cluster/addons";
 import { hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
+import { existingClusterSchema } from "./existing";
 
 /**
  * Kubernetes minor versions Amazon EKS offers as of November 2026 (standard or extended support;
@@ -138,6 +139,8 @@ export const clusterSchema = z
       .prefault({}),
     /** Principals that get access to the Kubernetes API, besides the cluster's creator. */
     access: accessSchema.default([]),
+    /** An EKS cluster made elsewhere: the stack installs Calico on it and creates no VPC or cluster. */
+    existing: existingClusterSchema.optional(),
   })
   .superRefine(
     (cluster: unknown, ctx) => {

@@ -25,13 +25,15 @@ export { SUPPORTED_KUBERNETES_VERSIONS, CONTROL_PLANE_LOG_TYPES, LOG_RETENTION_D
 export { MIN_SUBNET_PREFIX } from "./network";
 export { TAINT_EFFECTS, DISK_SIZE_GIB } from "./node-groups";
 export { MAX_TAGS, RESERVED_TAG_COUNT } from "./tags";
+export { type ExistingClusterConfig, clusterModeProblems } from "./existing";
 
 /** The whole `eks-calico:*` namespace. Each field is one stack config key. */
 export const stackConfigSchema = z
   .strictObject({
     network: networkSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
-    nodeGroups: nodeGroupsSchema,
+    /** Required unless `cluster.existing` names a cluster (stacks/schema/existing.ts). */
+    nodeGroups: nodeGroupsSchema.optional(),
     calico: calicoSchema.prefault({}),
     tags: tagsSchema.default({}),
     /** Marks a production stack: protects stateful resources and refuses an API endpoint open to all. */
@@ -39,7 +41,10 @@ export const stackConfigSchema = z
   })
   .superRefine(
     (config, ctx) => {
-      const cidrs: unknown = isRecord(config.cluster) ? config.cluster.publicAccessCidrs : undefined;
+      // An existing cluster's endpoint is not this stack's: the defaults of the cluster keys mean nothing.
+      const existing = isRecord(config.cluster) && config.cluster.existing !== undefined;
+      const cidrs: unknown =
+        isRecord(config.cluster) && !existing ? config.cluster.publicAccessCidrs : undefined;
       // By meaning, not spelling: 0.0.0.0/1 and 128.0.0.0/1 open the endpoint as wide as 0.0.0.0/0.
       if (config.protect === true && Array.isArray(cidrs)) {
         const valid = cidrs.filter((c): c is string => typeof c === "string" && rangeOf(c) !== undefined);
@@ -80,7 +85,9 @@ export function maxRolloutNodes(groups: readonly { maxSize: number }[]): number 
  * must stay within the longest wait accepted.
  */
 function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
-  const groups = config.nodeGroups;
+  // An existing cluster's rollout is sized by cluster.existing.maxNodes, as one group of that size.
+  const existing = isRecord(config.cluster) ? config.cluster.existing : undefined;
+  const groups = isRecord(existing) ? [{ maxSize: existing.maxNodes }] : config.nodeGroups;
   const calico = config.calico;
   if (!Array.isArray(groups) || !isRecord(calico)) return;
   const sizes = groups.map((g: unknown) => (isRecord(g) ? g.maxSize : undefined));
@@ -112,6 +119,6 @@ function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$Refin
 export type StackConfig = z.infer<typeof stackConfigSchema>;
 export type NetworkConfig = StackConfig["network"];
 export type ClusterConfig = StackConfig["cluster"];
-export type NodeGroupConfig = StackConfig["nodeGroups"][number];
+export type NodeGroupConfig = NonNullable<StackConfig["nodeGroups"]>[number];
 export type CalicoConfig = StackConfig["calico"];
 export type TaintEffect = (typeof TAINT_EFFECTS)[number];
