@@ -11,6 +11,7 @@ import { CalicoOperator } from "./components/calico/operator";
 import { calicoOutputs } from "./components/calico/outputs";
 import { Cluster, accessSummary } from "./components/cluster";
 import { ExistingCluster } from "./components/existing-cluster";
+import { adoptingProvider } from "./components/cluster/provider";
 import { Network } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
@@ -66,7 +67,7 @@ export = async () => {
     ),
   });
 
-  const calico = installCalico(settings, cluster.provider, cluster.nodeGroups, probe);
+  const calico = installCalico(settings, cluster, cluster.nodeGroups, probe);
 
   return withSecretOutputs(
     {
@@ -105,7 +106,7 @@ function existingClusterStack(settings: StackSettings) {
   // The probe runs again when the control plane's Kubernetes version changes; the nodes are not this
   // stack's, so their changes are not seen.
   const probe = probeArgs(settings, { version: facts.version, existingCluster: config.name });
-  const calico = installCalico(settings, cluster.provider, cluster.calicoAfter, probe);
+  const calico = installCalico(settings, cluster, cluster.calicoAfter, probe);
   return withSecretOutputs(
     {
       region: settings.region,
@@ -137,11 +138,21 @@ function probeArgs(settings: StackSettings, nodes: unknown): CalicoProbeArgs | u
  */
 function installCalico(
   settings: StackSettings,
-  provider: k8s.Provider,
+  cluster: { provider: k8s.Provider; kubeconfig: pulumi.Output<string>; clusterArn: pulumi.Input<string> },
   after: pulumi.Resource[],
   probe: CalicoProbeArgs | undefined,
 ): CalicoPolicyOnly | CalicoOperator | undefined {
   if (settings.calicoStep === "remove-for-reinstall") return undefined;
+  // `calico.adopt`: Calico's objects take over those that exist (README "Taking over a Calico installed
+  // with kubectl"); the probe keeps the ordinary provider. Both manage the same cluster (same kubeconfig
+  // and cluster identifier), so turning adoption off moves the objects back without replacing them.
+  const provider = settings.calico.adopt
+    ? adoptingProvider(
+        "calico-adopt",
+        { kubeconfig: cluster.kubeconfig, clusterIdentifier: cluster.clusterArn },
+        {},
+      )
+    : cluster.provider;
   const common = {
     provider,
     nodes: after,
@@ -150,7 +161,7 @@ function installCalico(
     initialNodes: settings.initialNodes,
     maxUnavailable: settings.calico.maxUnavailable,
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
-    probe,
+    probe: probe === undefined || !settings.calico.adopt ? probe : { ...probe, provider: cluster.provider },
   };
   return settings.calico.installer === "operator"
     ? new CalicoOperator("calico", {

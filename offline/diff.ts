@@ -17,7 +17,7 @@
  * equal: a change to a secret value does not show.
  */
 import { RESOURCES_FORMAT_VERSION, type ResourceEntry, type ResourcesDocument } from "./plan";
-import { REPLACEMENT_RULES, underPath } from "./replacements";
+import { effectOf } from "./diff-effects";
 
 /** What a change does: forces replacement, updates in place, is ignored, or cannot be judged offline. */
 export type Effect = "replace" | "update" | "ignored" | "unknown";
@@ -198,31 +198,6 @@ function refIdentities(doc: ResourcesDocument): Map<string, string> {
   );
 }
 
-/** What one property change does to `entry`, by the replacement rules and the resource's options. */
-function effectOf(entry: ResourceEntry, change: PropertyChange): { effect: Effect; note?: string } {
-  if (change.path === "provider") return { effect: "replace", note: "another provider" };
-  if (!change.path.startsWith("inputs.")) return { effect: "update" };
-  const path = change.path.slice("inputs.".length);
-  if (entry.options.ignoreChanges.some((ignored) => underPath(path, ignored))) {
-    return { effect: "ignored", note: "ignoreChanges" };
-  }
-  const rule = Object.hasOwn(REPLACEMENT_RULES, entry.type) ? REPLACEMENT_RULES[entry.type] : undefined;
-  const ignoredInside = rule?.ignored?.find((i) => underPath(path, i.path) && i.when(entry.inputs));
-  if (ignoredInside !== undefined) return { effect: "ignored", note: ignoredInside.why };
-  if (
-    rule?.replaceOnAnyChange === true ||
-    (rule?.replaceOn ?? []).some((p) => underPath(path, p)) ||
-    entry.options.replaceOnChanges.some((p) => underPath(path, p))
-  ) {
-    return { effect: "replace" };
-  }
-  if ((rule?.updateOn ?? []).some((p) => underPath(path, p))) return { effect: "update" };
-  if (rule?.remote !== undefined) return { effect: "unknown", note: rule.remote };
-  if (rule === undefined && entry.custom)
-    return { effect: "unknown", note: `no replacement rule for ${entry.type}` };
-  return { effect: "update" };
-}
-
 function operationOf(changes: readonly PropertyChange[]): Operation {
   const effects = new Set(changes.map((c) => c.effect));
   if (effects.has("replace")) return "replace";
@@ -261,14 +236,18 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
     return (identities.get(heading)?.size ?? 0) > 1 ? `${heading} (${identity})` : heading;
   };
 
-  // Direct changes, each with its effect.
+  // Direct changes, each with its effect; a provider change is judged from both providers' entries.
+  // Entries are referred to by `type::name`, or by URN where that is ambiguous (offline/plan.ts).
+  const byRef = (doc: ResourcesDocument) =>
+    new Map(doc.resources.flatMap((r) => [[r.urn, r] as const, [`${r.type}::${r.name}`, r] as const]));
+  const providers = { before: byRef(before), after: byRef(after) };
   const changes = new Map<string, PropertyChange[]>();
   for (const [identity, now] of next) {
     const was = old.get(identity);
     if (was === undefined) continue;
     changes.set(
       identity,
-      diffEntries(was, now).map((c) => ({ ...c, ...effectOf(now, c) })),
+      diffEntries(was, now).map((c) => ({ ...c, ...effectOf(now, c, providers) })),
     );
   }
 
@@ -312,7 +291,7 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
           const cause = upstream(dep);
           if (cause === undefined) continue;
           const change: PropertyChange = { path: `inputs.${key}`, before: "(current)", after: "(new)" };
-          const judged = effectOf(now, change);
+          const judged = effectOf(now, change, providers);
           const effect: Effect =
             cause.op === "unknown" && judged.effect === "replace" ? "unknown" : judged.effect;
           add({

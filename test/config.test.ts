@@ -66,6 +66,7 @@ describe("stack configuration", () => {
         operatorRegistry: "quay.io/tigera",
         apiServer: true,
         reinstall: false,
+        adopt: false,
         observability: false,
         maxUnavailable: "10%",
         probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },

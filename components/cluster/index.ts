@@ -1,12 +1,13 @@
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
-import * as k8s from "@pulumi/kubernetes";
+import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { type AccessGrant, createAccessEntries, partitionOf } from "./access";
 import { type AddonVersions, coreDnsConfiguration, createAddon, vpcCniConfiguration } from "./addons";
 import type { NodeGroupSpec } from "./nodegroups";
 import { createNodeGroup, createNodeRole } from "./nodes";
 import { VPC_CNI_POLICY, VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy } from "./policies";
+import { clusterProvider } from "./provider";
 
 export * from "./access";
 export * from "./addons";
@@ -74,6 +75,8 @@ export class Cluster extends pulumi.ComponentResource {
   readonly nodeGroups: eks.ManagedNodeGroup[];
   /** The provider every in-cluster resource must use. */
   readonly provider: k8s.Provider;
+  /** The EKS cluster's ARN: the Kubernetes providers' cluster identifier. */
+  readonly clusterArn: pulumi.Output<string>;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:cluster:Cluster", name, {}, opts);
@@ -178,17 +181,10 @@ export class Cluster extends pulumi.ComponentResource {
     // @pulumi/eks returns the kubeconfig in the clear (pulumi/pulumi-eks#725): mark it secret before
     // it reaches the provider's state or an output.
     this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
-    this.provider = new k8s.Provider(
+    this.clusterArn = cluster.eksCluster.arn;
+    this.provider = clusterProvider(
       `${name}-k8s`,
-      {
-        kubeconfig: this.kubeconfig,
-        enableServerSideApply: true,
-        // Update Secrets and ConfigMaps in place: otherwise pulumi-kubernetes replaces them (delete, then
-        // create, as their names are fixed) whenever their data changes (provider/pkg/provider/diff.go),
-        // e.g. at every Typha certificate renewal. Workloads roll on their own pod-template annotation.
-        enableSecretMutable: true,
-        enableConfigMapMutable: true,
-      },
+      { kubeconfig: this.kubeconfig, clusterIdentifier: this.clusterArn },
       { parent: this },
     );
 

@@ -5,10 +5,11 @@
  * configuration; a self-managed VPC CNI was checked before (stacks/existing.ts).
  */
 import * as aws from "@pulumi/aws";
-import * as k8s from "@pulumi/kubernetes";
+import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ExistingClusterFacts } from "./facts";
 import { execKubeconfig } from "./kubeconfig";
+import { clusterProvider } from "../cluster/provider";
 import { vpcCniChange } from "./vpc-cni";
 
 export interface ExistingClusterArgs {
@@ -25,6 +26,8 @@ export class ExistingCluster extends pulumi.ComponentResource {
   readonly clusterEndpoint: string;
   readonly kubeconfig: pulumi.Output<string>;
   readonly provider: k8s.Provider;
+  /** The cluster's ARN: the Kubernetes providers' cluster identifier. */
+  readonly clusterArn: string;
   /** What Calico starts after (and is removed before): the VPC CNI add-on, when this stack manages it. */
   readonly calicoAfter: pulumi.Resource[];
   /** How the VPC CNI is installed, and what this stack changes in its configuration. */
@@ -45,9 +48,8 @@ export class ExistingCluster extends pulumi.ComponentResource {
         certificateAuthority: facts.certificateAuthority,
       }),
     );
-    // clusterIdentifier: pulumi-kubernetes replaces the provider (and every object) only when it changes
-    // (provider.go DiffConfig), so a renewed CA or endpoint is an update, not a reinstall of Calico.
-    this.provider = new k8s.Provider(
+    this.clusterArn = facts.arn;
+    this.provider = clusterProvider(
       name,
       { kubeconfig: this.kubeconfig, clusterIdentifier: facts.arn },
       { parent: this },

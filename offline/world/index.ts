@@ -11,7 +11,8 @@
  * - operator.ts: the Tigera operator installing Calico for an Installation, judged by `pulumi.com/waitFor`
  *   (wait-for.ts), and reads of the objects it creates;
  * - tls.ts: the tls provider, with real keys and certificates;
- * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen.
+ * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen;
+ * - adoption.ts: objects already in the cluster, and what creating one of the same name does.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
  */
@@ -26,6 +27,7 @@ import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
 import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
 import { ExistingClusterWorld } from "./existing";
+import { ExistingObjects } from "./adoption";
 
 export { UnanswerableCall } from "./aws-calls";
 export { type ClusterSimulation, SimulatedFailure } from "./workloads";
@@ -41,12 +43,18 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly objects: AppliedObject[] = [];
   /** What the world decided that AWS or the cluster would decide, for the plan to show as simulated. */
   readonly simulated: string[] = [];
+  /** Kubernetes providers by id: whether each upserts existing objects. */
+  private readonly upserting = new Map<string, boolean>();
+  /** What the cluster had before this stack (kubectl-applied objects). */
+  private readonly before: ExistingObjects;
 
   constructor(
     private readonly region: string | undefined,
     private readonly simulation: ClusterSimulation = {},
     private readonly previousOutputs: Record<string, unknown> = {},
-  ) {}
+  ) {
+    this.before = new ExistingObjects(simulation.existingObjects);
+  }
 
   /** The simulated cluster's nodes: every node group at its desired size. */
   get nodes(): SimulatedNode[] {
@@ -89,7 +97,26 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     return this.existing;
   }
 
+  /** Set by the first registration refused: the update ends there, as the engine ends `pulumi up`. */
+  private halted = false;
+
   newResource(
+    args: pulumi.runtime.MockResourceArgs,
+  ):
+    | { id: string | undefined; state: Record<string, unknown> }
+    | Promise<{ id: string; state: Record<string, unknown> }> {
+    // After a refusal nothing else is applied: later registrations never complete (the engine forgets
+    // them) instead of failing after this evaluation has ended, where they would reach the next one.
+    if (this.halted) return new Promise(() => undefined);
+    try {
+      return this.register(args);
+    } catch (error) {
+      this.halted = true;
+      throw error;
+    }
+  }
+
+  private register(
     args: pulumi.runtime.MockResourceArgs,
   ):
     | { id: string | undefined; state: Record<string, unknown> }
@@ -114,6 +141,9 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         if (args.id !== undefined && args.id !== "") {
           return { id: args.id, state: readObject(args.type, args.id, this.objects) };
         }
+        // An object that exists already: refused, or taken over by an upserting provider.
+        const provider = this.upserting.get(args.provider?.split("::").pop() ?? "") ?? false;
+        this.before.create(args.type, inputs, provider, this.simulated);
         if (isOperatorResource(args.type)) {
           const { id, state, created } = applyOperatorResource(
             args.type,
@@ -148,6 +178,12 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     const id = args.id || placeholder(`${shortType(args.type)}-id`, args.name);
     const state: Record<string, unknown> = { ...inputs };
+    if (args.type === "pulumi:providers:kubernetes") {
+      this.upserting.set(
+        id,
+        inputs.upsertExistingObjects === true || inputs.upsertExistingObjects === "true",
+      );
+    }
     if (args.type.startsWith("aws:")) {
       state.arn = `arn:aws:${args.type.split(":")[1].split("/")[0]}::${OFFLINE_ACCOUNT_ID}:${placeholder(shortType(args.type), args.name)}`;
     }

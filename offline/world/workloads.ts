@@ -6,6 +6,7 @@
  * reason, as `pulumi up` would after its timeout.
  */
 import type { ExistingClusterSimulation } from "./existing";
+import type { ManifestObject } from "../adoption/objects";
 import type { SimulatedNode } from "./nodes";
 import { type PodSpec, onePerNode, whyNot } from "./scheduling";
 
@@ -13,6 +14,8 @@ import { type PodSpec, onePerNode, whyNot } from "./scheduling";
 export interface ClusterSimulation {
   /** The EKS cluster an existing-cluster stack names (offline/world/existing.ts); unset: a default one. */
   existingCluster?: ExistingClusterSimulation;
+  /** Objects already in the cluster, applied with kubectl (offline/world/adoption.ts). */
+  existingObjects?: readonly ManifestObject[];
   /** Nodes whose calico-node pod never becomes ready (a crash loop, an image that cannot be pulled). */
   notReadyNodes?: number;
   /**

@@ -118,6 +118,11 @@ export const calicoSchema = z.strictObject({
    * (the first removes the current install, the second installs the new mode) instead of refusing.
    */
   reinstall: z.boolean({ error: "must be true or false" }).default(false),
+  /**
+   * Take over Calico objects that already exist with the same kind and name (a Calico applied with
+   * kubectl): created through a provider that upserts them and forces field ownership. Manifest mode only.
+   */
+  adopt: z.boolean({ error: "must be true or false" }).default(false),
   /** Goldmane and Whisker (flow logs and their UI); operator mode only. */
   observability: z.boolean({ error: "must be true or false" }).default(false),
   /** The enforcement probe: a NetworkPolicy that must block, and one that must admit, proven by two Jobs. */

@@ -52,6 +52,13 @@ export function installerProblems(calico: Record<string, unknown>): Issue[] {
         message: `applies to installer "manifest" only: the operator scales Typha itself; remove it`,
       });
     }
+    if (calico.adopt === true) {
+      issues.push({
+        key: "adopt",
+        input: true,
+        message: `applies to installer "manifest" only: with the operator, an existing kube-system/calico-node is taken over by the operator's own migration, which this program does not plan yet`,
+      });
+    }
     const registry = calico.registry ?? DEFAULT_CALICO_REGISTRY;
     if (typeof registry === "string" && installationRegistry(registry) === undefined) {
       issues.push({

@@ -40,6 +40,11 @@ export interface CalicoProbeArgs {
   timeoutMinutes: number;
   /** A description of the node groups: the Jobs run again when it changes. */
   nodes: unknown;
+  /**
+   * The provider of the probe's objects when Calico's own differs (`calico.adopt`: the probe's objects
+   * are this program's alone, so they are never upserted over something that exists).
+   */
+  provider?: k8s.Provider;
 }
 
 /**
@@ -61,7 +66,7 @@ export function probeOutputs(
   const probe = new PolicyProbe(
     `${name}-probe`,
     {
-      provider: args.provider,
+      provider: args.probe.provider ?? args.provider,
       after: args.after,
       settings: {
         registry: args.probe.registry,

@@ -1,0 +1,177 @@
+/**
+ * `calico.adopt`: Calico objects that already exist in the cluster (applied with kubectl) are taken over
+ * through a provider that upserts them and forces field ownership; without it the plan fails as
+ * pulumi-kubernetes 4.29+ does (AlreadyExists). The probe keeps the ordinary provider, and turning
+ * adoption off moves the objects back without replacing them.
+ */
+import * as assert from "node:assert/strict";
+import { parseAllDocuments } from "yaml";
+import { fieldDifferences } from "../offline/adoption/fields";
+import type { ManifestObject } from "../offline/adoption/objects";
+import { renderCalicoYaml } from "../offline/calico-yaml";
+import { diffDocuments } from "../offline/diff";
+import { SimulatedFailure, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
+import { resourcesDocument } from "../offline/plan";
+import { evaluated, evaluatedWith, input, one, ofType } from "./helpers";
+
+const PROVIDER = "pulumi:providers:kubernetes";
+const ADOPT = { "eks-calico:calico": { adopt: true } };
+const PROBE_NAMESPACE = "calico-policy-probe";
+
+/** The Calico objects of a stack's calico.yaml (not the probe's), as if applied with `kubectl apply -f`. */
+function applied(evaluation: StackEvaluation, edit: (o: ManifestObject) => ManifestObject = (o) => o) {
+  const probe = (o: ManifestObject) =>
+    o.metadata.namespace === PROBE_NAMESPACE ||
+    (o.kind === "Namespace" && o.metadata.name === PROBE_NAMESPACE);
+  return parseAllDocuments(renderCalicoYaml(evaluation))
+    .map((d) => d.toJS() as ManifestObject | null)
+    .filter((o): o is ManifestObject => o !== null && !probe(o))
+    .map(edit);
+}
+
+describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
+  let dev: StackEvaluation;
+  before(async () => {
+    dev = await evaluated("dev");
+  });
+
+  it("fails the plan with AlreadyExists when Calico exists and adoption is off", async () => {
+    const { error } = await evaluateStackExpectingError("dev", {
+      simulate: { existingObjects: applied(dev) },
+    });
+    assert.ok(error instanceof SimulatedFailure, String(error));
+    assert.match(error.message, /already exists in the cluster .*set calico\.adopt: true/);
+  });
+
+  it("takes every existing object over through an upserting provider; the probe keeps the ordinary one", async () => {
+    const adopted = await evaluatedWith("dev", {
+      config: ADOPT,
+      simulate: { existingObjects: applied(dev) },
+    });
+    const adopting = one(adopted, PROVIDER, "calico-adopt");
+    // The SDK sends a provider's settings as strings.
+    assert.equal(input(adopting, "upsertExistingObjects"), "true");
+    assert.equal(input(adopting, "enablePatchForce"), "true");
+    const ordinary = one(adopted, PROVIDER, "cluster-k8s");
+    // The same cluster, so objects can move between the two without being replaced.
+    assert.equal(input(adopting, "clusterIdentifier"), input(ordinary, "clusterIdentifier"));
+    assert.deepEqual(adopted.resources.find((r) => r.urn === adopting.urn)?.secretInputs, ["kubeconfig"]);
+    for (const r of adopted.resources.filter((r) => r.type.startsWith("kubernetes:"))) {
+      const probe = r.name.startsWith("calico-probe-");
+      assert.equal(r.provider, probe ? ordinary.urn : adopting.urn, r.name);
+    }
+    const takenOver = adopted.simulated.filter((line) =>
+      line.includes(": taken over from the existing object"),
+    );
+    assert.equal(takenOver.length, applied(dev).length);
+    assert.equal((adopted.outputs.calico as { isReady: boolean }).isReady, true);
+  });
+
+  it("says which fields of an old object stay, since the takeover does not remove them", async () => {
+    const withOldEnv = applied(dev, (o) => {
+      if (o.kind !== "DaemonSet") return o;
+      const copy = structuredClone(o) as ManifestObject & {
+        spec: {
+          template: { spec: { containers: { name: string; env: { name: string; value: string }[] }[] } };
+        };
+      };
+      copy.spec.template.spec.containers[0].env.push({ name: "FELIX_OLDSETTING", value: "1" });
+      return copy;
+    });
+    const adopted = await evaluatedWith("dev", { config: ADOPT, simulate: { existingObjects: withOldEnv } });
+    const line = adopted.simulated.find((l) => l.startsWith("DaemonSet kube-system/calico-node: taken over"));
+    assert.match(
+      line ?? "",
+      /kept from it, as this program does not set them: spec\.template\.spec\.containers\[calico-node\]\.env\[FELIX_OLDSETTING\]/,
+    );
+  });
+
+  it("fails the takeover where an immutable field differs (a workload's selector)", async () => {
+    const otherSelector = applied(dev, (o) =>
+      o.kind === "DaemonSet"
+        ? { ...o, spec: { ...(o.spec as object), selector: { matchLabels: { app: "calico" } } } }
+        : o,
+    );
+    const { error } = await evaluateStackExpectingError("dev", {
+      config: ADOPT,
+      simulate: { existingObjects: otherSelector },
+    });
+    assert.ok(error instanceof SimulatedFailure, String(error));
+    assert.match(error.message, /DaemonSet kube-system\/calico-node: .*spec\.selector: .*field is immutable/);
+  });
+
+  it("moves the objects back to the ordinary provider, without replacing them, when adoption is turned off", async () => {
+    const adopted = await evaluatedWith("dev", { config: ADOPT });
+    const diff = diffDocuments(resourcesDocument(adopted), resourcesDocument(dev));
+    assert.deepEqual(
+      diff.changed.filter((r) => r.op === "replace").map((r) => r.heading),
+      [],
+    );
+    assert.deepEqual(
+      diff.removed.map((r) => r.heading),
+      [`${PROVIDER} calico-adopt`],
+    );
+    const moved = diff.changed.filter((r) => r.changes.some((c) => c.path === "provider"));
+    assert.ok(moved.length > 10);
+    assert.ok(
+      moved.every((r) =>
+        r.changes.some((c) => c.note === "another provider for the same cluster: moved, not replaced"),
+      ),
+    );
+  });
+
+  it("takes over a kubectl-installed Calico on an existing cluster as well", async () => {
+    const existing = await evaluated("existing.example");
+    const adopted = await evaluatedWith("existing.example", {
+      config: ADOPT,
+      simulate: { existingObjects: applied(existing) },
+    });
+    assert.equal(
+      adopted.simulated.filter((line) => line.includes(": taken over from the existing object")).length,
+      applied(existing).length,
+    );
+    assert.equal(
+      input(one(adopted, PROVIDER, "calico-adopt"), "clusterIdentifier"),
+      input(one(adopted, PROVIDER, "cluster"), "clusterIdentifier"),
+    );
+  });
+
+  it("refuses adoption with the operator, which migrates a manifest install itself", async () => {
+    const { error } = await evaluateStackExpectingError("dev", {
+      config: { "eks-calico:calico": { adopt: true, installer: "operator" } },
+    });
+    assert.match(String(error), /calico\.adopt: applies to installer "manifest" only/);
+  });
+
+  it("compares fields as a forced server-side apply merges them: by name in named lists, whole otherwise", () => {
+    const existing = {
+      metadata: {
+        name: "x",
+        labels: { a: "1" },
+        annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{}" },
+      },
+      spec: {
+        containers: [
+          {
+            name: "c",
+            image: "old",
+            env: [
+              { name: "A", value: "1" },
+              { name: "B", value: "2" },
+            ],
+          },
+        ],
+        tolerations: [{ operator: "Exists" }],
+      },
+    };
+    const ours = {
+      metadata: { name: "x", labels: { a: "1" } },
+      spec: { containers: [{ name: "c", image: "new", env: [{ name: "A", value: "1" }] }], tolerations: [] },
+    };
+    assert.deepEqual(
+      fieldDifferences(existing, ours).map((d) => `${d.kind} ${d.path}`),
+      ["kept spec.containers[c].env[B]", "set spec.containers[c].image", "set spec.tolerations"],
+    );
+    assert.equal(ofType(dev, PROVIDER).length, 1, "no adopting provider unless asked");
+  });
+});
