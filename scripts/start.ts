@@ -19,8 +19,11 @@ import { renderDiff } from "../offline/diff-render";
 import { renderTree, resourcesDocument } from "../offline/plan";
 import { PLAN_FILES, renderPlanFiles } from "../offline/plan-files";
 import { ConfigError } from "../stacks/problems";
+import { parseManifest } from "../offline/adoption/manifest";
+import type { ManifestObject } from "../offline/adoption/objects";
+import { adoptionReport, renderAdoptionReport } from "../offline/adoption/report";
 
-export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff FILE [--head FILE]] [--config KEY=VALUE]...
+export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff FILE [--head FILE]] [--adopt-from FILE] [--config KEY=VALUE]...
 
 Plans a stack offline (no cloud account, no Pulumi CLI): evaluates the program for the stack, prints its
 resources by component and its outputs, and writes <out>/<stack>/resources.json, calico.yaml and
@@ -33,6 +36,9 @@ Options:
                        never overwritten: if it is this run's own resources.json, the new plan goes to
                        resources.new.json beside it)
   --head FILE          with --diff: compare two saved resources.json files, without planning
+  --adopt-from FILE    a Calico manifest applied with kubectl (multi-document YAML): report what the plan
+                       takes over, leaves behind (with the kubectl delete to run after) and creates, and
+                       plan against a cluster that has those objects (writes adoption.txt)
   --config KEY=VALUE   override one config value for this run; VALUE is JSON, or else a plain string.
                        KEY may be a path, as pulumi config set --path takes it; an object VALUE is
                        merged into the stack's (lists and other values replace). Repeatable. Examples:
@@ -42,7 +48,8 @@ Options:
 
 Exit status: 0 planned (with or without changes); 1 the program failed, or the simulated cluster shows
 that \`pulumi up\` would fail (the reason is printed); 2 bad arguments (an unreadable
---diff file included), an unknown stack or invalid configuration.`;
+--diff file or --adopt-from manifest included), an unknown stack, invalid configuration, or an adoption
+the report refuses.`;
 
 /** Bad arguments: exit 2 with the message and the usage. */
 export class UsageError extends Error {
@@ -60,6 +67,8 @@ export interface StartOptions {
   readonly diff?: string;
   /** Absolute, if given: a saved plan to compare --diff against, instead of planning. */
   readonly head?: string;
+  /** Absolute, if given: a Calico manifest applied with kubectl, for the adoption report. */
+  readonly adoptFrom?: string;
   readonly config: Record<string, unknown>;
   readonly help: boolean;
 }
@@ -92,6 +101,7 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
         out: { type: "string" },
         diff: { type: "string" },
         head: { type: "string" },
+        "adopt-from": { type: "string" },
         config: { type: "string", multiple: true, default: [] },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -105,6 +115,9 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     out: values.out === undefined ? path.join(PROJECT_ROOT, "out") : path.resolve(invokedFrom, values.out),
     ...(values.diff !== undefined ? { diff: path.resolve(invokedFrom, values.diff) } : {}),
     ...(values.head !== undefined ? { head: path.resolve(invokedFrom, values.head) } : {}),
+    ...(values["adopt-from"] !== undefined
+      ? { adoptFrom: path.resolve(invokedFrom, values["adopt-from"]) }
+      : {}),
     config: Object.fromEntries(values.config.map(parseConfigOverride)),
     help: values.help,
   };
@@ -144,7 +157,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   // Read the saved plan before the (slower) evaluation, so a bad path fails at once.
-  let base;
+  let base: ReturnType<typeof readPlan> | undefined;
   if (options.diff !== undefined) {
     try {
       base = readPlan(options.diff);
@@ -169,13 +182,36 @@ export async function main(argv: string[]): Promise<number> {
     }
   }
 
+  let manifest: ManifestObject[] | undefined;
+  if (options.adoptFrom !== undefined) {
+    try {
+      manifest = parseManifest(fs.readFileSync(options.adoptFrom, "utf8"), shown(options.adoptFrom));
+    } catch (error) {
+      console.error(`error: --adopt-from: ${(error as Error).message}`);
+      return 2;
+    }
+  }
+
   let evaluation;
+  let adoption: string | undefined;
   try {
     // A saved plan to diff against stands for what is deployed: its outputs are the stack's last ones.
-    evaluation = await evaluateStack(options.stack, {
-      config: options.config,
-      ...(base !== undefined ? { previousOutputs: base.doc.outputs } : {}),
-    });
+    const evaluate = (existingObjects?: ManifestObject[]) =>
+      evaluateStack(options.stack, {
+        config: options.config,
+        ...(base !== undefined ? { previousOutputs: base.doc.outputs } : {}),
+        ...(existingObjects !== undefined ? { simulate: { existingObjects } } : {}),
+      });
+    if (manifest !== undefined) {
+      // The report compares the plan with the manifest; the plan then runs against a cluster that has it.
+      const report = adoptionReport(manifest, await evaluate());
+      adoption = renderAdoptionReport(report, shown(options.adoptFrom as string));
+      if (report.problems.length > 0) {
+        process.stdout.write(adoption);
+        return 2;
+      }
+    }
+    evaluation = await evaluate(manifest);
   } catch (error) {
     if (ConfigError.isConfigError(error)) {
       // The message lists every problem with its key path, value and rule; a stack trace adds nothing.
@@ -214,6 +250,11 @@ export async function main(argv: string[]): Promise<number> {
         : path.join(dir, name);
     fs.writeFileSync(target, files[name]);
     written.push(path.basename(target));
+  }
+  if (adoption !== undefined) {
+    fs.writeFileSync(path.join(dir, "adoption.txt"), adoption);
+    written.push("adoption.txt");
+    process.stdout.write(`\n${adoption}`);
   }
   if (base !== undefined) {
     const diff = renderDiff(diffDocuments(base.doc, resourcesDocument(evaluation)), base.label);

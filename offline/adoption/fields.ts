@@ -47,7 +47,13 @@ function child(path: string, key: string): string {
 
 function compare(path: string, before: unknown, after: unknown, out: FieldDifference[]): void {
   if (after === undefined) {
-    if (before !== undefined) out.push({ path, kind: "kept", before });
+    // A named list this program does not set at all stays item by item (initContainers[install-cni]).
+    if (Array.isArray(before) && keyedByName(before)) {
+      for (const item of before)
+        out.push({ path: `${path}[${(item as { name: string }).name}]`, kind: "kept", before: item });
+    } else if (before !== undefined) {
+      out.push({ path, kind: "kept", before });
+    }
     return;
   }
   if (isRecord(before) && isRecord(after)) {

@@ -41,3 +41,25 @@ export function apiVersionOfType(type: string): { apiVersion: string; kind: stri
   const [, version = "", kind = ""] = type.split(":");
   return { apiVersion: version.startsWith("core/") ? version.slice("core/".length) : version, kind };
 }
+
+/**
+ * A CustomResourceDefinition as a current cluster holds one applied as apiextensions.k8s.io/v1beta1: the
+ * single `version` and `validation` became the `versions` list (with `served`, `storage` and `schema`).
+ */
+export function asServedToday(o: ManifestObject): Record<string, unknown> {
+  if (o.apiVersion !== "apiextensions.k8s.io/v1beta1" || o.kind !== "CustomResourceDefinition") {
+    return o;
+  }
+  const { version, validation, versions, ...spec } = (o.spec ?? {}) as Record<string, unknown>;
+  const listed = Array.isArray(versions)
+    ? versions
+    : [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          ...(validation === undefined ? {} : { schema: validation }),
+        },
+      ];
+  return { ...o, apiVersion: "apiextensions.k8s.io/v1", spec: { ...spec, versions: listed } };
+}

@@ -6,40 +6,12 @@
  * selector, a binding's roleRef), and which leaves the fields only the old object has in place.
  */
 import { fieldDifferences } from "../adoption/fields";
-import { type ManifestObject, apiVersionOfType, objectKey } from "../adoption/objects";
+import { immutableConflict } from "../adoption/immutable";
+import { type ManifestObject, apiVersionOfType, asServedToday, objectKey } from "../adoption/objects";
 import { SimulatedFailure } from "./workloads";
-
-const WORKLOADS = new Set(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]);
-const BINDINGS = new Set(["ClusterRoleBinding", "RoleBinding"]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * A workload's selector as stored: extensions/v1beta1 and apps/v1beta1 defaulted a missing selector to
- * the pod template's labels (apps/v1 requires one).
- */
-function selectorOf(object: Record<string, unknown>): unknown {
-  const spec = isRecord(object.spec) ? object.spec : {};
-  if (spec.selector !== undefined) return spec.selector;
-  const template = isRecord(spec.template) ? spec.template : {};
-  const metadata = isRecord(template.metadata) ? template.metadata : {};
-  return { matchLabels: metadata.labels };
-}
-
-function immutableConflict(
-  kind: string,
-  existing: ManifestObject,
-  ours: Record<string, unknown>,
-): string | undefined {
-  if (WORKLOADS.has(kind) && JSON.stringify(selectorOf(existing)) !== JSON.stringify(selectorOf(ours))) {
-    return `spec.selector: Invalid value: ${JSON.stringify(selectorOf(ours))}: field is immutable (the existing object selects ${JSON.stringify(selectorOf(existing))})`;
-  }
-  if (BINDINGS.has(kind) && JSON.stringify(existing.roleRef) !== JSON.stringify(ours.roleRef)) {
-    return `roleRef: Invalid value: ${JSON.stringify(ours.roleRef)}: cannot change roleRef (the existing binding refers to ${JSON.stringify(existing.roleRef)})`;
-  }
-  return undefined;
 }
 
 export class ExistingObjects {
@@ -72,9 +44,7 @@ export class ExistingObjects {
       throw new SimulatedFailure(`${where}: the takeover's server-side apply is refused: ${conflict}`);
     }
     this.byKey.delete(key);
-    const kept = fieldDifferences(existing as Record<string, unknown>, inputs).filter(
-      (d) => d.kind === "kept",
-    );
+    const kept = fieldDifferences(asServedToday(existing), inputs).filter((d) => d.kind === "kept");
     simulated.push(
       `${where}: taken over from the existing object (upsert, forced server-side apply)${
         kept.length === 0

@@ -34,7 +34,12 @@ const DROPPED = new Set([
  * matches a FelixConfiguration field of a type it converts. Others fail the conversion; the ones listed
  * here were checked against the v1.40.15 and v1.42.3 FelixConfiguration types.
  */
-const MOVED_TO_FELIX_CONFIGURATION = new Set(["FELIX_ROUTESOURCE", "FELIX_IPV6SUPPORT"]);
+const MOVED_TO_FELIX_CONFIGURATION = new Set([
+  "FELIX_ROUTESOURCE", // routeSource string
+  "FELIX_IPV6SUPPORT", // ipv6Support *bool
+  "FELIX_LOGSEVERITYSYS", // logSeveritySys string (tigera/api felixconfig.go)
+  "FELIX_PROMETHEUSMETRICSENABLED", // prometheusMetricsEnabled *bool
+]);
 
 /** hostPath volumes the converter requires by name and path (convert/core.go). */
 const REQUIRED_VOLUMES: Readonly<Record<string, string>> = {
@@ -61,7 +66,9 @@ export function conversionBlockers(node: DaemonSet): string[] {
     } else if (DROPPED.has(name) || MOVED_TO_FELIX_CONFIGURATION.has(name)) {
       continue;
     } else if (name.startsWith("FELIX_")) {
-      blockers.push(`env ${name}: no FelixConfiguration field it can convert`);
+      blockers.push(
+        `env ${name}: not among the FELIX_ settings checked against FelixConfiguration's convertible fields; the converter fails on one it cannot map, so it is treated as blocking`,
+      );
     } else {
       blockers.push(`env ${name}: an environment variable the converter does not know`);
     }

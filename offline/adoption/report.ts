@@ -1,0 +1,230 @@
+/**
+ * The adoption report (`npm start -- --adopt-from FILE`): a Calico manifest applied with kubectl, against
+ * this stack's plan. Which objects the plan takes over (and what changes in them, what stays), which the
+ * old manifest has and the plan does not (with the `kubectl delete` to run after the switch and why), which
+ * the plan creates, and what stops the switch. With the operator, the switch is the operator's migration
+ * of kube-system/calico-node, judged by its converter's rules (components/calico/operator/migration.ts).
+ */
+import { conversionBlockers } from "../../components/calico/operator/migration";
+import { CALICO_VERSION_ANNOTATION } from "../../components/calico/operator/custom-resources";
+import type { DaemonSet } from "../../components/calico/types";
+import { removedApi } from "../../policy/calico";
+import { calicoObjects } from "../calico-yaml";
+import type { StackEvaluation } from "../engine";
+import { type FieldDifference, fieldDifferences } from "./fields";
+import { immutableConflict } from "./immutable";
+import { type LeftBehind, leftBehind } from "./left-behind";
+import { type ManifestObject, apiVersionOfType, asServedToday, objectKey } from "./objects";
+
+export interface TakenOver {
+  readonly object: string;
+  readonly apiVersion: { readonly from: string; readonly to: string };
+  readonly set: FieldDifference[];
+  /** Fields only the old object has, each with why it matters where that is known. */
+  readonly kept: (FieldDifference & { readonly note?: string })[];
+}
+
+/** Fields of old manifests that stay after a takeover and are known to be dead or to matter. */
+const KEPT_NOTES: readonly { readonly path: RegExp; readonly note: string }[] = [
+  {
+    path: /annotations\["scheduler\.alpha\.kubernetes\.io\/critical-pod"\]$/,
+    note: "ignored since Kubernetes 1.16 (priorityClassName replaced it)",
+  },
+  {
+    path: /nodeSelector\["beta\.kubernetes\.io\/(os|arch)"\]$/,
+    note: "a label deprecated since Kubernetes 1.14 (kubernetes.io/os and /arch replace it): while it stays, the pods run only on nodes that still carry it",
+  },
+  {
+    path: /initContainers\[install-cni\]$/,
+    note: "Calico's CNI installer: it writes Calico's CNI configuration onto every node at each pod start, which the VPC CNI does not use",
+  },
+];
+
+export interface AdoptionReport {
+  readonly installer: "manifest" | "operator";
+  readonly takenOver: TakenOver[];
+  readonly leftBehind: (LeftBehind & { readonly object: string; readonly command?: string })[];
+  readonly created: string[];
+  /** API versions of the manifest a current cluster no longer serves, and what it stores them as. */
+  readonly removedApis: string[];
+  /** What stops the switch; empty when it can go ahead. */
+  readonly problems: string[];
+}
+
+/** The operator deletes these once it has migrated every node (tigera-operator.md, "Migration"). */
+const MIGRATED_BY_OPERATOR = new Set([
+  "DaemonSet/calico-node",
+  "Deployment/calico-typha",
+  "Deployment/calico-kube-controllers",
+]);
+
+function describe(o: { kind: string; metadata: { name: string; namespace?: string } }): string {
+  return `${o.kind} ${o.metadata.namespace === undefined ? "" : `${o.metadata.namespace}/`}${o.metadata.name}`;
+}
+
+/** `kubectl delete` of an object, with its group as served today. */
+function deleteCommand(o: ManifestObject): string {
+  const key = objectKey(o.apiVersion, o.kind, o.metadata.namespace, o.metadata.name);
+  const group = key.split("/")[0];
+  const resource = `${o.kind.toLowerCase()}${group === "" ? "" : `.${group}`}`;
+  const namespace = o.metadata.namespace === undefined ? "" : ` -n ${o.metadata.namespace}`;
+  return `kubectl delete${namespace} ${resource} ${o.metadata.name}`;
+}
+
+function imageTag(o: ManifestObject): string | undefined {
+  const pod = (o.spec as { template?: { spec?: { containers?: { name: string; image?: string }[] } } })
+    ?.template?.spec;
+  const image = pod?.containers?.find((c) => c.name === "calico-node")?.image;
+  return image?.split(":").pop();
+}
+
+export function adoptionReport(manifest: readonly ManifestObject[], plan: StackEvaluation): AdoptionReport {
+  const installation = plan.resources.find((r) => r.type === "kubernetes:operator.tigera.io/v1:Installation");
+  const installer = installation === undefined ? "manifest" : "operator";
+  const adopting = plan.resources.some(
+    (r) => r.type === "pulumi:providers:kubernetes" && r.name === "calico-adopt",
+  );
+  const planned = new Map(
+    calicoObjects(plan).map((r) => {
+      const { apiVersion, kind } = apiVersionOfType(r.type);
+      const metadata = r.inputs.metadata as { name: string; namespace?: string };
+      return [
+        objectKey(apiVersion, kind, metadata.namespace, metadata.name),
+        { ...r.inputs, apiVersion, kind },
+      ];
+    }),
+  );
+  const problems: string[] = [];
+  const takenOver: TakenOver[] = [];
+  const left: AdoptionReport["leftBehind"] = [];
+  const matched = new Set<string>();
+  const removedApis = new Set<string>();
+
+  for (const o of manifest) {
+    const removed = removedApi(o.apiVersion, o.kind);
+    const key = objectKey(o.apiVersion, o.kind, o.metadata.namespace, o.metadata.name);
+    if (removed !== undefined) {
+      removedApis.add(
+        `${o.apiVersion} ${o.kind} (${o.metadata.name}): removed in Kubernetes ${removed.removedIn}; a current cluster refuses it and holds the object as ${removed.use}`,
+      );
+    }
+    const ours = planned.get(key);
+    if (ours !== undefined) {
+      matched.add(key);
+      const differences = fieldDifferences(asServedToday(o), ours);
+      takenOver.push({
+        object: describe(o),
+        apiVersion: { from: o.apiVersion, to: String(ours.apiVersion) },
+        set: differences.filter((d) => d.kind === "set"),
+        kept: differences
+          .filter((d) => d.kind === "kept")
+          .map((d) => {
+            const note = KEPT_NOTES.find((k) => k.path.test(d.path))?.note;
+            return note === undefined ? d : { ...d, note };
+          }),
+      });
+      const conflict = immutableConflict(o.kind, o, ours);
+      if (conflict !== undefined) problems.push(`${describe(o)}: the takeover would be refused: ${conflict}`);
+      continue;
+    }
+    if (
+      installer === "operator" &&
+      o.metadata.namespace === "kube-system" &&
+      MIGRATED_BY_OPERATOR.has(`${o.kind}/${o.metadata.name}`)
+    ) {
+      left.push({
+        object: describe(o),
+        why: "migrated by the Tigera operator, which deletes it once every node runs its calico-node",
+        delete: false,
+      });
+      continue;
+    }
+    const reason = leftBehind(o);
+    left.push({ object: describe(o), ...reason, ...(reason.delete ? { command: deleteCommand(o) } : {}) });
+    if (o.kind === "DaemonSet" && o.metadata.name === "calico-node" && installer === "manifest") {
+      problems.push(
+        `${describe(o)} is not the one this plan runs (${[...planned.values()]
+          .filter((p) => p.kind === "DaemonSet")
+          .map((p) => describe(p as ManifestObject))
+          .join(
+            ", ",
+          )}): two Felixes would program every node; set calico.namespace to ${o.metadata.namespace ?? "its namespace"}`,
+      );
+    }
+  }
+
+  if (installer === "manifest" && takenOver.length > 0 && !adopting) {
+    problems.push(
+      `${takenOver.length} objects of the manifest exist with the plan's kind and name: pulumi up fails with AlreadyExists on the first; set calico.adopt: true`,
+    );
+  }
+  if (installer === "operator") {
+    const node = manifest.find(
+      (o) =>
+        o.kind === "DaemonSet" && o.metadata.name === "calico-node" && o.metadata.namespace === "kube-system",
+    );
+    const wanted = (installation?.inputs.metadata as { annotations?: Record<string, string> } | undefined)
+      ?.annotations?.[CALICO_VERSION_ANNOTATION];
+    if (node !== undefined) {
+      const blockers = conversionBlockers(node as unknown as DaemonSet);
+      const tag = imageTag(node);
+      if (tag !== undefined && wanted !== undefined && tag !== wanted) {
+        blockers.push(
+          `the manifest runs Calico ${tag} and the Installation asks for ${wanted}: the operator migrates only the release that runs (set calico.version to ${tag}, or upgrade first)`,
+        );
+      }
+      problems.push(...blockers.map((b) => `the operator cannot migrate ${describe(node)}: ${b}`));
+    }
+  }
+
+  const created = [...planned.entries()]
+    .filter(([key]) => !matched.has(key))
+    .map(([, o]) => describe(o as ManifestObject));
+  return { installer, takenOver, leftBehind: left, created, removedApis: [...removedApis], problems };
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? "(none)" : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+export function renderAdoptionReport(report: AdoptionReport, source: string): string {
+  const lines = [`Adoption report: ${source} against this plan (installer ${report.installer})`];
+  lines.push(
+    "",
+    report.installer === "operator"
+      ? "The Tigera operator takes the install over itself: creating the Installation starts its migration of kube-system/calico-node, node by node."
+      : "Taken over (same kind and name; upserted with a forced server-side apply, never deleted or recreated):",
+  );
+  for (const t of report.takenOver) {
+    lines.push(
+      `  ${t.object}${t.apiVersion.from === t.apiVersion.to ? "" : `  (${t.apiVersion.from} -> ${t.apiVersion.to})`}`,
+    );
+    for (const d of t.set) lines.push(`    ~ ${d.path}: ${shown(d.before)} -> ${shown(d.after)}`);
+    for (const d of t.kept)
+      lines.push(
+        `    = ${d.path}: ${shown(d.before)} (stays: this program does not set it; remove it after the switch)`,
+      );
+  }
+  lines.push("", "Left behind (in the old manifest, not in this plan):");
+  for (const l of report.leftBehind) {
+    lines.push(`  ${l.object}: ${l.why}`);
+    if (l.command !== undefined) lines.push(`    after the switch: ${l.command}`);
+  }
+  lines.push("", "Created (in this plan, not in the old manifest):", ...report.created.map((c) => `  ${c}`));
+  if (report.removedApis.length > 0) {
+    lines.push(
+      "",
+      "API versions a current cluster no longer accepts:",
+      ...report.removedApis.map((r) => `  ${r}`),
+    );
+  }
+  lines.push(
+    "",
+    report.problems.length === 0
+      ? "Nothing stops the switch."
+      : `The switch cannot go ahead (${report.problems.length}):`,
+    ...report.problems.map((p) => `  - ${p}`),
+  );
+  return `${lines.join("\n")}\n`;
+}
