@@ -126,6 +126,15 @@ export function secretNameProblems(
       problems.push(problem("cluster", `cluster.access[${i}].principalArn`, "a principal ARN")),
     );
   }
+  const existing = isRecord(config.cluster) ? config.cluster.existing : undefined;
+  if (keys.has("cluster") && existing !== undefined) {
+    problems.push({
+      path: "cluster.existing.name",
+      value: SECRET_VALUE,
+      rule: `is part of ${CONFIG_NAMESPACE}:cluster, which is set with --secret, but it becomes the id of the vpc-cni add-on the stack imports (<name>:vpc-cni), and Pulumi stores resource ids in plaintext`,
+      hint: `set ${CONFIG_NAMESPACE}:cluster without --secret (a cluster name is an identifier, not a credential)`,
+    });
+  }
   const namespace = isRecord(config.calico) ? config.calico.namespace : undefined;
   if (keys.has("calico") && namespace !== undefined && namespace !== "kube-system") {
     problems.push(problem("calico", "calico.namespace", "a namespace name"));

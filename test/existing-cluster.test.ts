@@ -225,6 +225,14 @@ describe("existing-cluster stack", () => {
     );
   });
 
+  it("refuses cluster set with --secret: the cluster's name becomes the imported add-on's id", async () => {
+    const { problems } = await refusal({ secrets: ["eks-calico:cluster"] });
+    assert.deepEqual(
+      problems.map((p) => p.split(":")[0]),
+      ["cluster.existing.name"],
+    );
+  });
+
   it("installs Calico with the operator on an existing cluster too", async () => {
     const operator = await evaluatedWith(STACK, {
       config: { "eks-calico:calico": { installer: "operator" } },
