@@ -72,6 +72,13 @@ export function clusterModeProblems(raw: Record<string, unknown>): ConfigProblem
     const value = parent[path[path.length - 1]];
     return value === undefined
       ? []
-      : [{ path: path.join("."), value, rule: `must not be set with cluster.existing: ${why}` }];
+      : [
+          {
+            path: path.join("."),
+            value,
+            rule: `must not be set with cluster.existing: ${why}`,
+            hint: "remove it from the stack file: an existing-cluster stack installs Calico only",
+          },
+        ];
   });
 }
