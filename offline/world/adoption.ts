@@ -1,7 +1,7 @@
 /**
  * The Calico objects a cluster already has (applied with kubectl), and what happens when this program
  * creates an object of the same kind and name: pulumi-kubernetes 4.29+ fails with AlreadyExists unless the
- * provider upserts (`upsertExistingObjects`, offline/../components/cluster/provider.ts); an upsert is a
+ * provider upserts (`upsertExistingObjects`, components/cluster/provider.ts); an upsert is a
  * forced server-side apply, which the API server refuses where an immutable field differs (a workload's
  * selector, a binding's roleRef), and which leaves the fields only the old object has in place.
  */
