@@ -9,9 +9,10 @@ import { vpcCniChange } from "../components/existing-cluster/vpc-cni";
 import { ConfigError, validateConfig } from "../stacks";
 import { type ResourceRecord, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import type { ExistingClusterSimulation } from "../offline/world/existing";
+import { dependenciesOf, dependencyGraph } from "../offline/graph";
 import { policies, vpcCniNetworkPolicyOff } from "../policy/policies";
 import { broken, expectOne, replaced } from "./policy-records";
-import { byUrn, evaluated, evaluatedWith, input, one, ofType } from "./helpers";
+import { evaluated, evaluatedWith, input, one, ofType } from "./helpers";
 import { runPack } from "./policy-harness";
 
 const STACK = "existing.example";
@@ -35,14 +36,7 @@ async function refusal(options: Parameters<typeof evaluatedWith>[1]) {
 
 /** Whether `later` depends, directly or through others, on `earlier`. */
 function dependsOn(evaluation: StackEvaluation, later: ResourceRecord, earlier: ResourceRecord): boolean {
-  const seen = new Set<string>();
-  const walk = (urn: string): boolean => {
-    if (urn === earlier.urn) return true;
-    if (seen.has(urn)) return false;
-    seen.add(urn);
-    return byUrn(evaluation, urn).dependencies.some(walk);
-  };
-  return later.dependencies.some(walk);
+  return dependenciesOf(dependencyGraph(evaluation), later.urn).has(earlier.urn);
 }
 
 const EXISTING = (extra: Record<string, unknown> = {}) => ({

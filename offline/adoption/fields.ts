@@ -5,6 +5,7 @@
  * `name` (containers, env, volumes, ports) merge item by item, as Kubernetes merges them by that key;
  * other lists are replaced whole.
  */
+import { isPlainObject } from "../plan";
 
 export interface FieldDifference {
   /** `spec.template.spec.containers[calico-node].env[FELIX_LOGSEVERITYSCREEN].value` */
@@ -28,12 +29,8 @@ const SERVER_METADATA = new Set([
 ]);
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function keyedByName(list: unknown[]): boolean {
-  const names = list.map((item) => (isRecord(item) ? item.name : undefined));
+  const names = list.map((item) => (isPlainObject(item) ? item.name : undefined));
   return list.length > 0 && names.every((n) => typeof n === "string") && new Set(names).size === names.length;
 }
 
@@ -56,7 +53,7 @@ function compare(path: string, before: unknown, after: unknown, out: FieldDiffer
     }
     return;
   }
-  if (isRecord(before) && isRecord(after)) {
+  if (isPlainObject(before) && isPlainObject(after)) {
     for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
       compare(child(path, key), before[key], after[key], out);
     }
@@ -80,8 +77,8 @@ export function fieldDifferences(
 ): FieldDifference[] {
   const out: FieldDifference[] = [];
   const metadata = (o: Record<string, unknown>) => {
-    const m = isRecord(o.metadata) ? o.metadata : {};
-    const annotations = isRecord(m.annotations) ? { ...m.annotations } : undefined;
+    const m = isPlainObject(o.metadata) ? o.metadata : {};
+    const annotations = isPlainObject(m.annotations) ? { ...m.annotations } : undefined;
     if (annotations !== undefined) delete annotations[LAST_APPLIED];
     const kept = annotations !== undefined && Object.keys(annotations).length > 0 ? annotations : undefined;
     return Object.fromEntries(

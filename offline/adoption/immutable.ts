@@ -2,23 +2,20 @@
  * Fields the API server refuses to change on an existing object, as far as taking over Calico objects
  * meets them: a workload's selector (apps/v1) and a binding's roleRef (rbac.authorization.k8s.io).
  */
+import { isPlainObject } from "../plan";
 
 const WORKLOADS = new Set(["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]);
 const BINDINGS = new Set(["ClusterRoleBinding", "RoleBinding"]);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * A workload's selector as stored: extensions/v1beta1 and apps/v1beta1 defaulted a missing selector to
  * the pod template's labels (apps/v1 requires one).
  */
 function selectorOf(object: Record<string, unknown>): unknown {
-  const spec = isRecord(object.spec) ? object.spec : {};
+  const spec = isPlainObject(object.spec) ? object.spec : {};
   if (spec.selector !== undefined) return spec.selector;
-  const template = isRecord(spec.template) ? spec.template : {};
-  const metadata = isRecord(template.metadata) ? template.metadata : {};
+  const template = isPlainObject(spec.template) ? spec.template : {};
+  const metadata = isPlainObject(template.metadata) ? template.metadata : {};
   return { matchLabels: metadata.labels };
 }
 

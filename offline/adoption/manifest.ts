@@ -5,6 +5,7 @@
  */
 import { parseAllDocuments } from "yaml";
 import type { ManifestObject } from "./objects";
+import { isPlainObject } from "../plan";
 
 export class ManifestError extends Error {
   constructor(message: string) {
@@ -13,12 +14,8 @@ export class ManifestError extends Error {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function objectsOf(value: unknown, where: string): ManifestObject[] {
-  if (!isRecord(value))
+  if (!isPlainObject(value))
     throw new ManifestError(`${where}: not a Kubernetes object (a map with apiVersion, kind and metadata)`);
   if (typeof value.kind === "string" && value.kind.endsWith("List") && Array.isArray(value.items)) {
     return value.items.flatMap((item, i) => objectsOf(item, `${where} items[${i}]`));
@@ -27,7 +24,7 @@ function objectsOf(value: unknown, where: string): ManifestObject[] {
   if (
     typeof value.apiVersion !== "string" ||
     typeof value.kind !== "string" ||
-    !isRecord(metadata) ||
+    !isPlainObject(metadata) ||
     typeof metadata.name !== "string"
   ) {
     throw new ManifestError(`${where}: a Kubernetes object needs apiVersion, kind and metadata.name`);

@@ -9,10 +9,7 @@ import { fieldDifferences } from "../adoption/fields";
 import { immutableConflict } from "../adoption/immutable";
 import { type ManifestObject, apiVersionOfType, asServedToday, objectKey } from "../adoption/objects";
 import { SimulatedFailure } from "./workloads";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from "../plan";
 
 export class ExistingObjects {
   private readonly byKey: Map<string, ManifestObject>;
@@ -29,7 +26,7 @@ export class ExistingObjects {
    */
   create(type: string, inputs: Record<string, unknown>, upserts: boolean, simulated: string[]): void {
     const { apiVersion, kind } = apiVersionOfType(type);
-    const metadata = isRecord(inputs.metadata) ? inputs.metadata : {};
+    const metadata = isPlainObject(inputs.metadata) ? inputs.metadata : {};
     const key = objectKey(apiVersion, kind, metadata.namespace, metadata.name);
     const existing = this.byKey.get(key);
     if (existing === undefined) return;
