@@ -1,8 +1,8 @@
 /**
  * eks-calico: a VPC across availability zones, an EKS cluster on the amazon-vpc-cni, and Calico in
  * policy-only mode (from this program's manifests, or through the Tigera operator); or, with
- * `cluster.existing`, Calico alone on a cluster made elsewhere. Composition only: config comes from
- * stacks/, resources from components/.
+ * `cluster.existing` or `cluster.kubeconfig`, Calico alone on a cluster made elsewhere. Composition only:
+ * config comes from stacks/, resources from components/.
  */
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
@@ -11,7 +11,8 @@ import { CalicoOperator } from "./components/calico/operator";
 import { calicoOutputs } from "./components/calico/outputs";
 import { Cluster, accessSummary } from "./components/cluster";
 import { ExistingCluster } from "./components/existing-cluster";
-import { adoptingProvider } from "./components/cluster/provider";
+import { KubeconfigCluster } from "./components/kubeconfig-cluster";
+import { type ClusterAccess, adoptingProvider } from "./components/cluster/provider";
 import { Network } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
@@ -23,6 +24,7 @@ export = async () => {
   // A value set with --secret stays secret in every input and output that holds it.
   carrySecretsIntoInputs(settings.secretLeaves);
   if (settings.existingCluster !== undefined) return existingClusterStack(settings);
+  if (settings.kubeconfigCluster !== undefined) return kubeconfigClusterStack(settings);
   const zones = settings.zones;
 
   // VPC: a public and a private subnet per AZ, NAT per `network.natGateways`.
@@ -121,6 +123,31 @@ function existingClusterStack(settings: StackSettings) {
   );
 }
 
+/** Calico alone, on the cluster a kubeconfig file reaches (`cluster.kubeconfig`): no AWS call or resource. */
+function kubeconfigClusterStack(settings: StackSettings) {
+  const { facts } = settings.kubeconfigCluster as NonNullable<StackSettings["kubeconfigCluster"]>;
+  // The Kubernetes provider for the file's context; the cluster, its nodes and its VPC CNI are the user's.
+  const cluster = new KubeconfigCluster("cluster", {
+    kubeconfig: facts.kubeconfig,
+    context: facts.context,
+    server: facts.server,
+  });
+  // No version is known without asking the cluster and the nodes are not this stack's: the probe runs
+  // again when the stack points at another cluster (the provider's identifier).
+  const probe = probeArgs(settings, { kubeconfigCluster: facts.server });
+  // Nothing of this stack's must run before Calico.
+  const calico = installCalico(settings, cluster, [], probe);
+  return withSecretOutputs(
+    {
+      clusterEndpoint: cluster.clusterEndpoint,
+      kubeconfigContext: cluster.context,
+      // The kubeconfig is not exported: it holds the user's credentials, and the user has the file.
+      calico: calicoOutputs(calico),
+    },
+    settings.secretLeaves,
+  );
+}
+
 /** The enforcement probe as configured, run again whenever `nodes` (a description) changes. */
 function probeArgs(settings: StackSettings, nodes: unknown): CalicoProbeArgs | undefined {
   if (!settings.calico.probe.enabled) return undefined;
@@ -138,20 +165,16 @@ function probeArgs(settings: StackSettings, nodes: unknown): CalicoProbeArgs | u
  */
 function installCalico(
   settings: StackSettings,
-  cluster: { provider: k8s.Provider; kubeconfig: pulumi.Output<string>; clusterArn: pulumi.Input<string> },
+  cluster: { provider: k8s.Provider; access: ClusterAccess },
   after: pulumi.Resource[],
   probe: CalicoProbeArgs | undefined,
 ): CalicoPolicyOnly | CalicoOperator | undefined {
   if (settings.calicoStep === "remove-for-reinstall") return undefined;
   // `calico.adopt`: Calico's objects take over those that exist (README "Taking over a Calico installed
-  // with kubectl"); the probe keeps the ordinary provider. Both manage the same cluster (same kubeconfig
-  // and cluster identifier), so turning adoption off moves the objects back without replacing them.
+  // with kubectl"); the probe keeps the ordinary provider. Both manage the same cluster (same kubeconfig,
+  // context and cluster identifier), so turning adoption off moves the objects back without replacing them.
   const provider = settings.calico.adopt
-    ? adoptingProvider(
-        "calico-adopt",
-        { kubeconfig: cluster.kubeconfig, clusterIdentifier: cluster.clusterArn },
-        {},
-      )
+    ? adoptingProvider("calico-adopt", cluster.access, {})
     : cluster.provider;
   const common = {
     provider,

@@ -78,6 +78,8 @@ export interface EvaluateOptions {
   previousOutputs?: Record<string, unknown>;
   /** Called with each registration as it happens, also when the program fails later. */
   onRecord?: (resource: ResourceRecord) => void;
+  /** Called with each invoke (a data source or provider function) the program makes, by token. */
+  onCall?: (token: string) => void;
 }
 
 /** Converts a serialized property into plain JSON; reports whether a secret was inside. */
@@ -271,6 +273,11 @@ export async function evaluateStackExpectingError(
 async function evaluateNow(stack: string, options: EvaluateOptions): Promise<StackEvaluation> {
   const config = loadStackConfig(stack, options.config);
   const world = new OfflineWorld(config.values["aws:region"], options.simulate, options.previousOutputs);
+  const answer = world.call.bind(world);
+  world.call = (args) => {
+    options.onCall?.(args.token);
+    return answer(args);
+  };
   // The organization a self-managed backend reports; Pulumi Cloud reports the account's.
   await pulumi.runtime.setMocks(world, config.project, stack, false, "organization");
   pulumi.runtime.setAllConfig(config.values, [

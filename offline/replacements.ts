@@ -129,8 +129,9 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     source: `pulumi/pulumi-eks nodejs/eks/nodes/nodegroup.ts; ${TF_AWS}/eks_node_group (subnet_ids, instance_types, capacity_type, ami_type, node_role_arn ForceNew)`,
   },
   "pulumi:providers:kubernetes": {
-    // A kubeconfig for another cluster makes the provider, and every object it manages, new.
-    replaceOn: ["kubeconfig"],
+    // A kubeconfig for another cluster makes the provider, and every object it manages, new; so does
+    // another clusterIdentifier (which, when set, is all DiffConfig compares).
+    replaceOn: ["kubeconfig", "clusterIdentifier"],
     source:
       "pulumi/pulumi-kubernetes provider DiffConfig (a changed cluster replaces the provider's resources)",
   },

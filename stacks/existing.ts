@@ -5,7 +5,7 @@
  */
 import * as aws from "@pulumi/aws";
 import { ConfigError, type ConfigProblem } from "./problems";
-import type { ExistingClusterConfig } from "./schema";
+import { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./schema";
 import type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 import type { ExistingVpcCni } from "../components/existing-cluster/vpc-cni";
 
@@ -17,10 +17,6 @@ export type { ExistingClusterFacts } from "../components/existing-cluster/facts"
  * denied, throttling) is not an answer and must not be read as "self-managed".
  */
 const NOT_FOUND = /couldn't find resource|ResourceNotFoundException/;
-
-/** What to change on a self-managed VPC CNI before Calico runs beside it. */
-export const SELF_MANAGED_STEPS =
-  "turn the VPC CNI's network-policy agent off (--enable-network-policy=false on the aws-network-policy-agent container, or enableNetworkPolicy: false in the aws-vpc-cni Helm values) and set ANNOTATE_POD_IP=true on the aws-node container (this stack grants aws-node `pods: patch` for it)";
 
 async function readVpcCni(name: string): Promise<ExistingVpcCni> {
   try {

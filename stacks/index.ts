@@ -18,15 +18,18 @@ import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
 import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
 import {
   type ExistingClusterConfig,
+  type KubeconfigClusterConfig,
   type NodeGroupConfig,
   type StackConfig,
   clusterModeProblems,
+  isKubeconfigStack,
   maxRolloutNodes,
   stackConfigSchema,
 } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 import { type CalicoStep, calicoStep, readPreviousCalico } from "./previous";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
+import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
@@ -41,7 +44,7 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   readonly project: string;
   readonly stack: string;
   readonly region: string;
-  /** The EKS cluster's name: `<project>-<stack>`, or the existing cluster's. */
+  /** The EKS cluster's name: `<project>-<stack>`, the existing cluster's, or the kubeconfig context's. */
   readonly clusterName: string;
   /** The node groups this stack creates; none on an existing cluster. */
   readonly nodeGroups: NodeGroupConfig[];
@@ -50,11 +53,19 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
    * VPC, cluster or node groups.
    */
   readonly existingCluster?: { readonly config: ExistingClusterConfig; readonly facts: ExistingClusterFacts };
+  /**
+   * `cluster.kubeconfig`, and what its file shows: Calico only, on the cluster a kubeconfig reaches; no AWS
+   * call or resource at all.
+   */
+  readonly kubeconfigCluster?: {
+    readonly config: KubeconfigClusterConfig;
+    readonly facts: KubeconfigClusterFacts;
+  };
   /** Tags for every AWS resource: the config's tags plus project and stack. */
   readonly resourceTags: Record<string, string>;
   /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
   readonly calicoStep: CalicoStep;
-  /** Nodes the node groups start with (desiredSize summed); 1 on an existing cluster. */
+  /** Nodes the node groups start with (desiredSize summed); 1 on a cluster made elsewhere. */
   readonly initialNodes: number;
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
   readonly calicoTimeoutMinutes: number;
@@ -133,31 +144,23 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const raw = readNamespace();
   const validated = validateConfig(raw);
   const secrets = secretKeys(Object.keys(raw));
+  // A kubeconfig stack's file and context, checked with the keys: every problem at once.
+  const kubeconfig = readKubeconfigCluster(raw, projectDirectory(), secrets.has("cluster"));
   // A value set with --secret is never echoed: its problems say which key and rule, not the value.
-  const problems: ConfigProblem[] = (validated.ok ? [] : validated.problems).map((p) =>
-    secrets.has(p.path.split(/[.[]/)[0]) ? maskedProblem(p) : p,
+  const problems: ConfigProblem[] = [...(validated.ok ? [] : validated.problems), ...kubeconfig.problems].map(
+    (p) => (secrets.has(p.path.split(/[.[]/)[0]) ? maskedProblem(p) : p),
   );
   if (validated.ok) problems.push(...secretNameProblems(validated.config, secrets));
 
+  // A kubeconfig stack asks AWS nothing and names nothing in it: no region, cluster name or zones (an
+  // aws:region set anyway is not used).
+  const awsFree = isKubeconfigStack(raw);
   const region = new pulumi.Config("aws").get("region") ?? "";
-  if (region === "") {
-    problems.push({
-      path: "aws:region",
-      value: undefined,
-      rule: "is required (the AWS region to deploy into)",
-    });
-  } else if (!REGION_NAME.test(region)) {
-    problems.push({
-      path: "aws:region",
-      value: region,
-      rule: "must be an AWS region name such as us-west-2 or eu-central-1",
-    });
-  } else if (validated.ok) {
-    problems.push(...accessPartitionProblems(validated.config, region));
-  }
+  if (!awsFree) problems.push(...regionProblems(region, validated));
   const existing = validated.ok ? validated.config.cluster.existing : undefined;
-  const clusterName = existing?.name ?? clusterNameFor(project, stack);
-  if (existing === undefined && !CLUSTER_NAME.test(clusterName)) {
+  const elsewhere = existing ?? (validated.ok ? validated.config.cluster.kubeconfig : undefined);
+  const clusterName = existing?.name ?? kubeconfig.facts?.context ?? clusterNameFor(project, stack);
+  if (!awsFree && existing === undefined && !CLUSTER_NAME.test(clusterName)) {
     problems.push({
       path: "(stack name)",
       value: stack,
@@ -165,12 +168,13 @@ export async function loadStackSettings(): Promise<StackSettings> {
     });
   }
   // An existing cluster is another program's: no names of ours to collide, no VPC to place.
-  if (region !== "" && existing === undefined) {
+  if (!awsFree && region !== "" && existing === undefined) {
     problems.push(...nameCollisions(project, stack, region, siblingStacks(projectDirectory())));
   }
   let zones: string[] = [];
   // Asked only for a usable region, and a count the schema accepts (one problem per key is enough).
   if (
+    !awsFree &&
     existing === undefined &&
     !problems.some((p) => p.path === "aws:region" || p.path === "network.availabilityZones")
   ) {
@@ -186,8 +190,8 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const step = calicoStep(await readPreviousCalico(), config.calico);
   if ("problems" in step) throw new ConfigError(stack, step.problems);
   const nodeGroups = config.nodeGroups ?? [];
-  // An existing cluster's rollout is sized as one group of cluster.existing.maxNodes.
-  const rolloutGroups = existing === undefined ? nodeGroups : [{ maxSize: existing.maxNodes }];
+  // A cluster made elsewhere has its rollout sized as one group of its maxNodes.
+  const rolloutGroups = elsewhere === undefined ? nodeGroups : [{ maxSize: elsewhere.maxNodes }];
   return {
     ...config,
     project,
@@ -199,9 +203,12 @@ export async function loadStackSettings(): Promise<StackSettings> {
     ...(existing === undefined
       ? {}
       : { existingCluster: { config: existing, facts: await readExistingCluster(stack, region, existing) } }),
-    // On an existing cluster the node count is not known before `up`: Typha starts at one node's size,
-    // which schedules on any cluster, and its autoscaler follows the nodes there are.
-    initialNodes: existing === undefined ? nodeGroups.reduce((sum, g) => sum + g.desiredSize, 0) : 1,
+    ...(config.cluster.kubeconfig === undefined || kubeconfig.facts === undefined
+      ? {}
+      : { kubeconfigCluster: { config: config.cluster.kubeconfig, facts: kubeconfig.facts } }),
+    // On a cluster made elsewhere the node count is not known before `up`: Typha starts at one node's
+    // size, which schedules on any cluster, and its autoscaler follows the nodes there are.
+    initialNodes: elsewhere === undefined ? nodeGroups.reduce((sum, g) => sum + g.desiredSize, 0) : 1,
     calicoTimeoutMinutes:
       config.calico.readinessTimeoutMinutes ??
       derivedTimeoutMinutes(estimateRollout(maxRolloutNodes(rolloutGroups), config.calico.maxUnavailable)),
@@ -218,6 +225,23 @@ export async function loadStackSettings(): Promise<StackSettings> {
 function projectDirectory(): string {
   const root = pulumi.runtime.getRootDirectory();
   return root !== "" && fs.existsSync(path.join(root, "Pulumi.yaml")) ? root : process.cwd();
+}
+
+/** `aws:region`: set, a region name, and (for a valid config) the partition of every access entry. */
+function regionProblems(region: string, validated: ReturnType<typeof validateConfig>): ConfigProblem[] {
+  if (region === "") {
+    return [{ path: "aws:region", value: undefined, rule: "is required (the AWS region to deploy into)" }];
+  }
+  if (!REGION_NAME.test(region)) {
+    return [
+      {
+        path: "aws:region",
+        value: region,
+        rule: "must be an AWS region name such as us-west-2 or eu-central-1",
+      },
+    ];
+  }
+  return validated.ok ? accessPartitionProblems(validated.config, region) : [];
 }
 
 /** Access entries must name principals of the cluster's own partition (aws, aws-cn, aws-us-gov). */

@@ -41,6 +41,10 @@ const HINTS: Readonly<Record<string, string>> = {
   "cluster.access[].principalArn":
     "use the role's ARN, arn:aws:iam::<account>:role/<name> (`aws sts get-caller-identity` shows a session ARN; drop the session)",
   "cluster.access[].level": "admin (AmazonEKSClusterAdminPolicy) or view (AmazonEKSViewPolicy)",
+  "cluster.kubeconfig.path":
+    "a kubeconfig file such as ~/.kube/config (`kubectl config view --flatten --minify > FILE` writes one for the current context); a relative path starts at the project directory",
+  "cluster.kubeconfig.context":
+    "list the file's contexts with `kubectl config get-contexts --kubeconfig FILE`, or remove the key to use its current-context",
   nodeGroups:
     "for example [{name: general, instanceTypes: [t3.large], minSize: 2, desiredSize: 2, maxSize: 4}]",
   "nodeGroups[].name": "for example general or system-arm64",

@@ -207,7 +207,10 @@ describe("existing-cluster stack", () => {
   it("requires nodeGroups on a full stack, and a name and maxNodes for an existing cluster", async () => {
     const full = await evaluateStackExpectingError("dev", { config: { "eks-calico:nodeGroups": undefined } });
     assert.ok(ConfigError.isConfigError(full.error));
-    assert.match(full.error.message, /nodeGroups: is required unless cluster\.existing names a cluster/);
+    assert.match(
+      full.error.message,
+      /nodeGroups: is required unless cluster\.existing or cluster\.kubeconfig names a cluster/,
+    );
     const refused = validateConfig({ cluster: { existing: { name: "-bad" } } });
     assert.ok(!refused.ok);
     assert.deepEqual(

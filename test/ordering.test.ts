@@ -77,6 +77,10 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
     evaluation: () => evaluated("existing.example"),
   },
   {
+    title: "the kubeconfig example stack",
+    evaluation: () => evaluated("kubeconfig.example"),
+  },
+  {
     title: "prod in operator mode with the API server, Goldmane and Whisker",
     evaluation: () => evaluatedWithOperator("prod"),
   },

@@ -85,7 +85,7 @@ describe("npm start: the command", () => {
     assert.equal(result.status, 2);
     assert.match(
       result.stderr,
-      /unknown stack "nope": there is no Pulumi\.nope\.yaml\. Stacks: dev, existing\.example, prod, staging/,
+      /unknown stack "nope": there is no Pulumi\.nope\.yaml\. Stacks: dev, existing\.example, kubeconfig\.example, prod, staging/,
     );
   });
 

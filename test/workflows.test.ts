@@ -128,7 +128,9 @@ describe("workflows: shape", () => {
       });
     // Example stacks are templates: planned offline, never previewed or deployed against AWS.
     const deployable = listStacks().filter((s) => !s.endsWith(".example"));
-    assert.ok(listStacks().includes("existing.example") && !deployable.includes("existing.example"));
+    for (const example of ["existing.example", "kubeconfig.example"]) {
+      assert.ok(listStacks().includes(example) && !deployable.includes(example), example);
+    }
     assert.equal(run(), `stacks=${JSON.stringify(deployable)}\n`);
     assert.equal(
       run("--except", "dev", "prod"),

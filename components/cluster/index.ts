@@ -7,7 +7,7 @@ import { type AddonVersions, coreDnsConfiguration, createAddon, vpcCniConfigurat
 import type { NodeGroupSpec } from "./nodegroups";
 import { createNodeGroup, createNodeRole } from "./nodes";
 import { VPC_CNI_POLICY, VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy } from "./policies";
-import { clusterProvider } from "./provider";
+import { type ClusterAccess, clusterProvider } from "./provider";
 
 export * from "./access";
 export * from "./addons";
@@ -77,6 +77,8 @@ export class Cluster extends pulumi.ComponentResource {
   readonly provider: k8s.Provider;
   /** The EKS cluster's ARN: the Kubernetes providers' cluster identifier. */
   readonly clusterArn: pulumi.Output<string>;
+  /** What every Kubernetes provider for this cluster is given: the kubeconfig and the ARN. */
+  readonly access: ClusterAccess;
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:cluster:Cluster", name, {}, opts);
@@ -182,11 +184,8 @@ export class Cluster extends pulumi.ComponentResource {
     // it reaches the provider's state or an output.
     this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
     this.clusterArn = cluster.eksCluster.arn;
-    this.provider = clusterProvider(
-      `${name}-k8s`,
-      { kubeconfig: this.kubeconfig, clusterIdentifier: this.clusterArn },
-      { parent: this },
-    );
+    this.access = { kubeconfig: this.kubeconfig, clusterIdentifier: this.clusterArn };
+    this.provider = clusterProvider(`${name}-k8s`, this.access, { parent: this });
 
     this.clusterName = clusterName;
     this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroup.nodeGroupName));

@@ -20,11 +20,14 @@ export interface ClusterAccess {
   /** A kubeconfig for the cluster (secret). */
   readonly kubeconfig: pulumi.Input<string>;
   /**
-   * The cluster's ARN: pulumi-kubernetes replaces the provider, and every object it manages, only when
-   * this changes (provider/pkg/provider/provider.go DiffConfig), so a renewed endpoint or CA is an update,
+   * What names the cluster, whatever the credentials (an EKS cluster's ARN, a kubeconfig cluster's API
+   * server URL): pulumi-kubernetes replaces the provider, and every object it manages, only when this
+   * changes (provider/pkg/provider/provider.go DiffConfig), so a renewed endpoint, CA or token is an update,
    * and objects can move between providers of the same cluster without being replaced.
    */
   readonly clusterIdentifier: pulumi.Input<string>;
+  /** The kubeconfig context to use; unset: the kubeconfig's current-context. */
+  readonly context?: pulumi.Input<string>;
 }
 
 /** The provider every in-cluster object uses. */

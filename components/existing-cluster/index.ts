@@ -9,7 +9,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ExistingClusterFacts } from "./facts";
 import { execKubeconfig } from "./kubeconfig";
-import { clusterProvider } from "../cluster/provider";
+import { type ClusterAccess, clusterProvider } from "../cluster/provider";
 import { vpcCniChange } from "./vpc-cni";
 
 export interface ExistingClusterArgs {
@@ -28,6 +28,8 @@ export class ExistingCluster extends pulumi.ComponentResource {
   readonly provider: k8s.Provider;
   /** The cluster's ARN: the Kubernetes providers' cluster identifier. */
   readonly clusterArn: string;
+  /** What every Kubernetes provider for this cluster is given: the kubeconfig and the ARN. */
+  readonly access: ClusterAccess;
   /** What Calico starts after (and is removed before): the VPC CNI add-on, when this stack manages it. */
   readonly calicoAfter: pulumi.Resource[];
   /** How the VPC CNI is installed, and what this stack changes in its configuration. */
@@ -49,11 +51,8 @@ export class ExistingCluster extends pulumi.ComponentResource {
       }),
     );
     this.clusterArn = facts.arn;
-    this.provider = clusterProvider(
-      name,
-      { kubeconfig: this.kubeconfig, clusterIdentifier: facts.arn },
-      { parent: this },
-    );
+    this.access = { kubeconfig: this.kubeconfig, clusterIdentifier: facts.arn };
+    this.provider = clusterProvider(name, this.access, { parent: this });
 
     if (!facts.vpcCni.managed) {
       this.calicoAfter = [];

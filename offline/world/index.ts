@@ -12,6 +12,7 @@
  *   (wait-for.ts), and reads of the objects it creates;
  * - tls.ts: the tls provider, with real keys and certificates;
  * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen;
+ * - kubeconfig.ts: the cluster behind a kubeconfig stack's file, simulated since it cannot be reached;
  * - adoption.ts: objects already in the cluster, and what creating one of the same name does.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
@@ -27,6 +28,7 @@ import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
 import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
 import { ExistingClusterWorld } from "./existing";
+import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
 import { ExistingObjects } from "./adoption";
 
 export { UnanswerableCall } from "./aws-calls";
@@ -96,6 +98,9 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     return this.existing;
   }
+
+  /** The cluster behind a kubeconfig, simulated once its component is registered. */
+  private behindKubeconfig: KubeconfigClusterWorld | undefined;
 
   /** Set by the first registration refused: the update ends there, as the engine ends `pulumi up`. */
   private halted = false;
@@ -183,6 +188,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         id,
         inputs.upsertExistingObjects === true || inputs.upsertExistingObjects === "true",
       );
+      const note = this.behindKubeconfig?.describeOnce(inputs);
+      if (note !== undefined) this.simulated.push(note);
     }
     if (args.type.startsWith("aws:")) {
       state.arn = `arn:aws:${args.type.split(":")[1].split("/")[0]}::${OFFLINE_ACCOUNT_ID}:${placeholder(shortType(args.type), args.name)}`;
@@ -202,6 +209,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     switch (type) {
       case "eks:index:Cluster":
         return clusterOutputs(name, inputs);
+      case KUBECONFIG_CLUSTER_TYPE:
+        // Its nodes exist before anything is applied through its provider.
+        this.behindKubeconfig = new KubeconfigClusterWorld(this.simulation.kubeconfigCluster);
+        this.groups.set("kubeconfig-cluster", this.behindKubeconfig.nodes());
+        return {};
       case "eks:index:ManagedNodeGroup": {
         const nodes = nodesOfGroup(name, inputs);
         this.groups.set(name, nodes);

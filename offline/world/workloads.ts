@@ -6,6 +6,7 @@
  * reason, as `pulumi up` would after its timeout.
  */
 import type { ExistingClusterSimulation } from "./existing";
+import type { KubeconfigClusterSimulation } from "./kubeconfig";
 import type { ManifestObject } from "../adoption/objects";
 import type { SimulatedNode } from "./nodes";
 import { type PodSpec, onePerNode, whyNot } from "./scheduling";
@@ -14,6 +15,8 @@ import { type PodSpec, onePerNode, whyNot } from "./scheduling";
 export interface ClusterSimulation {
   /** The EKS cluster an existing-cluster stack names (offline/world/existing.ts); unset: a default one. */
   existingCluster?: ExistingClusterSimulation;
+  /** The cluster behind a kubeconfig stack's file (offline/world/kubeconfig.ts); unset: a default one. */
+  kubeconfigCluster?: KubeconfigClusterSimulation;
   /** Objects already in the cluster, applied with kubectl (offline/world/adoption.ts). */
   existingObjects?: readonly ManifestObject[];
   /** Nodes whose calico-node pod never becomes ready (a crash loop, an image that cannot be pulled). */

@@ -5,6 +5,7 @@ import { ADDON_NAMES } from "../../components/cluster/addons";
 import { hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 import { existingClusterSchema } from "./existing";
+import { kubeconfigClusterSchema } from "./kubeconfig";
 
 /**
  * Kubernetes minor versions Amazon EKS offers as of November 2026 (standard or extended support;
@@ -141,6 +142,8 @@ export const clusterSchema = z
     access: accessSchema.default([]),
     /** An EKS cluster made elsewhere: the stack installs Calico on it and creates no VPC or cluster. */
     existing: existingClusterSchema.optional(),
+    /** A cluster reached through a kubeconfig file: Calico only, and no AWS call or resource. */
+    kubeconfig: kubeconfigClusterSchema.optional(),
   })
   .superRefine(
     (cluster: unknown, ctx) => {

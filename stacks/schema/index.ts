@@ -10,6 +10,7 @@ import { networkSchema } from "./network";
 import { type TAINT_EFFECTS, nodeGroupsSchema } from "./node-groups";
 import { coversWholeInternet, rangeOf } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
+import { clusterElsewhere } from "./modes";
 import { checkPodAddresses } from "./pod-addresses";
 import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
@@ -25,14 +26,16 @@ export { SUPPORTED_KUBERNETES_VERSIONS, CONTROL_PLANE_LOG_TYPES, LOG_RETENTION_D
 export { MIN_SUBNET_PREFIX } from "./network";
 export { TAINT_EFFECTS, DISK_SIZE_GIB } from "./node-groups";
 export { MAX_TAGS, RESERVED_TAG_COUNT } from "./tags";
-export { type ExistingClusterConfig, clusterModeProblems } from "./existing";
+export { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./existing";
+export { type KubeconfigClusterConfig } from "./kubeconfig";
+export { clusterModeProblems, isKubeconfigStack } from "./modes";
 
 /** The whole `eks-calico:*` namespace. Each field is one stack config key. */
 export const stackConfigSchema = z
   .strictObject({
     network: networkSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
-    /** Required unless `cluster.existing` names a cluster (stacks/schema/existing.ts). */
+    /** Required unless `cluster.existing` or `cluster.kubeconfig` names a cluster (stacks/schema/modes.ts). */
     nodeGroups: nodeGroupsSchema.optional(),
     calico: calicoSchema.prefault({}),
     tags: tagsSchema.default({}),
@@ -41,10 +44,11 @@ export const stackConfigSchema = z
   })
   .superRefine(
     (config, ctx) => {
-      // An existing cluster's endpoint is not this stack's: the defaults of the cluster keys mean nothing.
-      const existing = isRecord(config.cluster) && config.cluster.existing !== undefined;
+      // A cluster made elsewhere has an endpoint not this stack's: the defaults of the cluster keys mean nothing.
+      const elsewhere =
+        isRecord(config.cluster) && (config.cluster.existing ?? config.cluster.kubeconfig) !== undefined;
       const cidrs: unknown =
-        isRecord(config.cluster) && !existing ? config.cluster.publicAccessCidrs : undefined;
+        isRecord(config.cluster) && !elsewhere ? config.cluster.publicAccessCidrs : undefined;
       // By meaning, not spelling: 0.0.0.0/1 and 128.0.0.0/1 open the endpoint as wide as 0.0.0.0/0.
       if (config.protect === true && Array.isArray(cidrs)) {
         const valid = cidrs.filter((c): c is string => typeof c === "string" && rangeOf(c) !== undefined);
@@ -85,9 +89,9 @@ export function maxRolloutNodes(groups: readonly { maxSize: number }[]): number 
  * must stay within the longest wait accepted.
  */
 function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
-  // An existing cluster's rollout is sized by cluster.existing.maxNodes, as one group of that size.
-  const existing = isRecord(config.cluster) ? config.cluster.existing : undefined;
-  const groups = isRecord(existing) ? [{ maxSize: existing.maxNodes }] : config.nodeGroups;
+  // A cluster made elsewhere has its rollout sized by its maxNodes, as one group of that size.
+  const elsewhere = clusterElsewhere(config);
+  const groups = elsewhere !== undefined ? [{ maxSize: elsewhere.maxNodes }] : config.nodeGroups;
   const calico = config.calico;
   if (!Array.isArray(groups) || !isRecord(calico)) return;
   const sizes = groups.map((g: unknown) => (isRecord(g) ? g.maxSize : undefined));

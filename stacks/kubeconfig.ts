@@ -1,0 +1,83 @@
+/**
+ * What a kubeconfig stack (`cluster.kubeconfig`) reads before any resource exists: the kubeconfig file, the
+ * context it uses and that context's API server. Nothing here asks AWS. A file that is missing, unreadable or
+ * not a kubeconfig, and a context the file does not have, are configuration problems.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import type { ConfigProblem } from "./problems";
+import { isRecord } from "./schema/records";
+import { kubeconfigTarget } from "../components/kubeconfig-cluster/kubeconfig";
+
+/** The cluster a kubeconfig stack installs Calico on, as its kubeconfig file shows it. */
+export interface KubeconfigClusterFacts {
+  /** The file's contents, secret from the moment they are read: a kubeconfig holds credentials. */
+  readonly kubeconfig: pulumi.Output<string>;
+  /** The context in use: `cluster.kubeconfig.context`, or the file's current-context. */
+  readonly context: string;
+  /** The API server URL of that context's cluster. */
+  readonly server: string;
+}
+
+/** `~` and `~/...` are the home directory; anything else relative is relative to `projectDirectory`. */
+export function kubeconfigFile(configured: string, projectDirectory: string): string {
+  const home = configured === "~" || configured.startsWith("~/");
+  return path.resolve(projectDirectory, home ? path.join(os.homedir(), configured.slice(1)) : configured);
+}
+
+/**
+ * Reads the kubeconfig that the raw `cluster.kubeconfig` keys name; every problem of the file and the
+ * context at once. Keys the schema refuses (a path that is not a string) are left to its problems, and a
+ * stack without `cluster.kubeconfig` reads nothing. With `cluster` set with --secret, problems do not name
+ * the file (its path comes from the secret).
+ */
+export function readKubeconfigCluster(
+  raw: Record<string, unknown>,
+  projectDirectory: string,
+  secret = false,
+): { facts?: KubeconfigClusterFacts; problems: ConfigProblem[] } {
+  const settings = isRecord(raw.cluster) ? raw.cluster.kubeconfig : undefined;
+  if (!isRecord(settings)) return { problems: [] };
+  const { path: configured, context } = settings;
+  // Keys of the wrong type are the schema's problems; with them there is nothing to read.
+  if (typeof configured !== "string" || configured === "") return { problems: [] };
+  if (context !== undefined && (typeof context !== "string" || context === "")) return { problems: [] };
+  const file = kubeconfigFile(configured, projectDirectory);
+  const shown = secret ? "the file" : file;
+  const pathProblem = (rule: string): ConfigProblem => ({
+    path: "cluster.kubeconfig.path",
+    value: configured,
+    rule,
+  });
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      problems: [
+        pathProblem(
+          code === "ENOENT"
+            ? `names no file: ${shown} does not exist`
+            : `names ${shown}, which cannot be read: ${secret ? String(code) : (error as Error).message}`,
+        ),
+      ],
+    };
+  }
+  const read = kubeconfigTarget(text, context, shown);
+  if ("fault" in read) {
+    return {
+      problems: [
+        read.fault.key === "path"
+          ? pathProblem(`names ${shown}, which ${read.fault.rule}`)
+          : { path: "cluster.kubeconfig.context", value: context, rule: read.fault.rule },
+      ],
+    };
+  }
+  return {
+    facts: { kubeconfig: pulumi.secret(text), ...read.target },
+    problems: [],
+  };
+}
