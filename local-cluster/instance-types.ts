@@ -1,0 +1,107 @@
+/**
+ * vCPUs and memory of the EC2 instance types a local node can be shaped as, and what the kubelet of an
+ * EKS AMI keeps back from them, so a simulated node offers the CPU, memory and pods a real one does.
+ *
+ * Sizes: EC2 "Instance type specifications" (docs.aws.amazon.com/ec2/latest/instancetypes): within the
+ * general-purpose (m), compute (c) and memory (r) families of the 5th to 8th generations, a size has a
+ * fixed vCPU count and memory is 4, 2 or 8 GiB per vCPU; the burstable t3/t3a/t4g sizes are listed
+ * one by one. A type outside these rules is refused rather than guessed.
+ */
+import { nodeAddressDemand } from "../components/network/pod-addresses";
+
+/** vCPUs of a size in the m, c and r families. */
+const VCPUS: Readonly<Record<string, number>> = {
+  large: 2,
+  xlarge: 4,
+  "2xlarge": 8,
+  "4xlarge": 16,
+  "8xlarge": 32,
+  "12xlarge": 48,
+  "16xlarge": 64,
+  "24xlarge": 96,
+};
+
+/** GiB of memory per vCPU by family letter. */
+const GIB_PER_VCPU: Readonly<Record<string, number>> = { m: 4, c: 2, r: 8 };
+
+/** Burstable sizes: [vCPUs, GiB]. */
+const BURSTABLE: Readonly<Record<string, readonly [number, number]>> = {
+  micro: [2, 1],
+  small: [2, 2],
+  medium: [2, 4],
+  large: [2, 8],
+  xlarge: [4, 16],
+  "2xlarge": [8, 32],
+};
+
+export interface InstanceShape {
+  readonly vcpus: number;
+  readonly memoryMiB: number;
+}
+
+/** vCPUs and memory of an instance type, or undefined for a type the rules above do not cover. */
+export function instanceShape(instanceType: string): InstanceShape | undefined {
+  const match = /^([mcrt])([0-9])([a-z-]*)\.([0-9]*x?[a-z]+)$/.exec(instanceType);
+  if (match === null) return undefined;
+  const [, family, generation, , size] = match;
+  if (family === "t") {
+    if (!["3", "4"].includes(generation)) return undefined;
+    const burstable = BURSTABLE[size];
+    return burstable && { vcpus: burstable[0], memoryMiB: burstable[1] * 1024 };
+  }
+  const vcpus = Number(generation) >= 5 && Number(generation) <= 8 ? VCPUS[size] : undefined;
+  return vcpus === undefined ? undefined : { vcpus, memoryMiB: vcpus * GIB_PER_VCPU[family] * 1024 };
+}
+
+/**
+ * CPU the kubelet reserves, in millicores: 6% of the first core, 1% of the second, 0.5% of the next two,
+ * 0.25% of the rest (amazon-eks-ami `get_cpu_millicores_to_reserve`, kept by AL2023's nodeadm).
+ */
+export function reservedMillicores(vcpus: number): number {
+  const steps: [number, number][] = [
+    [1, 60],
+    [1, 10],
+    [2, 5],
+    [Infinity, 2.5],
+  ];
+  let left = vcpus;
+  let reserved = 0;
+  for (const [cores, perCore] of steps) {
+    const used = Math.min(left, cores);
+    reserved += used * perCore;
+    left -= used;
+  }
+  return Math.round(reserved);
+}
+
+/**
+ * Memory the kubelet reserves, in MiB: 255 MiB plus 11 MiB per pod the node may run (amazon-eks-ami
+ * `get_memory_mebibytes_to_reserve`), plus the 100 MiB hard eviction threshold.
+ */
+export function reservedMemoryMiB(maxPods: number): number {
+  return 255 + 11 * maxPods + 100;
+}
+
+/** What a node of this instance type reports: capacity and allocatable cpu, memory and pods. */
+export function nodeResources(instanceType: string): {
+  capacity: Record<string, string>;
+  allocatable: Record<string, string>;
+} {
+  const shape = instanceShape(instanceType);
+  const demand = nodeAddressDemand(instanceType);
+  // The VPC CNI's max pods: interfaces x (addresses - 1) + 2 (amazon-vpc-cni-k8s misc/eni-max-pods.txt).
+  const pods = demand && demand.interfaces * (demand.addressesPerInterface - 1) + 2;
+  if (shape === undefined || pods === undefined) {
+    throw new Error(
+      `instance type ${instanceType}: its vCPUs, memory or pod limit are not in local-cluster/instance-types.ts or the ENI table`,
+    );
+  }
+  return {
+    capacity: { cpu: String(shape.vcpus), memory: `${shape.memoryMiB}Mi`, pods: String(pods) },
+    allocatable: {
+      cpu: `${shape.vcpus * 1000 - reservedMillicores(shape.vcpus)}m`,
+      memory: `${shape.memoryMiB - reservedMemoryMiB(pods)}Mi`,
+      pods: String(pods),
+    },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * `npm run tools`: finds or builds the local control plane's programs (tools/catalog.ts) into a cache
+ * directory outside the repository, one progress line per tool. A binary is used as it is when it is
+ * already in the cache from the same wrapper module, or on PATH at the pinned version; otherwise its
+ * wrapper module is built with the Go toolchain. The last line printed is `TOOLS_BIN=<dir>`.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { TOOLS_ROOT, TOOL_BUILDS, type ToolBuild, requiredVersion } from "../tools/catalog";
+
+/** The cache root: the same one .ci/node.sh uses for Node. */
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return (
+    env.EKS_CALICO_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "eks-calico")
+  );
+}
+
+/** Where the tools' binaries are, built or not. */
+export function toolsBin(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheRoot(env), "bin");
+}
+
+function elapsed(since: number): string {
+  const seconds = Math.round((Date.now() - since) / 1000);
+  return seconds < 60
+    ? `${seconds}s`
+    : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
+}
+
+/** What the binaries of a build depend on: its wrapper files, the Go toolchain and the link flags. */
+function buildKey(build: ToolBuild, goVersion: string, ldflags: string): string {
+  const hash = createHash("sha256");
+  const dir = path.join(TOOLS_ROOT, build.module);
+  for (const file of fs.readdirSync(dir).sort()) {
+    if (/\.(mod|sum|go)$/.test(file)) hash.update(`${file}\0`).update(fs.readFileSync(path.join(dir, file)));
+  }
+  return hash.update(goVersion).update(ldflags).digest("hex");
+}
+
+/** Whether `binary` prints the pinned version. */
+function hasVersion(file: string, build: ToolBuild, name: string, version: string): boolean {
+  const { args, expect } = build.versionCheck(name, version);
+  const run = spawnSync(file, args, { encoding: "utf8", timeout: 20_000 });
+  return run.status === 0 && `${run.stdout}${run.stderr}`.includes(expect);
+}
+
+/** A binary of that name on PATH (outside the cache), or undefined. */
+function onPath(name: string, bin: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir === "" || path.resolve(dir) === path.resolve(bin)) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Runs a command, printing a line every minute it is still running; rejects with its output's tail. */
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; label: string },
+) {
+  return new Promise<void>((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-8000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    const timer = setInterval(
+      () => console.log(`tools: ${options.label}: still building (${elapsed(started)})`),
+      60_000,
+    );
+    child.on("error", (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearInterval(timer);
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.join(" ")} exited ${code}:\n${output.trim()}`));
+    });
+  });
+}
+
+function goVersion(): string {
+  const go = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8" });
+  if (go.status !== 0) {
+    throw new Error("the Go toolchain is not on PATH (go env GOVERSION failed): install Go 1.26 or newer");
+  }
+  return go.stdout.trim();
+}
+
+/** Finds or builds one wrapper module's binaries into `bin`; prints a line per binary. */
+async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go: string): Promise<void> {
+  const version = requiredVersion(build.module, build.upstream);
+  const ldflags = ["-s", "-w", ...build.versionFlags(version).map((flag) => `-X ${flag}`)].join(" ");
+  const key = buildKey(build, go, ldflags);
+  const stamp = path.join(bin, `.${build.module}.build`);
+  const names = Object.keys(build.binaries);
+  const started = Date.now();
+
+  const cached = fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === key;
+  const missing = names.filter((name) => !(cached && fs.existsSync(path.join(bin, name))));
+  for (const name of names.filter((n) => !missing.includes(n))) {
+    console.log(`tools: ${name} ${version}: cached in ${bin} (${elapsed(started)})`);
+  }
+  // A binary already on PATH at the pinned version is used as it is.
+  const toBuild = missing.filter((name) => {
+    const found = onPath(name, bin);
+    if (found === undefined || !hasVersion(found, build, name, version)) return true;
+    fs.rmSync(path.join(bin, name), { force: true });
+    fs.symlinkSync(found, path.join(bin, name));
+    console.log(`tools: ${name} ${version}: using ${found} from PATH (${elapsed(started)})`);
+    return false;
+  });
+  if (toBuild.length === 0) return;
+
+  const label = `${toBuild.join(", ")} ${version}`;
+  console.log(`tools: ${label}: building from tools/${build.module} (${build.upstream} ${version})`);
+  // A wrapper's own Go code (a main package) is vetted before it is built.
+  if (fs.readdirSync(path.join(TOOLS_ROOT, build.module)).some((file) => file.endsWith(".go"))) {
+    await run("go", ["vet", "."], {
+      cwd: path.join(TOOLS_ROOT, build.module),
+      env,
+      label: `go vet tools/${build.module}`,
+    }).catch((error: Error) => {
+      throw new Error(`tools: ${label}: go vet failed: ${error.message}`, { cause: error });
+    });
+  }
+  const packages = toBuild.map((name) => build.binaries[name]);
+  const output = packages.length === 1 ? path.join(bin, toBuild[0]) : `${bin}${path.sep}`;
+  try {
+    await run("go", ["build", "-trimpath", `-ldflags=${ldflags}`, "-o", output, ...packages], {
+      cwd: path.join(TOOLS_ROOT, build.module),
+      env,
+      label,
+    });
+  } catch (error) {
+    throw new Error(`tools: ${label}: build failed: ${(error as Error).message}`, { cause: error });
+  }
+  for (const name of toBuild) {
+    if (!hasVersion(path.join(bin, name), build, name, version)) {
+      const { args, expect } = build.versionCheck(name, version);
+      throw new Error(`tools: ${name}: built, but \`${name} ${args.join(" ")}\` does not print "${expect}"`);
+    }
+    console.log(`tools: ${name} ${version}: built (${elapsed(started)})`);
+  }
+  if (toBuild.length === missing.length) fs.writeFileSync(stamp, key);
+}
+
+async function main(): Promise<void> {
+  const root = cacheRoot();
+  const bin = toolsBin();
+  fs.mkdirSync(bin, { recursive: true });
+  const go = goVersion();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GOMODCACHE: path.join(root, "go", "mod"),
+    GOCACHE: path.join(root, "go", "build"),
+    // Static binaries from the pinned wrappers only: no cgo, no toolchain download, go.sum as committed.
+    CGO_ENABLED: "0",
+    GOTOOLCHAIN: "local",
+    GOFLAGS: "-mod=readonly",
+  };
+  const started = Date.now();
+  console.log(`tools: ${go}, cache ${root}`);
+  for (const build of TOOL_BUILDS) await provide(build, bin, env, go);
+  console.log(`tools: all ready (${elapsed(started)})`);
+  console.log(`TOOLS_BIN=${bin}`);
+}
+
+if (require.main === module) {
+  main().catch((error: Error) => {
+    console.error(error.message);
+    process.exit(1);
+  });
+}

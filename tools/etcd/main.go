@@ -1,0 +1,12 @@
+// Command etcd starts etcd's own entry point, as the release binary does.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() {
+	etcdmain.Main(os.Args)
+}
