@@ -24,6 +24,7 @@ import {
 import { probeCriticalPathSeconds } from "../components/calico/probe/timing";
 import { operatorTyphaReplicas } from "../components/calico/operator/status";
 import type { Installer } from "../components/calico/operator/settings";
+import { measureRealCluster } from "./cluster";
 
 /** The most the probe may add to the critical path of a first `pulumi up`. */
 const PROBE_BUDGET_SECONDS = 90;
@@ -223,6 +224,7 @@ async function main(argv: string[]): Promise<number> {
     const scale = await measureScale();
     console.log("The same in operator install mode...");
     const operatorScale = await measureOperatorScale();
+    const real = await measureRealCluster((line) => console.log(line));
 
     const speedup = typeChecked.medianMs / offline.medianMs;
     const transpileOnly = pulumiStartsTranspileOnly();
@@ -321,6 +323,8 @@ async function main(argv: string[]): Promise<number> {
         ].join("  "),
       );
     }
+    console.log(`\n${real.lines.join("\n")}`);
+    targets.push(...real.targets);
     console.log("");
     targets.forEach((t) => console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.name}: ${t.detail}`));
 
@@ -331,6 +335,7 @@ async function main(argv: string[]): Promise<number> {
       npmTestMs,
       scale,
       operatorScale,
+      realCluster: { points: real.points, rollout: real.rollout },
       probe,
       targets,
     };
