@@ -179,13 +179,13 @@ export class LocalCluster {
       spec?: { replicas?: number };
       status?: Record<string, number | undefined>;
     };
-    const read = async (): Promise<CalicoCounts> => {
-      const ds = await this.api.get<Workload>(`/apis/apps/v1/namespaces/${namespace}/daemonsets/calico-node`);
-      const typha = await this.api.get<Workload>(
-        `/apis/apps/v1/namespaces/${namespace}/deployments/calico-typha`,
-      );
+    const observed = (w: Workload) => (w.status?.observedGeneration ?? 0) >= w.metadata.generation;
+    const read = async () => {
+      const apps = `/apis/apps/v1/namespaces/${namespace}`;
+      const ds = await this.api.get<Workload>(`${apps}/daemonsets/calico-node`);
+      const typha = await this.api.get<Workload>(`${apps}/deployments/calico-typha`);
       const s = ds.status ?? {};
-      return {
+      const counts: CalicoCounts = {
         desired: s.desiredNumberScheduled ?? 0,
         current: s.currentNumberScheduled ?? 0,
         ready: s.numberReady ?? 0,
@@ -194,30 +194,29 @@ export class LocalCluster {
         typhaReplicas: typha.spec?.replicas ?? 0,
         typhaReadyReplicas: typha.status?.readyReplicas ?? 0,
       };
+      const steady =
+        observed(ds) &&
+        observed(typha) &&
+        counts.ready === counts.desired &&
+        counts.updated === counts.desired &&
+        counts.available === counts.desired &&
+        counts.typhaReadyReplicas === counts.typhaReplicas;
+      return { counts, steady };
     };
+    // Steady and unchanged for a few seconds: controllers that act on a node change (taint eviction,
+    // the DaemonSet controller) have had their turn.
+    const needed = 4;
+    let unchanged = 0;
     let last: CalicoCounts | undefined;
     try {
       await waitFor(
         "calico-node and calico-typha to settle",
         async () => {
-          const ds = await this.api.get<Workload>(
-            `/apis/apps/v1/namespaces/${namespace}/daemonsets/calico-node`,
-          );
-          const typha = await this.api.get<Workload>(
-            `/apis/apps/v1/namespaces/${namespace}/deployments/calico-typha`,
-          );
-          const observed = (w: Workload) => (w.status?.observedGeneration ?? 0) >= w.metadata.generation;
-          const counts = await read();
-          const steady =
-            observed(ds) &&
-            observed(typha) &&
-            counts.ready === counts.desired &&
-            counts.updated === counts.desired &&
-            counts.available === counts.desired &&
-            counts.typhaReadyReplicas === counts.typhaReplicas;
+          const { counts, steady } = await read();
           const same = last !== undefined && COUNT_KEYS.every((k) => last?.[k] === counts[k]);
+          unchanged = steady && same ? unchanged + 1 : 0;
           last = counts;
-          return steady && same ? counts : undefined;
+          return unchanged >= needed ? counts : undefined;
         },
         timeoutMs,
         1000,
@@ -225,7 +224,7 @@ export class LocalCluster {
     } catch {
       // Not steady in time: what the cluster shows now is the answer (the offline plan may predict it).
     }
-    return read();
+    return (await read()).counts;
   }
 
   /** Pods of a workload with the node each runs on. */

@@ -48,12 +48,13 @@ async function deployAndCompare(
   }
 }
 
+// Once every case has run: the ledger of offline against real, whatever failed.
+after(function () {
+  for (const line of summary()) console.log(line);
+});
+
 describe("Calico on a real control plane, against the offline plan", function () {
   this.timeout(20 * 60_000);
-
-  after(function () {
-    for (const line of summary()) console.log(line);
-  });
 
   for (const stack of SHAPES) {
     it(`${stack}: the plan's objects apply and its outputs equal what the controllers report`, async function () {
