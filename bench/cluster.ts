@@ -7,9 +7,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { loadStackConfig } from "../offline/engine";
 import { LocalCluster, plan, planObjects } from "../local-cluster/deploy";
 import { waitFor } from "../local-cluster/api";
+import { devNodeGroupsAt } from "./node-groups";
 import { estimateRollout, unavailableAtOnce } from "../components/calico/rollout";
 
 export const REAL_NODE_COUNTS = [3, 100, 500] as const;
@@ -40,24 +40,10 @@ export interface Target {
   readonly detail: string;
 }
 
-/** The dev stack with its first node group grown to `nodes` nodes, spread over groups EKS allows (450). */
+/** The dev stack with `nodes` running nodes, and optionally another maxUnavailable. */
 function devWithNodes(nodes: number, maxUnavailable?: string): Record<string, unknown> {
-  const [group] = JSON.parse(loadStackConfig("dev").values["eks-calico:nodeGroups"]) as Record<
-    string,
-    unknown
-  >[];
-  const groups = Array.from({ length: Math.ceil(nodes / 450) }, (_, i) => {
-    const size = Math.min(450, nodes - i * 450);
-    return {
-      ...group,
-      name: i === 0 ? group.name : `${String(group.name)}-${i}`,
-      minSize: size,
-      desiredSize: size,
-      maxSize: size,
-    };
-  });
   return {
-    "eks-calico:nodeGroups": groups,
+    "eks-calico:nodeGroups": devNodeGroupsAt(nodes, true),
     ...(maxUnavailable ? { "eks-calico:calico.maxUnavailable": maxUnavailable } : {}),
   };
 }

@@ -25,6 +25,7 @@ import { probeCriticalPathSeconds } from "../components/calico/probe/timing";
 import { operatorTyphaReplicas } from "../components/calico/operator/status";
 import type { Installer } from "../components/calico/operator/settings";
 import { measureRealCluster } from "./cluster";
+import { devNodeGroupsAt } from "./node-groups";
 
 /** The most the probe may add to the critical path of a first `pulumi up`. */
 const PROBE_BUDGET_SECONDS = 90;
@@ -66,23 +67,6 @@ function timeRuns(runs: number, command: string, args: string[]): Timed {
   return { runsMs, medianMs: median(runsMs) };
 }
 
-/**
- * The dev stack's first node group, as copies whose maxSize adds up to `maxSize`: each within EKS's quota
- * of 450 nodes per managed node group, the first starting with min(maxSize, 3) nodes, the others with none.
- */
-function nodeGroupsAt(maxSize: number): unknown[] {
-  const raw = loadStackConfig("dev").values["eks-calico:nodeGroups"];
-  const [group] = JSON.parse(raw) as Record<string, unknown>[];
-  const perGroup = 450;
-  return Array.from({ length: Math.ceil(maxSize / perGroup) }, (_, i) => ({
-    ...group,
-    name: i === 0 ? group.name : `${String(group.name)}-${i}`,
-    minSize: i === 0 ? 1 : 0,
-    desiredSize: i === 0 ? Math.min(maxSize, 3) : 0,
-    maxSize: Math.min(perGroup, maxSize - i * perGroup),
-  }));
-}
-
 interface ScalePoint {
   readonly maxNodes: number;
   readonly planMs: number;
@@ -114,7 +98,7 @@ interface OperatorScalePoint {
 function devAt(maxNodes: number, installer: Installer): Record<string, unknown> {
   const calico = JSON.parse(loadStackConfig("dev").values["eks-calico:calico"]) as object;
   return {
-    "eks-calico:nodeGroups": nodeGroupsAt(maxNodes),
+    "eks-calico:nodeGroups": devNodeGroupsAt(maxNodes),
     "eks-calico:calico": { ...calico, installer },
   };
 }
@@ -140,7 +124,7 @@ async function measureOperatorScale(): Promise<OperatorScalePoint[]> {
       maxNodes,
       planMs,
       resources: evaluation.resources.length,
-      nodeGroups: nodeGroupsAt(maxNodes).length,
+      nodeGroups: devNodeGroupsAt(maxNodes).length,
       typhaAtMax: operatorTyphaReplicas(maxNodes),
       rolloutMinutes: minutesOf(estimateRollout(maxNodes, DEFAULT_MAX_UNAVAILABLE).seconds),
       installationTimeoutMinutes: timeout === null ? null : Number(timeout[1]),
@@ -159,7 +143,7 @@ async function measureScale(): Promise<ScalePoint[]> {
       maxNodes,
       planMs,
       resources: evaluation.resources.length,
-      nodeGroups: nodeGroupsAt(maxNodes).length,
+      nodeGroups: devNodeGroupsAt(maxNodes).length,
       typhaReplicas: typhaReplicas(evaluation) ?? null,
       typhaAtMax: ladderReplicas(typhaLadder(), maxNodes),
       rolloutMinutes: minutesOf(estimateRollout(maxNodes, DEFAULT_MAX_UNAVAILABLE).seconds),

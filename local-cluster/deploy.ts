@@ -11,7 +11,6 @@ import YAML from "yaml";
 import {
   type ClusterSimulation,
   type ConfigOverrides,
-  type ResourceRecord,
   type StackEvaluation,
   evaluateStack,
 } from "../offline/engine";
@@ -47,11 +46,6 @@ export const COUNT_KEYS: readonly (keyof CalicoCounts)[] = [
   "typhaReplicas",
   "typhaReadyReplicas",
 ];
-
-/** The object a Kubernetes resource record applies, secrets revealed (the offline TLS world's placeholders). */
-export function objectOf(record: ResourceRecord): Record<string, unknown> {
-  return record.inputs;
-}
 
 function describe(object: Record<string, unknown>): string {
   const metadata = (object.metadata ?? {}) as { name?: string; namespace?: string };
@@ -247,7 +241,8 @@ export async function plan(
 
 /** The Calico objects of a plan, in the order kubectl applies them. */
 export function planObjects(evaluation: StackEvaluation): Record<string, unknown>[] {
-  return calicoObjects(evaluation).map(objectOf);
+  // Inputs with secrets revealed: the offline TLS world's placeholder PEMs, opaque to the API server.
+  return calicoObjects(evaluation).map((record) => record.inputs);
 }
 
 /** The `calico` output's counts of an offline plan. */

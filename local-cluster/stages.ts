@@ -32,38 +32,49 @@ conditions:
 phase: Running
 `;
 
-const POD_RUNNING = `{{ $now := Now }}
-conditions:
-{{ range list "PodScheduled" "Initialized" "ContainersReady" "Ready" }}
-- type: {{ . }}
-  status: "True"
-  lastTransitionTime: {{ $now | Quote }}
-{{ end }}
-containerStatuses:
-{{ range .spec.containers }}
-- name: {{ .name | Quote }}
-  image: {{ .image | Quote }}
-  ready: true
-  started: true
-  restartCount: 0
+/** A status list for every container of `containers`: running, or terminated after completing. */
+function containerStatuses(
+  field: string,
+  containers: string,
+  state: "running" | "completed",
+  ready: boolean,
+): string {
+  const body =
+    state === "running"
+      ? `  started: true
   state:
     running:
-      startedAt: {{ $now | Quote }}
-{{ end }}
-initContainerStatuses:
-{{ range .spec.initContainers }}
-- name: {{ .name | Quote }}
-  image: {{ .image | Quote }}
-  ready: true
-  restartCount: 0
-  state:
+      startedAt: {{ $now | Quote }}`
+      : `  state:
     terminated:
       exitCode: 0
       reason: Completed
       startedAt: {{ $now | Quote }}
-      finishedAt: {{ $now | Quote }}
+      finishedAt: {{ $now | Quote }}`;
+  return `${field}:
+{{ range ${containers} }}
+- name: {{ .name | Quote }}
+  image: {{ .image | Quote }}
+  ready: ${String(ready)}
+  restartCount: 0
+${body}
 {{ end }}
-{{ with NodeIPWith .spec.nodeName }}
+`;
+}
+
+/** Pod conditions of the given types, all with one status. */
+function conditions(types: string[], status: "True" | "False", reason?: string): string {
+  return `{{ range list ${types.map((t) => `"${t}"`).join(" ")} }}
+- type: {{ . }}
+  status: "${status}"
+${reason === undefined ? "" : `  reason: ${reason}\n`}  lastTransitionTime: {{ $now | Quote }}
+{{ end }}
+`;
+}
+
+const POD_RUNNING = `{{ $now := Now }}
+conditions:
+${conditions(["PodScheduled", "Initialized", "ContainersReady", "Ready"], "True")}${containerStatuses("containerStatuses", ".spec.containers", "running", true)}${containerStatuses("initContainerStatuses", ".spec.initContainers", "completed", true)}{{ with NodeIPWith .spec.nodeName }}
 hostIP: {{ . | Quote }}
 hostIPs:
 - ip: {{ . | Quote }}
@@ -78,33 +89,8 @@ startTime: {{ $now | Quote }}
 `;
 
 const POD_SUCCEEDED = `{{ $now := Now }}
-containerStatuses:
-{{ range .spec.containers }}
-- name: {{ .name | Quote }}
-  image: {{ .image | Quote }}
-  ready: false
-  started: false
-  restartCount: 0
-  state:
-    terminated:
-      exitCode: 0
-      reason: Completed
-      startedAt: {{ $now | Quote }}
-      finishedAt: {{ $now | Quote }}
-{{ end }}
-conditions:
-{{ range list "Initialized" "PodScheduled" }}
-- type: {{ . }}
-  status: "True"
-  lastTransitionTime: {{ $now | Quote }}
-{{ end }}
-{{ range list "ContainersReady" "Ready" }}
-- type: {{ . }}
-  status: "False"
-  reason: PodCompleted
-  lastTransitionTime: {{ $now | Quote }}
-{{ end }}
-phase: Succeeded
+${containerStatuses("containerStatuses", ".spec.containers", "completed", false)}conditions:
+${conditions(["Initialized", "PodScheduled"], "True")}${conditions(["ContainersReady", "Ready"], "False", "PodCompleted")}phase: Succeeded
 `;
 
 type Expression = { key: string; operator: string; values?: string[] };
