@@ -197,5 +197,8 @@ function installCalico(
         ...common,
         namespace: settings.calico.namespace,
         autoscalerRegistry: settings.calico.autoscalerRegistry,
+        takeover: settings.calico.adopt
+          ? { kubeconfig: cluster.access.kubeconfig, context: cluster.access.context }
+          : undefined,
       });
 }

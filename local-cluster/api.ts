@@ -1,10 +1,10 @@
 /**
  * A small client for the local API server: JSON requests with the admin token over TLS verified against
- * the server's own certificate. For what kubectl would be slow at (hundreds of Node creates) and for reads.
+ * the server's own certificate (the takeover's client, components/calico/takeover/kube-client.ts). For what kubectl would be slow at (hundreds of Node creates) and for reads.
  */
 import * as fs from "node:fs";
-import * as https from "node:https";
 import YAML from "yaml";
+import { type Credentials, KubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
 
 export interface ApiAccess {
   readonly server: string;
@@ -12,16 +12,8 @@ export interface ApiAccess {
   readonly caFile: string;
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    request: string,
-  ) {
-    super(`${request}: HTTP ${status}: ${body.slice(0, 500)}`);
-    this.name = "ApiError";
-  }
-}
+/** A non-2xx answer of the API server (its status and body). */
+export { KubeRequestError as ApiError } from "../components/calico/takeover/kube-client";
 
 /** The server, token and CA of a kubeconfig written by local-cluster/control-plane.ts. */
 export function accessFromKubeconfig(file: string): ApiAccess {
@@ -37,10 +29,15 @@ export function accessFromKubeconfig(file: string): ApiAccess {
 }
 
 export class Api {
-  private readonly ca: Buffer;
+  private readonly credentials: Credentials;
 
-  constructor(private readonly access: ApiAccess) {
-    this.ca = fs.readFileSync(access.caFile);
+  constructor(access: ApiAccess) {
+    this.credentials = {
+      server: access.server,
+      ca: fs.readFileSync(access.caFile),
+      insecure: false,
+      token: access.token,
+    };
   }
 
   request<T = unknown>(
@@ -49,42 +46,7 @@ export class Api {
     body?: unknown,
     contentType = "application/json",
   ): Promise<T> {
-    const url = new URL(path, this.access.server);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise<T>((resolve, reject) => {
-      const req = https.request(
-        url,
-        {
-          method,
-          ca: this.ca,
-          headers: {
-            authorization: `Bearer ${this.access.token}`,
-            accept: "application/json",
-            ...(payload === undefined ? {} : { "content-type": contentType }),
-          },
-          timeout: 30_000,
-        },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (text += chunk));
-          res.on("end", () => {
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) return reject(new ApiError(status, text, `${method} ${path}`));
-            const json = (res.headers["content-type"] ?? "").includes("json");
-            try {
-              resolve((json ? JSON.parse(text) : text) as T);
-            } catch (error) {
-              reject(error instanceof Error ? error : new Error(String(error)));
-            }
-          });
-        },
-      );
-      req.on("timeout", () => req.destroy(new Error(`${method} ${path}: timed out`)));
-      req.on("error", reject);
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    return kubeRequest<T>(this.credentials, method, path, body, contentType);
   }
 
   get<T = unknown>(path: string): Promise<T> {
@@ -96,7 +58,7 @@ export class Api {
     try {
       return await this.get<T>(path);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return undefined;
+      if (error instanceof KubeRequestError && error.status === 404) return undefined;
       throw error;
     }
   }

@@ -3,6 +3,7 @@
  * StackEvaluation (no I/O, no clock), so the files are byte-identical from run to run and tests check
  * exactly the text the CLI writes.
  */
+import { createHash } from "node:crypto";
 import type { ResourceRecord, StackEvaluation } from "./engine";
 import { Hierarchy, byTypeAndName, compare, isComponent } from "./hierarchy";
 
@@ -94,13 +95,22 @@ function withoutPem(value: unknown): unknown {
   return value;
 }
 
+/**
+ * A dynamic resource's serialized provider (`__provider`, the code `pulumi up` runs for it) shown by its
+ * digest: a change to that code still shows in the diff, without kilobytes of generated JavaScript.
+ */
+function providerCode(value: unknown): string {
+  const digest = createHash("sha256").update(String(value)).digest("hex").slice(0, 12);
+  return `<dynamic provider code sha256:${digest}>`;
+}
+
 /** Inputs with secrets masked and generated PEM blocks replaced by a placeholder. */
 export function maskedInputs(record: ResourceRecord): Record<string, unknown> {
   const masked = new Set(maskedInputKeys(record));
   return Object.fromEntries(
     Object.entries(record.inputs).map(([key, value]) => [
       key,
-      masked.has(key) ? SECRET_MASK : withoutPem(value),
+      masked.has(key) ? SECRET_MASK : key === "__provider" ? providerCode(value) : withoutPem(value),
     ]),
   );
 }

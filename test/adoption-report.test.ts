@@ -46,7 +46,9 @@ describe("adoption report", () => {
       [image?.before, image?.after],
       ["quay.io/calico/node:v3.3.6", "quay.io/calico/node:v3.31.7"],
     );
-    const critical = node.kept.find((d) => d.path.endsWith('["scheduler.alpha.kubernetes.io/critical-pod"]'));
+    const critical = node.removed.find((d) =>
+      d.path.endsWith('["scheduler.alpha.kubernetes.io/critical-pod"]'),
+    );
     assert.match(critical?.note ?? "", /ignored since Kubernetes 1\.16/);
     // The typha Deployment had no selector: the API server defaulted it to the template's labels.
     takenOver(report, "Deployment kube-system/calico-typha");
@@ -83,13 +85,13 @@ describe("adoption report", () => {
     const crd = takenOver(report, "CustomResourceDefinition ipamblocks.crd.projectcalico.org");
     assert.deepEqual(crd.apiVersion, { from: "apiextensions.k8s.io/v1beta1", to: "apiextensions.k8s.io/v1" });
     assert.deepEqual(
-      crd.kept.map((d) => d.path),
+      crd.removed.map((d) => d.path),
       [],
       "spec.version became versions[]: nothing of it stays behind",
     );
     const node = takenOver(report, "DaemonSet kube-system/calico-node");
     assert.equal(
-      node.kept.some((d) => d.path.includes("critical-pod")),
+      node.removed.some((d) => d.path.includes("critical-pod")),
       false,
     );
     assert.ok(!report.removedApis.some((r) => r.startsWith("extensions/")));
@@ -111,10 +113,10 @@ describe("adoption report", () => {
     assert.equal(crd?.delete, false);
     assert.equal(crd?.command, undefined);
     const node = takenOver(report, "DaemonSet kube-system/calico-node");
-    const installer = node.kept.find((d) => d.path === "spec.template.spec.initContainers[install-cni]");
+    const installer = node.removed.find((d) => d.path === "spec.template.spec.initContainers[install-cni]");
     assert.match(installer?.note ?? "", /Calico's CNI installer/);
     assert.ok(
-      node.kept.some((d) => d.path === "spec.template.spec.containers[calico-node].env[USE_POD_CIDR]"),
+      node.removed.some((d) => d.path === "spec.template.spec.containers[calico-node].env[USE_POD_CIDR]"),
     );
     const manage = node.set.find(
       (d) => d.path === "spec.template.spec.containers[calico-node].env[CALICO_MANAGE_CNI].value",

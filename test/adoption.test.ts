@@ -13,6 +13,7 @@ import { diffDocuments } from "../offline/diff";
 import { SimulatedFailure, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
 import { evaluated, evaluatedWith, input, one, ofType } from "./helpers";
+import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION, TAKEOVER_TYPE } from "../components/calico/takeover";
 
 const PROVIDER = "pulumi:providers:kubernetes";
 const ADOPT = { "eks-calico:calico": { adopt: true } };
@@ -67,7 +68,49 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     assert.equal((adopted.outputs.calico as { isReady: boolean }).isReady, true);
   });
 
-  it("says which fields of an old object stay, since the takeover does not remove them", async () => {
+  it("hands kubectl's fields to one field manager before any object is applied over an existing one", async () => {
+    const adopted = await evaluatedWith("dev", {
+      config: ADOPT,
+      simulate: { existingObjects: applied(dev) },
+    });
+    const takeover = one(adopted, TAKEOVER_TYPE, "calico-takeover");
+    assert.deepEqual(takeover.secretInputs.includes("kubeconfig"), true);
+    assert.equal(input(takeover, "fieldManager"), ADOPT_FIELD_MANAGER);
+    const calico = adopted.resources.filter(
+      (r) => r.custom && r.type.startsWith("kubernetes:") && !r.name.startsWith("calico-probe-"),
+    );
+    // Every Calico object is in the takeover's list, names that field manager, and waits for the takeover.
+    const refs = input<{ kind: string; name: string; namespace?: string }[]>(takeover, "objects");
+    const key = (kind: unknown, name: unknown, namespace: unknown) =>
+      [kind, namespace ?? "", name].map(String).join("/");
+    assert.deepEqual(
+      refs.map((r) => key(r.kind, r.name, r.namespace)).sort(),
+      calico
+        .map((r) => {
+          const metadata = r.inputs.metadata as { name: string; namespace?: string };
+          return key(r.inputs.kind, metadata.name, metadata.namespace);
+        })
+        .sort(),
+    );
+    for (const r of calico) {
+      const annotations = (r.inputs.metadata as { annotations?: Record<string, string> }).annotations;
+      assert.equal(annotations?.[FIELD_MANAGER_ANNOTATION], ADOPT_FIELD_MANAGER, r.name);
+      assert.ok(r.dependencies.includes(takeover.urn), `${r.name} waits for the takeover`);
+    }
+    // The plan shows the code the step runs by its digest, not as kilobytes of serialized JavaScript.
+    const shown = resourcesDocument(adopted).resources.find((r) => r.type === TAKEOVER_TYPE);
+    assert.match(String(shown?.inputs.__provider), /^<dynamic provider code sha256:[0-9a-f]{12}>$/);
+    assert.equal(shown?.inputs.kubeconfig, "[secret]");
+    // Without adoption, no takeover and the provider's own field managers.
+    assert.deepEqual(ofType(dev, TAKEOVER_TYPE), []);
+    for (const r of dev.resources.filter((r) => r.type.startsWith("kubernetes:") && r.custom)) {
+      const annotations = (r.inputs.metadata as { annotations?: Record<string, string> } | undefined)
+        ?.annotations;
+      assert.equal(annotations?.[FIELD_MANAGER_ANNOTATION], undefined, r.name);
+    }
+  });
+
+  it("says which fields of an old object the takeover removes (kubectl's fields, handed over first)", async () => {
     const withOldEnv = applied(dev, (o) => {
       if (o.kind !== "DaemonSet") return o;
       const copy = structuredClone(o) as ManifestObject & {
@@ -82,7 +125,7 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     const line = adopted.simulated.find((l) => l.startsWith("DaemonSet kube-system/calico-node: taken over"));
     assert.match(
       line ?? "",
-      /kept from it, as this program does not set them: spec\.template\.spec\.containers\[calico-node\]\.env\[FELIX_OLDSETTING\]/,
+      /removed, as this program does not set them: spec\.template\.spec\.containers\[calico-node\]\.env\[FELIX_OLDSETTING\]/,
     );
   });
 
@@ -109,7 +152,7 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     );
     assert.deepEqual(
       diff.removed.map((r) => r.heading),
-      [`${PROVIDER} calico-adopt`],
+      [`${TAKEOVER_TYPE} calico-takeover`, `${PROVIDER} calico-adopt`],
     );
     const moved = diff.changed.filter((r) => r.changes.some((c) => c.path === "provider"));
     assert.ok(moved.length > 10);

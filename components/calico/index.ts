@@ -5,6 +5,7 @@ import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY, DEFAULT_CALICO_VERSI
 import {
   childResourceName,
   renderCalicoObjectGroups,
+  renderCalicoObjects,
   type CalicoObjectGroups,
   type CalicoSettings,
 } from "./objects";
@@ -17,6 +18,7 @@ import type { CalicoObject, DaemonSet, Deployment } from "./types";
 import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "./probe";
 import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
+import { ADOPT_FIELD_MANAGER, CalicoTakeover } from "./takeover";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -62,6 +64,12 @@ export interface CalicoPolicyOnlyArgs {
    * node groups) does.
    */
   probe?: CalicoProbeArgs;
+  /**
+   * `calico.adopt`: the cluster's kubeconfig (secret) and context for the takeover step (./takeover),
+   * which hands the fields kubectl owns in existing objects to the field manager every object is then
+   * applied with, so the old manifest's leftovers go. Unset: nothing is taken over.
+   */
+  takeover?: { kubeconfig: pulumi.Input<string>; context?: pulumi.Input<string> };
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -101,9 +109,14 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       autoscalerRegistry: args.autoscalerRegistry ?? DEFAULT_AUTOSCALER_REGISTRY,
       initialNodes: args.initialNodes,
       maxUnavailable: args.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE,
+      fieldManager: args.takeover ? ADOPT_FIELD_MANAGER : undefined,
     };
     const objects = renderCalicoObjectGroups(settings);
-    const base: Options = { parent: this, provider: args.provider, dependsOn: args.nodes };
+    // Every object waits for the nodes and, when adopting, for the takeover of what exists.
+    const nodes = args.takeover
+      ? [...args.nodes, takeoverOf(name, this, args.takeover, renderCalicoObjects(settings), args.nodes)]
+      : args.nodes;
+    const base: Options = { parent: this, provider: args.provider, dependsOn: nodes };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 
     // Namespace, kinds and permissions first; workloads after them, all after the nodes.
@@ -112,7 +125,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       : [];
     const crds = createCrds(name, objects.crds, base);
     // Namespaced objects wait for their namespace; cluster-scoped objects do not need it.
-    const inNamespace: Options = { ...base, dependsOn: [...args.nodes, ...namespace] };
+    const inNamespace: Options = { ...base, dependsOn: [...nodes, ...namespace] };
     const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
     const rbac = objects.rbac.map((object) =>
       createObject(childResourceName(name, object), object, scoped(object)),
@@ -140,7 +153,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
           ),
       ),
     ];
-    const foundations = [...args.nodes, ...namespace, ...crds, ...rbac, ...tlsObjects];
+    const foundations = [...nodes, ...namespace, ...crds, ...rbac, ...tlsObjects];
     const typha = createTypha(
       name,
       {
@@ -159,7 +172,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       .map((object) => createObject(childResourceName(name, object), object, scoped(object)));
     createObject(childResourceName(name, autoscalerDeployment), autoscalerDeployment, {
       ...inNamespace,
-      dependsOn: [...args.nodes, ...namespace, ...support, typha.deployment],
+      dependsOn: [...nodes, ...namespace, ...support, typha.deployment],
       customTimeouts: timeouts,
     });
 
@@ -200,6 +213,23 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
 
     this.registerOutputs(calicoOutputs(this));
   }
+}
+
+/** The takeover step of `calico.adopt`, for every object the install applies. */
+function takeoverOf(
+  name: string,
+  parent: pulumi.Resource,
+  access: NonNullable<CalicoPolicyOnlyArgs["takeover"]>,
+  objects: CalicoObject[],
+  after: pulumi.Resource[],
+): CalicoTakeover {
+  const refs = objects.map(({ apiVersion, kind, metadata }) => ({
+    apiVersion,
+    kind,
+    name: metadata.name,
+    ...("namespace" in metadata && metadata.namespace ? { namespace: metadata.namespace } : {}),
+  }));
+  return new CalicoTakeover(`${name}-takeover`, { ...access, objects: refs }, { parent, dependsOn: after });
 }
 
 /** CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. */

@@ -19,6 +19,7 @@ import {
   typhaReplicas,
 } from "./typha";
 import { COMMON_LABELS } from "./labels";
+import { FIELD_MANAGER_ANNOTATION } from "./takeover/field-manager";
 import type { MaxUnavailable } from "./rollout";
 import {
   FELIX_CLIENT_SECRET,
@@ -53,6 +54,11 @@ export interface CalicoSettings {
   initialNodes: number;
   /** calico-node pods replaced at once during a rollout. */
   maxUnavailable: MaxUnavailable;
+  /**
+   * The field manager every object names for pulumi-kubernetes (`calico.adopt`, ./takeover); unset: the
+   * provider's own per-resource name.
+   */
+  fieldManager?: string;
 }
 
 /** The objects grouped the way the component creates them. */
@@ -69,6 +75,11 @@ export interface CalicoObjectGroups {
 }
 
 export function renderCalicoObjectGroups(settings: CalicoSettings): CalicoObjectGroups {
+  const groups = renderGroups(settings);
+  return settings.fieldManager === undefined ? groups : withFieldManager(groups, settings.fieldManager);
+}
+
+function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
   const { namespace, version, registry } = settings;
   return {
     namespace: BUILT_IN_NAMESPACES.includes(namespace)
@@ -89,6 +100,28 @@ export function renderCalicoObjectGroups(settings: CalicoSettings): CalicoObject
     autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry),
     node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable),
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Every object in `groups` (at any depth) with the field-manager annotation in its metadata. */
+function withFieldManager<T>(groups: T, fieldManager: string): T {
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (!isObject(value)) return value;
+    if (typeof value.kind === "string" && isObject(value.metadata)) {
+      const metadata = value.metadata;
+      const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
+      return {
+        ...value,
+        metadata: { ...metadata, annotations: { ...annotations, [FIELD_MANAGER_ANNOTATION]: fieldManager } },
+      };
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
+  };
+  return visit(groups) as T;
 }
 
 /** Every object, in the documented apply order. */

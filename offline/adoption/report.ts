@@ -20,19 +20,22 @@ export interface TakenOver {
   readonly object: string;
   readonly apiVersion: { readonly from: string; readonly to: string };
   readonly set: FieldDifference[];
-  /** Fields only the old object has, each with why it matters where that is known. */
-  readonly kept: (FieldDifference & { readonly note?: string })[];
+  /**
+   * Fields only the old object has: the takeover removes them (kubectl's fields are handed to this
+   * program's field manager first, components/calico/takeover), each with why it matters where known.
+   */
+  readonly removed: (FieldDifference & { readonly note?: string })[];
 }
 
-/** Fields of old manifests that stay after a takeover and are known to be dead or to matter. */
-const KEPT_NOTES: readonly { readonly path: RegExp; readonly note: string }[] = [
+/** Fields of old manifests that the takeover removes and that are known to be dead or to matter. */
+const REMOVED_NOTES: readonly { readonly path: RegExp; readonly note: string }[] = [
   {
     path: /annotations\["scheduler\.alpha\.kubernetes\.io\/critical-pod"\]$/,
     note: "ignored since Kubernetes 1.16 (priorityClassName replaced it)",
   },
   {
     path: /nodeSelector\["beta\.kubernetes\.io\/(os|arch)"\]$/,
-    note: "a label deprecated since Kubernetes 1.14 (kubernetes.io/os and /arch replace it): while it stays, the pods run only on nodes that still carry it",
+    note: "a label deprecated since Kubernetes 1.14 (kubernetes.io/os and /arch replace it)",
   },
   {
     path: /initContainers\[install-cni\]$/,
@@ -116,10 +119,10 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
         object: describe(o),
         apiVersion: { from: o.apiVersion, to: String(ours.apiVersion) },
         set: differences.filter((d) => d.kind === "set"),
-        kept: differences
+        removed: differences
           .filter((d) => d.kind === "kept")
           .map((d) => {
-            const note = KEPT_NOTES.find((k) => k.path.test(d.path))?.note;
+            const note = REMOVED_NOTES.find((k) => k.path.test(d.path))?.note;
             return note === undefined ? d : { ...d, note };
           }),
       });
@@ -194,16 +197,16 @@ export function renderAdoptionReport(report: AdoptionReport, source: string): st
     "",
     report.installer === "operator"
       ? "The Tigera operator takes the install over itself: creating the Installation starts its migration of kube-system/calico-node, node by node."
-      : "Taken over (same kind and name; upserted with a forced server-side apply, never deleted or recreated):",
+      : "Taken over (same kind and name; kubectl's fields handed to this program's field manager, then a forced server-side apply; never deleted or recreated). Fields another tool than kubectl wrote stay:",
   );
   for (const t of report.takenOver) {
     lines.push(
       `  ${t.object}${t.apiVersion.from === t.apiVersion.to ? "" : `  (${t.apiVersion.from} -> ${t.apiVersion.to})`}`,
     );
     for (const d of t.set) lines.push(`    ~ ${d.path}: ${shown(d.before)} -> ${shown(d.after)}`);
-    for (const d of t.kept)
+    for (const d of t.removed)
       lines.push(
-        `    = ${d.path}: ${shown(d.before)} (stays: this program does not set it; remove it after the switch)`,
+        `    - ${d.path}: ${shown(d.before)} (removed: this program does not set it${d.note === undefined ? "" : `; ${d.note}`})`,
       );
   }
   lines.push("", "Left behind (in the old manifest, not in this plan):");

@@ -3,21 +3,42 @@
  * creates an object of the same kind and name: pulumi-kubernetes 4.29+ fails with AlreadyExists unless the
  * provider upserts (`upsertExistingObjects`, components/cluster/provider.ts); an upsert is a
  * forced server-side apply, which the API server refuses where an immutable field differs (a workload's
- * selector, a binding's roleRef), and which leaves the fields only the old object has in place.
+ * selector, a binding's roleRef), and which leaves the fields only the old object has in place, unless the
+ * takeover step (components/calico/takeover) handed kubectl's fields to the applying field manager first:
+ * then the apply removes them.
  */
 import { fieldDifferences } from "../adoption/fields";
 import { immutableConflict } from "../adoption/immutable";
 import { type ManifestObject, apiVersionOfType, asServedToday, objectKey } from "../adoption/objects";
 import { SimulatedFailure } from "./workloads";
+import { type ObjectRef, type TakeoverResult, describeRef } from "../../components/calico/takeover/run";
 import { isPlainObject } from "../plan";
 
 export class ExistingObjects {
   private readonly byKey: Map<string, ManifestObject>;
+  /** Objects whose kubectl-owned fields the takeover handed to the applying field manager. */
+  private readonly handedOver = new Set<string>();
 
   constructor(objects: readonly ManifestObject[] = []) {
     this.byKey = new Map(
       objects.map((o) => [objectKey(o.apiVersion, o.kind, o.metadata.namespace, o.metadata.name), o]),
     );
+  }
+
+  /**
+   * The takeover step: each existing object in `refs` has its fields (all kubectl's: the manifest was
+   * applied with kubectl) handed over. Answers as the step does, per object.
+   */
+  takeOver(refs: readonly ObjectRef[], simulated: string[]): TakeoverResult[] {
+    return refs.map((ref) => {
+      const key = objectKey(ref.apiVersion, ref.kind, ref.namespace, ref.name);
+      if (!this.byKey.has(key)) return { object: describeRef(ref), outcome: "absent" };
+      this.handedOver.add(key);
+      simulated.push(
+        `${describeRef(ref)}: its fields handed from kubectl-client-side-apply to this program's field manager (as applied with kubectl apply)`,
+      );
+      return { object: describeRef(ref), outcome: "from kubectl-client-side-apply (Update)" };
+    });
   }
 
   /**
@@ -42,11 +63,12 @@ export class ExistingObjects {
     }
     this.byKey.delete(key);
     const kept = fieldDifferences(asServedToday(existing), inputs).filter((d) => d.kind === "kept");
+    const fate = this.handedOver.has(key) ? "removed" : "kept from it";
     simulated.push(
       `${where}: taken over from the existing object (upsert, forced server-side apply)${
         kept.length === 0
           ? ""
-          : `; kept from it, as this program does not set them: ${kept.map((d) => d.path).join(", ")}`
+          : `; ${fate}, as this program does not set them: ${kept.map((d) => d.path).join(", ")}`
       }`,
     );
   }

@@ -13,7 +13,8 @@
  * - tls.ts: the tls provider, with real keys and certificates;
  * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen;
  * - kubeconfig.ts: the cluster behind a kubeconfig stack's file, simulated since it cannot be reached;
- * - adoption.ts: objects already in the cluster, and what creating one of the same name does.
+ * - adoption.ts: objects already in the cluster, the takeover step, and what creating one of the same name
+ *   does.
  * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
  * nothing here pretends to be a real id, and a question the world cannot answer is refused.
  */
@@ -30,6 +31,8 @@ import { applyOperatorResource, isOperatorResource, readObject } from "./operato
 import { ExistingClusterWorld } from "./existing";
 import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
 import { ExistingObjects } from "./adoption";
+import { TAKEOVER_TYPE } from "../../components/calico/takeover";
+import type { ObjectRef } from "../../components/calico/takeover/run";
 
 export { UnanswerableCall } from "./aws-calls";
 export { type ClusterSimulation, SimulatedFailure } from "./workloads";
@@ -171,6 +174,10 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         // The SDK reports a failed registration by its gRPC `details`, as the CLI sends it.
         throw Object.assign(error as Error, { details: (error as Error).message });
       }
+    }
+    if (args.type === TAKEOVER_TYPE) {
+      const results = this.before.takeOver(inputs.objects as ObjectRef[], this.simulated);
+      return { id: "takeover", state: { ...inputs, results } };
     }
     // `import`: the existing resource must be there (only the existing cluster's add-on can be).
     if (args.id !== undefined && args.id !== "") {

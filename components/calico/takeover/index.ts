@@ -1,0 +1,81 @@
+/**
+ * `calico.adopt`'s takeover step: before Calico's objects are applied over those a manifest left
+ * (through the adopting provider, components/cluster/provider.ts), the fields kubectl owns in them are
+ * handed to the field manager those applies use, so each object ends up holding what this program renders
+ * and nothing else of the old manifest (managed-fields.ts says why the apply alone cannot do it).
+ *
+ * A dynamic resource: it runs in the Node.js program during `pulumi up` with the stack's kubeconfig, and
+ * runs again only when the list of objects or the field manager changes. It never deletes an object.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { credentialsOf } from "./kube-client";
+import { type ObjectRef, type TakeoverResult, takeOver } from "./run";
+
+export type { ObjectRef, TakeoverResult } from "./run";
+
+import { ADOPT_FIELD_MANAGER } from "./field-manager";
+
+export { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "./field-manager";
+
+/** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
+export const TAKEOVER_TYPE = "pulumi-nodejs:dynamic/calico:Takeover";
+
+export interface TakeoverInputs {
+  readonly kubeconfig: string;
+  readonly context?: string;
+  readonly fieldManager: string;
+  readonly objects: ObjectRef[];
+}
+
+/**
+ * Create and update run the takeover; delete has nothing to undo (the objects stay as applied). The
+ * methods call only imported functions: Pulumi serializes this object with what it references.
+ */
+export const takeoverProvider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: TakeoverInputs) {
+    const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
+    const results = await takeOver(credentials, inputs.objects, inputs.fieldManager);
+    return { id: "takeover", outs: { ...inputs, results } };
+  },
+  diff(_id: string, olds: TakeoverInputs, news: TakeoverInputs) {
+    const changes =
+      olds.fieldManager !== news.fieldManager ||
+      JSON.stringify(olds.objects) !== JSON.stringify(news.objects);
+    return Promise.resolve({ changes });
+  },
+  async update(_id: string, _olds: TakeoverInputs, news: TakeoverInputs) {
+    const credentials = credentialsOf(news.kubeconfig, news.context);
+    const results = await takeOver(credentials, news.objects, news.fieldManager);
+    return { outs: { ...news, results } };
+  },
+};
+
+export interface CalicoTakeoverArgs {
+  /** The kubeconfig of the cluster (secret) and its context, as the Kubernetes provider has them. */
+  readonly kubeconfig: pulumi.Input<string>;
+  readonly context?: pulumi.Input<string>;
+  /** The objects about to be applied; those that exist are taken over. */
+  readonly objects: ObjectRef[];
+}
+
+export class CalicoTakeover extends pulumi.dynamic.Resource {
+  /** Per object: absent, already ours, or which kubectl managers' fields moved. */
+  declare readonly results: pulumi.Output<TakeoverResult[]>;
+
+  constructor(name: string, args: CalicoTakeoverArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      takeoverProvider,
+      name,
+      {
+        kubeconfig: pulumi.secret(args.kubeconfig),
+        context: args.context,
+        fieldManager: ADOPT_FIELD_MANAGER,
+        objects: args.objects,
+        results: undefined,
+      },
+      opts,
+      "calico",
+      "Takeover",
+    );
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * A small Kubernetes API client for the takeover, built from the same kubeconfig the stack's Kubernetes
+ * provider uses. It runs inside `pulumi up` (a dynamic provider), so it reads the credentials the way
+ * kubectl does: a bearer token, a client certificate, or an exec credential plugin such as
+ * `aws eks get-token` (client.authentication.k8s.io ExecCredential; Kubernetes docs "client-go credential
+ * plugins"), with the cluster's CA.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as https from "node:https";
+import YAML from "yaml";
+
+interface Named<T> {
+  name: string;
+  [key: string]: unknown;
+  cluster?: T;
+  user?: T;
+  context?: T;
+}
+
+interface KubeconfigFile {
+  "current-context"?: string;
+  clusters?: Named<{
+    server?: string;
+    "certificate-authority-data"?: string;
+    "certificate-authority"?: string;
+    "insecure-skip-tls-verify"?: boolean;
+  }>[];
+  users?: Named<{
+    token?: string;
+    tokenFile?: string;
+    "client-certificate-data"?: string;
+    "client-key-data"?: string;
+    "client-certificate"?: string;
+    "client-key"?: string;
+    exec?: { command: string; args?: string[]; env?: { name: string; value: string }[]; apiVersion?: string };
+  }>[];
+  contexts?: Named<{ cluster: string; user: string }>[];
+}
+
+export interface Credentials {
+  server: string;
+  ca?: Buffer;
+  insecure: boolean;
+  token?: string;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+/** A kubeconfig's `<name>-data` (base64) or `<name>` (a file path), as kubectl reads them. */
+function material(data: string | undefined, file: string | undefined): Buffer | undefined {
+  if (data) return Buffer.from(data, "base64");
+  return file ? fs.readFileSync(file) : undefined;
+}
+
+/** The server and credentials of `context` (or the current context) in a kubeconfig's text. */
+export function credentialsOf(kubeconfig: string, context?: string): Credentials {
+  const file = YAML.parse(kubeconfig) as KubeconfigFile;
+  const contextName = context ?? file["current-context"];
+  const ctx = file.contexts?.find((c) => c.name === contextName)?.context;
+  if (!ctx) throw new Error(`kubeconfig: no context "${String(contextName)}"`);
+  const cluster = file.clusters?.find((c) => c.name === ctx.cluster)?.cluster;
+  const user = file.users?.find((u) => u.name === ctx.user)?.user ?? {};
+  if (!cluster?.server) throw new Error(`kubeconfig: context "${contextName}" names no cluster server`);
+  const credentials: Credentials = {
+    server: cluster.server,
+    ca: material(cluster["certificate-authority-data"], cluster["certificate-authority"]),
+    insecure: cluster["insecure-skip-tls-verify"] === true,
+    token: user.token ?? (user.tokenFile ? fs.readFileSync(user.tokenFile, "utf8").trim() : undefined),
+    cert: material(user["client-certificate-data"], user["client-certificate"]),
+    key: material(user["client-key-data"], user["client-key"]),
+  };
+  if (user.exec) {
+    const exec = user.exec;
+    const apiVersion = exec.apiVersion ?? "client.authentication.k8s.io/v1beta1";
+    const run = spawnSync(exec.command, exec.args ?? [], {
+      encoding: "utf8",
+      env: {
+        ...process.env,
+        ...Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])),
+        KUBERNETES_EXEC_INFO: JSON.stringify({
+          apiVersion,
+          kind: "ExecCredential",
+          spec: { interactive: false },
+        }),
+      },
+      timeout: 60_000,
+    });
+    if (run.status !== 0) {
+      throw new Error(
+        `kubeconfig exec credential "${exec.command}" failed: ${run.stderr || String(run.error)}`,
+      );
+    }
+    const status = (JSON.parse(run.stdout) as { status?: Record<string, string> }).status ?? {};
+    credentials.token = status.token ?? credentials.token;
+    if (status.clientCertificateData) credentials.cert = Buffer.from(status.clientCertificateData);
+    if (status.clientKeyData) credentials.key = Buffer.from(status.clientKeyData);
+  }
+  return credentials;
+}
+
+export class KubeRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    what: string,
+  ) {
+    super(`${what}: HTTP ${status}: ${body.slice(0, 500)}`);
+  }
+}
+
+/** One request to the API server (JSON body; JSON or text answer); a non-2xx answer is a KubeRequestError. */
+export function kubeRequest<T>(
+  credentials: Credentials,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<T> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise<T>((resolve, reject) => {
+    const req = https.request(
+      new URL(path, credentials.server),
+      {
+        method,
+        ca: credentials.ca,
+        cert: credentials.cert,
+        key: credentials.key,
+        rejectUnauthorized: !credentials.insecure,
+        headers: {
+          accept: "application/json",
+          ...(credentials.token ? { authorization: `Bearer ${credentials.token}` } : {}),
+          ...(payload === undefined ? {} : { "content-type": contentType }),
+        },
+        timeout: 30_000,
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => {
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300)
+            return reject(new KubeRequestError(status, text, `${method} ${path}`));
+          const json = (res.headers["content-type"] ?? "").includes("json");
+          try {
+            resolve((json ? JSON.parse(text) : text) as T);
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`${method} ${path}: timed out`)));
+    req.on("error", reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}

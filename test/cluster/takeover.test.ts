@@ -1,0 +1,308 @@
+/**
+ * `calico.adopt` on a real API server: a Calico applied with `kubectl apply` (client-side, as teams did)
+ * from each manifest in test/fixtures/adopt/, then this program's takeover as `pulumi up` runs it: the
+ * takeover step's dynamic provider loaded from its serialized text (as Pulumi's dynamic provider host
+ * loads it) and run against the cluster, then every Calico object created with the requests
+ * pulumi-kubernetes sends (local-cluster/provider-requests.ts). The API server must accept each, and
+ * afterwards each object holds what the plan renders and nothing of the old manifest; the adoption report
+ * (`npm start -- --adopt-from`) must have predicted which fields went.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import requireFromString from "require-from-string";
+import YAML from "yaml";
+import { LocalCluster, plan } from "../../local-cluster/deploy";
+import { providerCreate, refOf } from "../../local-cluster/provider-requests";
+import { calicoObjects } from "../../offline/calico-yaml";
+import { parseManifest } from "../../offline/adoption/manifest";
+import { adoptionReport } from "../../offline/adoption/report";
+import { fieldDifferences } from "../../offline/adoption/fields";
+import { asServedToday, type ManifestObject } from "../../offline/adoption/objects";
+import type { ResourceRecord, StackEvaluation } from "../../offline/engine";
+import {
+  ADOPT_FIELD_MANAGER,
+  TAKEOVER_TYPE,
+  type TakeoverInputs,
+  takeoverProvider,
+} from "../../components/calico/takeover";
+import { credentialsOf, kubeRequest } from "../../components/calico/takeover/kube-client";
+import { isHandedOver, type ManagedFieldsEntry } from "../../components/calico/takeover/managed-fields";
+import { objectPath } from "../../components/calico/takeover/run";
+import { compare, summary } from "./agreement";
+
+const DIR = path.join(os.tmpdir(), `eks-calico-takeover-test-${process.pid}`);
+const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
+
+/**
+ * Manifests applied before Kubernetes 1.18, when objects had no managed fields yet: their objects are
+ * stored with none (amazon-vpc-cni v1.5 was published for EKS 1.12-1.14).
+ */
+const BEFORE_MANAGED_FIELDS = new Set(["amazon-vpc-cni-v1.5.yaml"]);
+
+type KubeObject = ManifestObject & {
+  apiVersion: string;
+  metadata: ManifestObject["metadata"] & {
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    managedFields?: ManagedFieldsEntry[];
+  };
+};
+
+/**
+ * An object of an old manifest as a cluster upgraded to today's Kubernetes stores it: workloads of
+ * extensions/v1beta1 as apps/v1 (whose selector that API defaulted to the template's labels), RBAC and
+ * PodDisruptionBudgets at v1, v1beta1 CRDs as v1 (asServedToday), with an open schema where the old
+ * one had none (stored v1beta1 CRDs have none; the v1 API refuses to create one without).
+ */
+function asStoredToday(o: ManifestObject): Record<string, unknown> {
+  const served = asServedToday(o) as KubeObject & { spec?: Record<string, unknown> };
+  const version = (apiVersion: string) => ({ ...served, apiVersion });
+  if (o.apiVersion === "extensions/v1beta1" && (o.kind === "DaemonSet" || o.kind === "Deployment")) {
+    const spec = served.spec as { selector?: unknown; template: { metadata: { labels: object } } };
+    return {
+      ...version("apps/v1"),
+      spec: { ...spec, selector: spec.selector ?? { matchLabels: spec.template.metadata.labels } },
+    };
+  }
+  if (o.apiVersion === "rbac.authorization.k8s.io/v1beta1") return version("rbac.authorization.k8s.io/v1");
+  if (o.apiVersion === "policy/v1beta1" && o.kind === "PodDisruptionBudget") return version("policy/v1");
+  if (o.kind === "CustomResourceDefinition") {
+    const spec = served.spec as { versions: { schema?: unknown }[] };
+    const open = { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } };
+    return {
+      ...served,
+      spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: v.schema ?? open })) },
+    };
+  }
+  return served;
+}
+
+/** The takeover's provider as Pulumi's dynamic provider host loads it: from its serialized text. */
+async function loadedTakeoverProvider(): Promise<pulumi.dynamic.ResourceProvider> {
+  const serialized = await pulumi.runtime.serializeFunction(() => takeoverProvider, { allowSecrets: true });
+  return (requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
+}
+
+function providerSettings(evaluation: StackEvaluation, record: ResourceRecord) {
+  const provider = evaluation.resources.find((r) => r.urn === record.provider);
+  const on = (key: string) => String(provider?.inputs[key]) === "true";
+  return { upsert: on("upsertExistingObjects"), force: on("enablePatchForce") };
+}
+
+/** Managers that may own fields after the takeover: ours, and the controllers that write status. */
+function foreignManagers(live: KubeObject): string[] {
+  return (live.metadata.managedFields ?? [])
+    .filter((e) => !(e.manager === ADOPT_FIELD_MANAGER && e.operation === "Apply"))
+    .filter((e) => e.subresource !== "status" && e.manager !== "kube-controller-manager")
+    .map((e) => `${e.manager} (${e.operation})`);
+}
+
+/** Annotations the API server or a controller writes on its own. */
+const SERVER_ANNOTATIONS = new Set([
+  "deprecated.daemonset.template.generation",
+  "deployment.kubernetes.io/revision",
+]);
+
+interface Container {
+  name: string;
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
+  livenessProbe?: Record<string, unknown>;
+  readinessProbe?: Record<string, unknown>;
+}
+interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  volumes?: { name: string }[];
+  nodeSelector?: Record<string, string>;
+}
+const podSpec = (o: KubeObject) => (o.spec as { template: { spec: PodSpec } }).template.spec;
+const names = (list: { name: string }[] | undefined) => (list ?? []).map((i) => i.name).sort();
+const handlers = (probe: Record<string, unknown> | undefined) =>
+  Object.keys(probe ?? {}).filter((k) => ["exec", "httpGet", "tcpSocket", "grpc"].includes(k));
+
+/** What of a rendered pod spec the live one must hold exactly: no leftovers of the old manifest. */
+function podDifferences(rendered: PodSpec, live: PodSpec): string[] {
+  const problems: string[] = [];
+  const same = (what: string, a: unknown, b: unknown) => {
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      problems.push(`${what}: rendered ${JSON.stringify(a)}, live ${JSON.stringify(b)}`);
+  };
+  same("initContainers", names(rendered.initContainers), names(live.initContainers));
+  same("containers", names(rendered.containers), names(live.containers));
+  same("volumes", names(rendered.volumes), names(live.volumes));
+  same("nodeSelector", rendered.nodeSelector ?? {}, live.nodeSelector ?? {});
+  for (const container of rendered.containers) {
+    const other = live.containers.find((c) => c.name === container.name);
+    if (!other) continue;
+    same(`${container.name} env`, names(container.env), names(other.env));
+    for (const e of other.env ?? []) {
+      if (e.value !== undefined && e.valueFrom !== undefined)
+        problems.push(`${container.name} env ${e.name}: value beside valueFrom`);
+    }
+    for (const probe of ["livenessProbe", "readinessProbe"] as const) {
+      same(`${container.name} ${probe} handler`, handlers(container[probe]), handlers(other[probe]));
+    }
+  }
+  return problems;
+}
+
+describe("calico.adopt on a real API server: kubectl-applied Calico taken over", function () {
+  this.timeout(20 * 60_000);
+
+  for (const fixture of fs
+    .readdirSync(FIXTURES)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
+    it(`${fixture}: the takeover is accepted and leaves exactly what the plan renders, as the report predicted`, async function () {
+      const manifest = parseManifest(fs.readFileSync(path.join(FIXTURES, fixture), "utf8"), fixture);
+      const cluster = await LocalCluster.start("dev", { dir: DIR });
+      try {
+        const kubeconfig = fs.readFileSync(cluster.state.kubeconfig, "utf8");
+        const credentials = credentialsOf(kubeconfig);
+
+        // 1. kubectl apply, client-side, of the old manifest as the cluster stores it today.
+        const stored = manifest.map(asStoredToday);
+        const refused = stored
+          .map((o) => ({ o, r: cluster.kubectl(["apply", "-f", "-"], YAML.stringify(o)) }))
+          .filter(({ r }) => !r.ok)
+          .map(({ o, r }) => `${String(o.kind)}: ${r.output}`);
+        assert.deepEqual(refused, [], "the old manifest applies");
+        cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"]);
+        if (BEFORE_MANAGED_FIELDS.has(fixture)) {
+          for (const o of stored as KubeObject[]) {
+            const objectUrl = await objectPath(credentials, refOf(o));
+            await kubeRequest(
+              credentials,
+              "PATCH",
+              objectUrl,
+              [{ op: "replace", path: "/metadata/managedFields", value: [{}] }],
+              "application/json-patch+json",
+            );
+          }
+        }
+
+        // 2. The plan, with adoption, over those objects; its report.
+        const evaluation = await plan(
+          "dev",
+          { "eks-calico:calico.adopt": true },
+          { existingObjects: manifest },
+        );
+        const report = adoptionReport(manifest, evaluation);
+        assert.deepEqual(report.problems, [], "the report sees nothing that stops the switch");
+
+        // 3. pulumi up: the takeover step, then each object through its provider.
+        const takeover = evaluation.resources.find((r) => r.type === TAKEOVER_TYPE);
+        assert.ok(takeover, "the plan has the takeover step");
+        const provider = await loadedTakeoverProvider();
+        const inputs = { ...(takeover.inputs as unknown as TakeoverInputs), kubeconfig, context: undefined };
+        const created = await provider.create(inputs);
+        const results = (created.outs as { results: { object: string; outcome: string }[] }).results;
+        assert.ok(results.filter((r) => r.outcome.startsWith("from ")).length > 0, JSON.stringify(results));
+
+        const objects = calicoObjects(evaluation);
+        const refusals: string[] = [];
+        for (const record of objects) {
+          const object = record.inputs as KubeObject;
+          const { refusal } = await providerCreate(credentials, object, providerSettings(evaluation, record));
+          if (refusal) refusals.push(refusal);
+          if (object.kind === "CustomResourceDefinition") {
+            cluster.kubectl([
+              "wait",
+              "--for=condition=Established",
+              "--timeout=60s",
+              `crd/${object.metadata.name}`,
+            ]);
+          }
+        }
+        compare(`${fixture}: the API server accepts every object of the takeover`, [], refusals);
+
+        // 4. Each object holds what the plan renders: no manager but ours and controllers, no leftovers.
+        const leftovers: string[] = [];
+        const changes: string[] = [];
+        const live = new Map<string, KubeObject>();
+        const rendered = new Map<string, KubeObject>();
+        // The objects taken over: those of the adopting provider (the probe's are new, through the other).
+        const adopted = objects.filter((record) => providerSettings(evaluation, record).upsert);
+        assert.ok(adopted.length > 10, "the adopting provider applies Calico's objects");
+        for (const record of adopted) {
+          const object = record.inputs as KubeObject;
+          rendered.set(`${object.kind}/${object.metadata.name}`, object);
+          const current = await kubeRequest<KubeObject>(
+            credentials,
+            "GET",
+            await objectPath(credentials, refOf(object)),
+          );
+          live.set(`${object.kind}/${object.metadata.name}`, current);
+          const where = `${object.kind} ${object.metadata.name}`;
+          const foreign = foreignManagers(current);
+          if ((current.metadata.managedFields ?? []).some(isHandedOver) || foreign.length > 0) {
+            leftovers.push(`${where}: fields still owned by ${foreign.join(", ")}`);
+          }
+          const labels = Object.keys(current.metadata.labels ?? {}).sort();
+          const wanted = Object.keys(object.metadata.labels ?? {}).sort();
+          if (JSON.stringify(labels) !== JSON.stringify(wanted))
+            leftovers.push(`${where}: labels ${labels.join(",")}`);
+          const extra = Object.keys(current.metadata.annotations ?? {}).filter(
+            (a) => !(a in (object.metadata.annotations ?? {})) && !SERVER_ANNOTATIONS.has(a),
+          );
+          if (extra.length > 0) leftovers.push(`${where}: annotations ${extra.join(", ")}`);
+          if (object.kind === "DaemonSet" || object.kind === "Deployment") {
+            leftovers.push(...podDifferences(podSpec(object), podSpec(current)).map((p) => `${where}: ${p}`));
+          }
+          // As `pulumi preview --expect-no-changes` afterwards: the same request, dry-run, changes nothing.
+          const { result, refusal } = await providerCreate(
+            credentials,
+            object,
+            providerSettings(evaluation, record),
+            { dryRun: true },
+          );
+          const view = (o: KubeObject | undefined) =>
+            JSON.stringify({
+              spec: o?.spec,
+              labels: o?.metadata.labels,
+              annotations: o?.metadata.annotations,
+              data: o?.data,
+              rules: o?.rules,
+            });
+          if (refusal || view(result) !== view(current)) changes.push(refusal ?? where);
+        }
+        compare(`${fixture}: after the takeover each object holds only what the plan renders`, [], leftovers);
+        compare(`${fixture}: a second apply changes nothing`, [], changes);
+
+        // 5. The report predicted which fields of the old objects went: exactly those, for every object.
+        const predicted = report.takenOver
+          .flatMap((t) => t.removed.map((d) => `${t.object}: ${d.path}`))
+          .sort();
+        const real = manifest
+          .flatMap((o) => {
+            const now = live.get(`${o.kind}/${o.metadata.name}`);
+            const ours = rendered.get(`${o.kind}/${o.metadata.name}`);
+            if (!now || !ours) return [];
+            // Fields the plan sets that the API server does not store (an empty env value) are not gone.
+            const unstored = new Set(
+              fieldDifferences(ours, now)
+                .filter((d) => d.kind === "kept")
+                .map((d) => d.path),
+            );
+            const gone = fieldDifferences(asServedToday(o), now).filter(
+              (d) => d.kind === "kept" && !unstored.has(d.path),
+            );
+            const where = `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
+            return gone.map((d) => `${where}: ${d.path}`);
+          })
+          .sort();
+        compare(
+          `${fixture}: the adoption report's removed fields are the ones the real takeover removed`,
+          predicted,
+          real,
+        );
+        assert.deepEqual(summary().slice(1), [], summary().join("\n"));
+      } finally {
+        await cluster.stop();
+      }
+    });
+  }
+});

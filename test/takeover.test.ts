@@ -1,0 +1,127 @@
+/**
+ * The takeover's managed-fields hand-over (components/calico/takeover/managed-fields.ts) and its dynamic
+ * provider as `pulumi up` loads it: serialized, then required from the text. Against a real API server:
+ * test/cluster/takeover.test.ts.
+ */
+import * as assert from "node:assert/strict";
+import * as pulumi from "@pulumi/pulumi";
+import requireFromString from "require-from-string";
+import { takeoverProvider } from "../components/calico/takeover";
+import { credentialsOf } from "../components/calico/takeover/kube-client";
+import { handOver, isHandedOver, unionFields } from "../components/calico/takeover/managed-fields";
+
+const CSA = {
+  manager: "kubectl-client-side-apply",
+  operation: "Update",
+  apiVersion: "apps/v1",
+  fieldsType: "FieldsV1",
+  fieldsV1: { "f:spec": { "f:template": { "f:spec": { "f:hostNetwork": {} } } } },
+};
+const CONTROLLER = {
+  manager: "kube-controller-manager",
+  operation: "Update",
+  apiVersion: "apps/v1",
+  subresource: "status",
+  fieldsV1: { "f:status": { "f:numberReady": {} } },
+};
+
+describe("takeover: handing kubectl's fields over", () => {
+  it("hands over kubectl's writes and before-first-apply, never controllers or other tools", () => {
+    const cases: [object, boolean][] = [
+      [CSA, true],
+      [{ manager: "kubectl", operation: "Apply" }, true],
+      [{ manager: "kubectl-create", operation: "Update" }, true],
+      [{ manager: "kubectl-edit", operation: "Update" }, true],
+      [{ manager: "before-first-apply", operation: "Update" }, true],
+      [CONTROLLER, false],
+      [{ manager: "kubectl-client-side-apply", operation: "Update", subresource: "status" }, false],
+      [{ manager: "kube-controller-manager", operation: "Update" }, false],
+      [{ manager: "argocd-controller", operation: "Apply" }, false],
+      [{ manager: "helm", operation: "Update" }, false],
+    ];
+    for (const [entry, expected] of cases) assert.equal(isHandedOver(entry), expected, JSON.stringify(entry));
+  });
+
+  it("merges the field sets into one Apply entry of the new manager, keeping other entries", () => {
+    const ours = {
+      manager: "eks-calico",
+      operation: "Apply",
+      apiVersion: "apps/v1",
+      fieldsV1: { "f:spec": { "f:template": { "f:spec": { "f:priorityClassName": {} } } } },
+    };
+    const result = handOver([CSA, CONTROLLER, ours], "eks-calico");
+    assert.deepEqual(result?.from, ["kubectl-client-side-apply (Update)"]);
+    assert.deepEqual(result?.managedFields, [
+      CONTROLLER,
+      {
+        manager: "eks-calico",
+        operation: "Apply",
+        apiVersion: "apps/v1",
+        time: undefined,
+        fieldsType: "FieldsV1",
+        fieldsV1: {
+          "f:spec": { "f:template": { "f:spec": { "f:hostNetwork": {}, "f:priorityClassName": {} } } },
+        },
+      },
+    ]);
+    assert.equal(handOver([CONTROLLER, ours], "eks-calico"), undefined, "nothing of kubectl's: no patch");
+  });
+
+  it("unions nested field sets", () => {
+    assert.deepEqual(unionFields({ "f:a": { "f:b": {} }, "f:c": {} }, { "f:a": { "f:d": {} }, "f:e": {} }), {
+      "f:a": { "f:b": {}, "f:d": {} },
+      "f:c": {},
+      "f:e": {},
+    });
+  });
+
+  it("reads the kubeconfig's context: server, CA, token; an unknown context is an error naming it", () => {
+    const kubeconfig = [
+      "apiVersion: v1",
+      "kind: Config",
+      "current-context: a",
+      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443', certificate-authority-data: 'Q0E='}}]",
+      "users: [{name: u, user: {token: secret-token}}]",
+      "contexts: [{name: a, context: {cluster: c, user: u}}]",
+    ].join("\n");
+    const credentials = credentialsOf(kubeconfig);
+    assert.equal(credentials.server, "https://127.0.0.1:6443");
+    assert.equal(credentials.ca?.toString(), "CA");
+    assert.equal(credentials.token, "secret-token");
+    assert.throws(() => credentialsOf(kubeconfig, "b"), /no context "b"/);
+  });
+
+  it("runs an exec credential plugin as kubectl does and uses its token", () => {
+    const kubeconfig = [
+      "current-context: a",
+      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:6443'}}]",
+      "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: node,",
+      `  args: ['-e', 'process.stdout.write(JSON.stringify({status: {token: process.env.EXEC_TOKEN}}))'],`,
+      "  env: [{name: EXEC_TOKEN, value: from-plugin}]}}}]",
+      "contexts: [{name: a, context: {cluster: c, user: u}}]",
+    ].join("\n");
+    assert.equal(credentialsOf(kubeconfig).token, "from-plugin");
+  });
+
+  it("serializes into a provider that the dynamic provider host can load (create, diff, update)", async () => {
+    // What @pulumi/pulumi's dynamic Resource sends as __provider, and cmd/dynamic-provider loads.
+    const serialized = await pulumi.runtime.serializeFunction(() => takeoverProvider, { allowSecrets: true });
+    const loaded = (
+      requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }
+    ).handler();
+    assert.equal(typeof loaded.create, "function");
+    assert.equal(typeof loaded.update, "function");
+    const diff = await loaded.diff?.(
+      "takeover",
+      { fieldManager: "eks-calico", objects: [{ kind: "A" }] },
+      { fieldManager: "eks-calico", objects: [{ kind: "A" }] },
+    );
+    assert.equal(diff?.changes, false);
+    const changed = await loaded.diff?.(
+      "takeover",
+      { fieldManager: "eks-calico", objects: [{ kind: "A" }] },
+      { fieldManager: "eks-calico", objects: [{ kind: "B" }] },
+    );
+    assert.equal(changed?.changes, true);
+  });
+});
