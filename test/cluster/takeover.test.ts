@@ -32,6 +32,7 @@ import { credentialsOf, kubeRequest } from "../../components/calico/takeover/kub
 import { isHandedOver, type ManagedFieldsEntry } from "../../components/calico/takeover/managed-fields";
 import { objectPath } from "../../components/calico/takeover/run";
 import { compare, summary } from "./agreement";
+import { removedApi } from "../../policy/calico";
 
 const DIR = path.join(os.tmpdir(), `eks-calico-takeover-test-${process.pid}`);
 const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
@@ -52,32 +53,32 @@ type KubeObject = ManifestObject & {
 };
 
 /**
- * An object of an old manifest as a cluster upgraded to today's Kubernetes stores it: workloads of
- * extensions/v1beta1 as apps/v1 (whose selector that API defaulted to the template's labels), RBAC and
- * PodDisruptionBudgets at v1, v1beta1 CRDs as v1 (asServedToday), with an open schema where the old
- * one had none (stored v1beta1 CRDs have none; the v1 API refuses to create one without).
+ * An object of an old manifest as a cluster upgraded to today's Kubernetes stores it: at the API
+ * version that replaced a removed one (extensions/v1beta1 workloads as apps/v1, whose selector that API
+ * defaulted to the template's labels), v1beta1 CRDs as v1 (asServedToday), with an open schema where
+ * the old one had none (stored v1beta1 CRDs have none; the v1 API refuses to create one without).
  */
 function asStoredToday(o: ManifestObject): Record<string, unknown> {
   const served = asServedToday(o) as KubeObject & { spec?: Record<string, unknown> };
-  const version = (apiVersion: string) => ({ ...served, apiVersion });
+  // The API version a removed one is served as today (policy/calico.ts's table of removed APIs).
+  const successor = removedApi(o.apiVersion, o.kind)?.use ?? "";
+  const stored = { ...served, apiVersion: /^[\w.]+\/v\w+$/.test(successor) ? successor : served.apiVersion };
   if (o.apiVersion === "extensions/v1beta1" && (o.kind === "DaemonSet" || o.kind === "Deployment")) {
     const spec = served.spec as { selector?: unknown; template: { metadata: { labels: object } } };
     return {
-      ...version("apps/v1"),
+      ...stored,
       spec: { ...spec, selector: spec.selector ?? { matchLabels: spec.template.metadata.labels } },
     };
   }
-  if (o.apiVersion === "rbac.authorization.k8s.io/v1beta1") return version("rbac.authorization.k8s.io/v1");
-  if (o.apiVersion === "policy/v1beta1" && o.kind === "PodDisruptionBudget") return version("policy/v1");
   if (o.kind === "CustomResourceDefinition") {
     const spec = served.spec as { versions: { schema?: unknown }[] };
     const open = { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } };
     return {
-      ...served,
+      ...stored,
       spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: v.schema ?? open })) },
     };
   }
-  return served;
+  return stored;
 }
 
 /** The takeover's provider as Pulumi's dynamic provider host loads it: from its serialized text. */
