@@ -197,8 +197,7 @@ function installCalico(
         ...common,
         namespace: settings.calico.namespace,
         autoscalerRegistry: settings.calico.autoscalerRegistry,
-        takeover: settings.calico.adopt
-          ? { kubeconfig: cluster.access.kubeconfig, context: cluster.access.context }
-          : undefined,
+        access: cluster.access,
+        adopt: settings.calico.adopt,
       });
 }

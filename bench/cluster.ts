@@ -63,7 +63,7 @@ async function deployAt(nodes: number): Promise<RealPoint> {
   const cluster = await LocalCluster.start("dev", { config, dir: dir() });
   try {
     const started = Date.now();
-    const refusals = cluster.apply(planObjects(evaluation));
+    const refusals = await cluster.create(planObjects(evaluation));
     if (refusals.length > 0) throw new Error(refusals.join("\n"));
     const counts = await cluster.settledCounts("kube-system", 15 * 60_000);
     return {
@@ -83,12 +83,13 @@ async function rollout(): Promise<RealRollout> {
   const after = await plan("dev", { ...config, "eks-calico:calico.version": "v3.31.6" });
   const cluster = await LocalCluster.start("dev", { config, dir: dir(), podStartSeconds: POD_START_SECONDS });
   try {
-    cluster.apply(planObjects(before));
+    const created = await cluster.create(planObjects(before));
+    if (created.length > 0) throw new Error(created.join("\n"));
     await cluster.settledCounts("kube-system", 15 * 60_000);
-    const daemonSet = planObjects(after).find((o) => o.kind === "DaemonSet");
+    const daemonSet = planObjects(after).find((o) => o.object.kind === "DaemonSet");
     if (daemonSet === undefined) throw new Error("the plan has no DaemonSet");
     const started = Date.now();
-    const refusals = cluster.apply([daemonSet]);
+    const refusals = await cluster.update([daemonSet]);
     if (refusals.length > 0) throw new Error(refusals.join("\n"));
     await waitFor(
       "the calico-node rollout",

@@ -9,6 +9,7 @@
 
 import { AWS_NODE_POD_PATCHER } from "./calico/names";
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "./calico/operator/settings";
+import { TAKEOVER_TYPE } from "./calico/takeover";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {
@@ -62,6 +63,7 @@ const T = {
   apiServer: "kubernetes:operator.tigera.io/v1:APIServer",
   goldmane: "kubernetes:operator.tigera.io/v1:Goldmane",
   whisker: "kubernetes:operator.tigera.io/v1:Whisker",
+  takeover: TAKEOVER_TYPE,
 } as const;
 
 const NODE_GROUPS: ResourceSet = { label: "every node group", types: [T.nodeGroup] };
@@ -209,6 +211,13 @@ export const ORDERING: readonly OrderingRule[] = [
     after: CALICO_OBJECTS,
     why: "calico-node's readiness await needs nodes (with none it is trivially ready), and `pulumi destroy` must remove Calico while its nodes still run",
     source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
+  },
+  {
+    before: { label: "Calico's takeover step", types: [T.takeover] },
+    after: CALICO_OBJECTS,
+    why: "a CRD left by another install stops it before anything changes (the CRDs' provider upserts); with calico.adopt, kubectl's fields are handed over first, or the forced apply keeps what the old manifest set",
+    source:
+      "components/calico/takeover (pulumi-kubernetes provider/pkg/await/await.go: an upsert moves no kubectl field)",
   },
   {
     before: {

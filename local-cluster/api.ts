@@ -29,7 +29,8 @@ export function accessFromKubeconfig(file: string): ApiAccess {
 }
 
 export class Api {
-  private readonly credentials: Credentials;
+  /** The admin's credentials, for the provider-request replays. */
+  readonly credentials: Credentials;
 
   constructor(access: ApiAccess) {
     this.credentials = {

@@ -1,25 +1,32 @@
 /**
  * Deploying a plan onto a local cluster: a control plane shaped like a stack (index.ts), the Calico
- * objects of that stack's offline plan applied to it with kubectl's server-side apply (as pulumi-kubernetes
- * applies them), and what the real controllers and scheduler then report.
+ * objects of that stack's offline plan created and updated with the requests pulumi-kubernetes sends
+ * (provider-requests.ts), and what the real controllers and scheduler then report.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import YAML from "yaml";
+import { isDeepStrictEqual } from "node:util";
 import {
   type ClusterSimulation,
   type ConfigOverrides,
+  type ResourceRecord,
   type StackEvaluation,
   evaluateStack,
 } from "../offline/engine";
 import { calicoObjects } from "../offline/calico-yaml";
 import { Api, accessFromKubeconfig, waitFor } from "./api";
+import {
+  type KubeObject,
+  type ProviderSettings,
+  fieldManagerOf,
+  providerCreate,
+  providerUpdate,
+  refOf,
+} from "./provider-requests";
+import { objectPath } from "../components/calico/takeover/run";
 import { type ClusterState, downCluster, requireTools, upCluster } from "./index";
-
-/** The field manager of every apply: one owner, as one Pulumi stack is. */
-export const FIELD_MANAGER = "eks-calico-test";
 
 export interface KubectlResult {
   readonly ok: boolean;
@@ -55,6 +62,8 @@ function describe(object: Record<string, unknown>): string {
 export class LocalCluster {
   readonly api: Api;
   private readonly work: string;
+  /** Each resource's field manager (by URN), as the provider keeps it in the resource's state. */
+  private readonly managers = new Map<string, string>();
 
   private constructor(
     readonly state: ClusterState & { nodes: number },
@@ -89,63 +98,66 @@ export class LocalCluster {
     return { ok: run.status === 0, output: `${run.stdout}${run.stderr}`.trim() };
   }
 
-  /** Server-side apply of each object on its own, so one refusal names its object; returns the refusals. */
-  apply(objects: Record<string, unknown>[], options: { dryRun?: boolean } = {}): string[] {
+  /** Waits until a CRD's kind is served: a custom resource can only be applied after that. */
+  private established(object: KubeObject): void {
+    if (object.kind !== "CustomResourceDefinition") return;
+    this.kubectl(["wait", "--for=condition=Established", "--timeout=60s", `crd/${object.metadata.name}`]);
+  }
+
+  /**
+   * Creates each object as pulumi-kubernetes creates it through the object's provider
+   * (local-cluster/provider-requests.ts): a POST, refused with AlreadyExists when the object is there, or a
+   * server-side apply when the provider upserts. The field manager is kept, as the provider keeps it in
+   * the resource's state. Returns the refusals, one per object.
+   */
+  async create(objects: readonly PlannedObject[]): Promise<string[]> {
     const refusals: string[] = [];
-    for (const object of objects) {
-      const result = this.kubectl(
-        [
-          "apply",
-          "--server-side",
-          `--field-manager=${FIELD_MANAGER}`,
-          ...(options.dryRun ? ["--dry-run=server"] : []),
-          "-f",
-          "-",
-        ],
-        YAML.stringify(object),
-      );
-      if (!result.ok) refusals.push(`${describe(object)}: ${result.output}`);
-      // A custom resource can only be applied once its definition is served.
-      if (result.ok && object.kind === "CustomResourceDefinition" && !options.dryRun) {
-        this.kubectl([
-          "wait",
-          "--for=condition=Established",
-          "--timeout=60s",
-          `crd/${(object.metadata as { name: string }).name}`,
-        ]);
+    for (const planned of objects) {
+      const manager = fieldManagerOf(planned.object);
+      const answer = await providerCreate(this.api.credentials, planned.object, planned.provider, manager);
+      if (answer.refusal) {
+        refusals.push(answer.refusal);
+        continue;
       }
+      this.managers.set(planned.urn, manager);
+      this.established(planned.object);
+    }
+    return refusals;
+  }
+
+  /** Updates each object in place as pulumi-kubernetes does; returns the refusals. */
+  async update(objects: readonly PlannedObject[]): Promise<string[]> {
+    const refusals: string[] = [];
+    for (const planned of objects) {
+      const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
+      const answer = await providerUpdate(this.api.credentials, planned.object, planned.provider, manager, {
+        ignore: planned.ignore,
+      });
+      if (answer.refusal) refusals.push(answer.refusal);
+      else this.managers.set(planned.urn, manager);
+      this.established(planned.object);
     }
     return refusals;
   }
 
   /**
-   * Creates objects as pulumi-kubernetes (4.29 and later) creates them: a server-side apply, refused with
-   * AlreadyExists when the object is there already, unless the provider upserts (upsertExistingObjects).
+   * Objects a preview would show as changed: the provider's dry-run update returns an object other than
+   * the live one (managed-field bookkeeping aside). As `pulumi preview --expect-no-changes`.
    */
-  create(objects: Record<string, unknown>[], options: { upsert?: boolean } = {}): string[] {
-    const refusals: string[] = [];
-    for (const object of objects) {
-      if (!options.upsert && this.kubectl(["get", ...this.reference(object)]).ok) {
-        refusals.push(
-          `${describe(object)}: AlreadyExists: it exists in the cluster, and the provider does not upsert`,
-        );
-        continue;
-      }
-      refusals.push(...this.apply([object]));
-    }
-    return refusals;
-  }
-
-  /** Objects whose server-side apply would change what the cluster holds (`kubectl diff --server-side`). */
-  changed(objects: Record<string, unknown>[]): string[] {
+  async changed(objects: readonly PlannedObject[]): Promise<string[]> {
     const changed: string[] = [];
-    for (const object of objects) {
-      const result = this.kubectl(
-        ["diff", "--server-side", `--field-manager=${FIELD_MANAGER}`, "-f", "-"],
-        YAML.stringify(object),
-      );
-      if (!result.ok)
-        changed.push(`${describe(object)}: ${result.output.split("\n").slice(0, 30).join("\n")}`);
+    for (const planned of objects) {
+      const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
+      const path = await objectPath(this.api.credentials, refOf(planned.object));
+      const live = await this.api.get<KubeObject>(path);
+      const answer = await providerUpdate(this.api.credentials, planned.object, planned.provider, manager, {
+        dryRun: true,
+        ignore: planned.ignore,
+      });
+      const differences = answer.result ? differencesOf(comparable(live), comparable(answer.result)) : [];
+      if (answer.refusal) changed.push(answer.refusal);
+      else if (differences.length > 0)
+        changed.push(`${describe(planned.object)}: ${differences.slice(0, 20).join(", ")}`);
     }
     return changed;
   }
@@ -161,9 +173,21 @@ export class LocalCluster {
     ];
   }
 
-  delete(object: Record<string, unknown>): string | undefined {
-    const result = this.kubectl(["delete", ...this.reference(object), "--wait=true", "--timeout=60s"]);
-    return result.ok ? undefined : `${describe(object)}: ${result.output}`;
+  /** The resource leaves the stack's state but stays in the cluster (`retainOnDelete` on destroy). */
+  forget(planned: PlannedObject): void {
+    this.managers.delete(planned.urn);
+  }
+
+  /** Deletes an object as `pulumi destroy` or a replacement does; its field manager goes with its state. */
+  delete(planned: PlannedObject): string | undefined {
+    this.managers.delete(planned.urn);
+    const result = this.kubectl([
+      "delete",
+      ...this.reference(planned.object),
+      "--wait=true",
+      "--timeout=60s",
+    ]);
+    return result.ok ? undefined : `${describe(planned.object)}: ${result.output}`;
   }
 
   /** The calico-node DaemonSet's and Typha's counts once the controllers have caught up with their specs. */
@@ -239,10 +263,49 @@ export async function plan(
   return evaluateStack(stack, { config, simulate });
 }
 
+/** A Calico object of a plan with what decides how the provider writes it. */
+export interface PlannedObject {
+  readonly urn: string;
+  /** The inputs, secrets revealed (the offline TLS world's placeholder PEMs, opaque to the API server). */
+  readonly object: KubeObject;
+  /** The settings of the resource's Kubernetes provider. */
+  readonly provider: ProviderSettings;
+  /** The resource's `ignoreChanges` paths. */
+  readonly ignore: readonly string[];
+}
+
+/** A resource of a plan as a {@link PlannedObject}. */
+export function plannedOf(evaluation: StackEvaluation, record: ResourceRecord): PlannedObject {
+  const provider = evaluation.resources.find((r) => r.urn === record.provider);
+  const on = (key: string) => String(provider?.inputs[key]) === "true";
+  return {
+    urn: record.urn,
+    object: record.inputs as KubeObject,
+    provider: { upsert: on("upsertExistingObjects"), force: on("enablePatchForce") },
+    ignore: record.options.ignoreChanges,
+  };
+}
+
 /** The Calico objects of a plan, in the order kubectl applies them. */
-export function planObjects(evaluation: StackEvaluation): Record<string, unknown>[] {
-  // Inputs with secrets revealed: the offline TLS world's placeholder PEMs, opaque to the API server.
-  return calicoObjects(evaluation).map((record) => record.inputs);
+export function planObjects(evaluation: StackEvaluation): PlannedObject[] {
+  return calicoObjects(evaluation).map((record) => plannedOf(evaluation, record));
+}
+
+/** An object as a preview compares it: without the server's bookkeeping of writes. */
+function comparable(object: KubeObject): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { ...object.metadata };
+  delete metadata.managedFields;
+  delete metadata.resourceVersion;
+  return { ...object, metadata };
+}
+
+/** The paths at which two JSON values differ. */
+function differencesOf(a: unknown, b: unknown, at = ""): string[] {
+  if (isDeepStrictEqual(a, b)) return [];
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+  if (!isRecord(a) || !isRecord(b) || Array.isArray(a) !== Array.isArray(b)) return [at || "(root)"];
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return keys.flatMap((key) => differencesOf(a[key], b[key], at ? `${at}.${key}` : key));
 }
 
 /** The `calico` output's counts of an offline plan. */

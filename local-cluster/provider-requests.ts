@@ -1,20 +1,26 @@
 /**
- * The requests pulumi-kubernetes (4.34, server-side apply mode) sends to create an object, replayed
- * against the local API server, because the provider itself cannot be built here (docs/real-cluster.md).
- * From provider/pkg/await/await.go (Creation, patchForce) and provider/pkg/provider/provider.go
+ * The requests pulumi-kubernetes (4.34, server-side apply mode) sends to create and to update an object,
+ * replayed against the local API server, because the provider itself cannot be built here
+ * (docs/real-cluster.md). From provider/pkg/await/await.go (Creation, Update, ssaUpdate,
+ * fixCSAFieldManagers, handleSSAIgnoreFields, patchForce) and provider/pkg/provider/provider.go
  * (fieldManagerName):
- * - the field manager is the `pulumi.com/patchFieldManager` annotation, else a per-resource
- *   `pulumi-kubernetes-<random>` name;
- * - a provider with `upsertExistingObjects` sends a server-side apply (PATCH, application/apply-patch+yaml,
- *   `fieldValidation=Warn`), forced when the provider has `enablePatchForce`, the object the
- *   `pulumi.com/patchForce` annotation, or the live object no managed fields; it does not move kubectl's
- *   fields first (fixCSAFieldManagers runs on updates only);
- * - a provider without it sends a create (POST, field manager `pulumi-kubernetes`): AlreadyExists when the
- *   object is there.
+ * - the field manager is the `pulumi.com/patchFieldManager` annotation, else the name kept in the
+ *   resource's state since its create, else a new `pulumi-kubernetes-<random>` name;
+ * - a create through a provider with `upsertExistingObjects` is a server-side apply (PATCH,
+ *   application/apply-patch+yaml, `fieldValidation=Warn`), forced only when the provider has
+ *   `enablePatchForce` or the object the `pulumi.com/patchForce` annotation (patchForce is given no live
+ *   object on create); it does not move kubectl's fields first;
+ * - a create through a provider without it is a POST with the static field manager `pulumi-kubernetes`:
+ *   AlreadyExists when the object is there;
+ * - an update first hands the fields of kubectl's and the provider's client-side entries to the field
+ *   manager (fixCSAFieldManagers; not in a preview), settles `ignoreChanges` paths against the live object,
+ *   then sends a server-side apply, forced as patchForce decides with the live object.
  */
+import { randomBytes } from "node:crypto";
 import { type Credentials, KubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
 import { type ObjectRef, objectPath } from "../components/calico/takeover/run";
 import { FIELD_MANAGER_ANNOTATION } from "../components/calico/takeover";
+import { type ManagedFieldsEntry, handOver } from "../components/calico/takeover/managed-fields";
 
 export interface ProviderSettings {
   /** `upsertExistingObjects` of the object's provider. */
@@ -23,10 +29,16 @@ export interface ProviderSettings {
   readonly force: boolean;
 }
 
-type KubeObject = Record<string, unknown> & {
+export type KubeObject = Record<string, unknown> & {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    managedFields?: ManagedFieldsEntry[];
+    resourceVersion?: string;
+  };
 };
 
 export function refOf(object: KubeObject): ObjectRef {
@@ -34,40 +46,106 @@ export function refOf(object: KubeObject): ObjectRef {
   return { apiVersion, kind, name: metadata.name, namespace: metadata.namespace };
 }
 
-/** The field manager the provider uses for `object`; `fallback` stands in for its random name. */
-export function fieldManagerOf(object: KubeObject, fallback: string): string {
-  return object.metadata.annotations?.[FIELD_MANAGER_ANNOTATION] ?? fallback;
+/**
+ * The field manager the provider uses for `object`: its annotation, else the name `state` kept since the
+ * create, else a new random one (the provider keeps it in the resource's state as `__fieldManager`).
+ */
+export function fieldManagerOf(object: KubeObject, state?: string): string {
+  return (
+    object.metadata.annotations?.[FIELD_MANAGER_ANNOTATION] ??
+    state ??
+    `pulumi-kubernetes-${randomBytes(4).toString("hex")}`
+  );
+}
+
+/** What the API server answered: the object it holds (or would, in a dry run), or its refusal. */
+export interface ProviderAnswer {
+  readonly refusal?: string;
+  readonly result?: KubeObject;
+}
+
+/** fixCSAFieldManagers' managers: a prefix of the entry's manager name and its operation. */
+const CLIENT_SIDE_MANAGERS: readonly (readonly [string, string])[] = [
+  ["kubectl", "Apply"],
+  ["kubectl", "Update"],
+  ["before-first-apply", "Update"],
+  ["pulumi-kubernetes", "Update"],
+  ["pulumi-kubernetes.exe", "Update"],
+  ["pulumi-resource-kubernetes", "Update"],
+];
+
+/** An entry fixCSAFieldManagers hands over (fluxcd/pkg ssa PatchReplaceFieldsManagers matches by prefix). */
+export function providerHandsOver(entry: ManagedFieldsEntry): boolean {
+  return CLIENT_SIDE_MANAGERS.some(
+    ([prefix, operation]) => (entry.manager ?? "").startsWith(prefix) && entry.operation === operation,
+  );
+}
+
+const PROVIDER_CLIENT_SIDE = new Set([
+  "pulumi-resource-kubernetes",
+  "pulumi-kubernetes",
+  "pulumi-kubernetes.exe",
+]);
+
+/** patchForce: whether a server-side apply overrides other managers' values. */
+function patchForce(
+  object: KubeObject,
+  live: KubeObject | undefined,
+  settings: ProviderSettings,
+  preview: boolean,
+): boolean {
+  if (object.metadata.annotations?.["pulumi.com/patchForce"] === "true" || settings.force) return true;
+  if (preview) {
+    if (live === undefined) return true;
+    const entries = live.metadata.managedFields ?? [];
+    if (entries.some((e) => e.operation === "Update" && PROVIDER_CLIENT_SIDE.has(e.manager ?? "")))
+      return true;
+  }
+  return live !== undefined && (live.metadata.managedFields ?? []).length === 0;
+}
+
+function refusalOf(object: KubeObject, error: unknown): ProviderAnswer {
+  if (!(error instanceof KubeRequestError)) throw error;
+  const message = (() => {
+    try {
+      return (JSON.parse(error.body) as { message?: string }).message ?? error.body;
+    } catch {
+      return error.body;
+    }
+  })();
+  return { refusal: `${object.kind} ${object.metadata.name}: HTTP ${error.status}: ${message}` };
+}
+
+function applyQuery(manager: string, force: boolean, dryRun: boolean, validation?: string): string {
+  return [
+    `fieldManager=${encodeURIComponent(manager)}`,
+    `force=${force}`,
+    ...(validation ? [`fieldValidation=${validation}`] : []),
+    ...(dryRun ? ["dryRun=All"] : []),
+  ].join("&");
 }
 
 /**
- * Creates `object` as the provider would; returns the API server's refusal, or undefined. `dryRun`
- * is a preview's request (`dryRun=All`): the object the API server would hold is returned instead.
+ * Creates `object` as the provider would, with field manager `manager` (fieldManagerOf). `dryRun` is a
+ * preview's request (`dryRun=All`): the object the API server would hold is returned instead.
  */
 export async function providerCreate(
   credentials: Credentials,
   object: KubeObject,
   settings: ProviderSettings,
+  manager: string,
   options: { dryRun?: boolean } = {},
-): Promise<{ refusal?: string; result?: KubeObject }> {
-  const path = await objectPath(credentials, refOf(object));
-  const manager = fieldManagerOf(object, `pulumi-kubernetes-${object.metadata.name}`);
-  const dryRun = options.dryRun ? "&dryRun=All" : "";
+): Promise<ProviderAnswer> {
+  const dryRun = options.dryRun ?? false;
   try {
+    const path = await objectPath(credentials, refOf(object));
     if (settings.upsert) {
-      let live: { metadata: { managedFields?: unknown[] } } | undefined;
-      try {
-        live = await kubeRequest(credentials, "GET", path);
-      } catch (error) {
-        if (!(error instanceof KubeRequestError && error.status === 404)) throw error;
-      }
-      const force =
-        settings.force ||
-        object.metadata.annotations?.["pulumi.com/patchForce"] === "true" ||
-        (live !== undefined && (live.metadata.managedFields ?? []).length === 0);
+      const force = patchForce(object, undefined, settings, dryRun);
+      const query = applyQuery(manager, force, dryRun, "Warn");
       const result = await kubeRequest<KubeObject>(
         credentials,
         "PATCH",
-        `${path}?fieldManager=${encodeURIComponent(manager)}&force=${force}&fieldValidation=Warn${dryRun}`,
+        `${path}?${query}`,
         object,
         "application/apply-patch+yaml",
       );
@@ -77,21 +155,90 @@ export async function providerCreate(
     const result = await kubeRequest<KubeObject>(
       credentials,
       "POST",
-      `${collection}?fieldManager=pulumi-kubernetes${dryRun}`,
+      `${collection}?fieldManager=pulumi-kubernetes${dryRun ? "&dryRun=All" : ""}`,
       object,
     );
     return { result };
   } catch (error) {
-    if (error instanceof KubeRequestError) {
-      const status = (() => {
-        try {
-          return (JSON.parse(error.body) as { message?: string }).message ?? error.body;
-        } catch {
-          return error.body;
-        }
-      })();
-      return { refusal: `${object.kind} ${object.metadata.name}: HTTP ${error.status}: ${status}` };
+    return refusalOf(object, error);
+  }
+}
+
+/** Whether a FieldsV1 set holds the field at `path` (`f:spec` → `f:replicas`). */
+function owns(fields: Record<string, unknown> | undefined, path: readonly string[]): boolean {
+  let node: unknown = fields;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null) return false;
+    node = (node as Record<string, unknown>)[`f:${key}`];
+  }
+  return node !== undefined;
+}
+
+function nested(object: Record<string, unknown>, path: readonly string[]): unknown {
+  return path.reduce<unknown>(
+    (node, key) =>
+      typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined,
+    object,
+  );
+}
+
+/** handleSSAIgnoreFields: an ignored path another manager owns is left out; else it keeps the live value. */
+function settleIgnored(object: KubeObject, live: KubeObject, manager: string, ignore: readonly string[]) {
+  const inputs = structuredClone(object) as Record<string, unknown>;
+  const entries = live.metadata.managedFields ?? [];
+  for (const dotted of ignore) {
+    const path = dotted.split(".");
+    const theirs = entries.some((e) => e.manager !== manager && owns(e.fieldsV1, path));
+    const ours = entries.some((e) => e.manager === manager && owns(e.fieldsV1, path));
+    const parent = nested(inputs, path.slice(0, -1)) as Record<string, unknown> | undefined;
+    const last = path[path.length - 1];
+    if (theirs && !ours) {
+      if (parent) delete parent[last];
+      continue;
     }
-    throw error;
+    const value = nested(live, path);
+    if (value !== undefined && parent) parent[last] = structuredClone(value);
+  }
+  return inputs as KubeObject;
+}
+
+/**
+ * Updates `object` in place as the provider would (its field manager `manager`, ignoreChanges paths
+ * `ignore`). `dryRun` is a preview: no hand-over, a dry-run apply, the object the server would hold.
+ */
+export async function providerUpdate(
+  credentials: Credentials,
+  object: KubeObject,
+  settings: ProviderSettings,
+  manager: string,
+  options: { dryRun?: boolean; ignore?: readonly string[] } = {},
+): Promise<ProviderAnswer> {
+  const dryRun = options.dryRun ?? false;
+  try {
+    const path = await objectPath(credentials, refOf(object));
+    let live = await kubeRequest<KubeObject>(credentials, "GET", path);
+    const entries = live.metadata.managedFields ?? [];
+    const moved = dryRun || entries.length === 0 ? undefined : handOver(entries, manager, providerHandsOver);
+    if (moved) {
+      live = await kubeRequest<KubeObject>(
+        credentials,
+        "PATCH",
+        path,
+        [{ op: "replace", path: "/metadata/managedFields", value: moved.managedFields }],
+        "application/json-patch+json",
+      );
+    }
+    const inputs = settleIgnored(object, live, manager, options.ignore ?? []);
+    const force = patchForce(inputs, live, settings, dryRun);
+    const result = await kubeRequest<KubeObject>(
+      credentials,
+      "PATCH",
+      `${path}?${applyQuery(manager, force, dryRun)}`,
+      inputs,
+      "application/apply-patch+yaml",
+    );
+    return { result };
+  } catch (error) {
+    return refusalOf(object, error);
   }
 }

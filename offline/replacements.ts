@@ -27,6 +27,8 @@ export interface ReplacementRule {
   readonly source: string;
 }
 
+import { TAKEOVER_TYPE } from "../components/calico/takeover";
+
 const TF_AWS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources";
 const K8S_DIFF = "pulumi/pulumi-kubernetes provider/pkg/provider/diff.go (forceNewProperties)";
 const K8S_METADATA = ["metadata.name", "metadata.namespace"];
@@ -134,6 +136,11 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     replaceOn: ["kubeconfig", "clusterIdentifier"],
     source:
       "pulumi/pulumi-kubernetes provider DiffConfig (a changed cluster replaces the provider's resources)",
+  },
+  [TAKEOVER_TYPE]: {
+    // Its diff names no replaced property, so every change is an update that runs the step again.
+    replaceOn: [],
+    source: "components/calico/takeover/index.ts takeoverProvider.diff (changes, never replaces)",
   },
   "tls:index/privateKey:PrivateKey": {
     replaceOn: [],

@@ -5,6 +5,8 @@
  * adoption off moves the objects back without replacing them.
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { fieldDifferences } from "../offline/adoption/fields";
 import type { ManifestObject } from "../offline/adoption/objects";
@@ -101,13 +103,41 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     const shown = resourcesDocument(adopted).resources.find((r) => r.type === TAKEOVER_TYPE);
     assert.match(String(shown?.inputs.__provider), /^<dynamic provider code sha256:[0-9a-f]{12}>$/);
     assert.equal(shown?.inputs.kubeconfig, "[secret]");
-    // Without adoption, no takeover and the provider's own field managers.
-    assert.deepEqual(ofType(dev, TAKEOVER_TYPE), []);
+    // Without adoption, the step checks the CRDs only, which alone name that field manager (they outlive
+    // the stack and are applied again after a destroy); the other objects keep the provider's own.
+    const check = one(dev, TAKEOVER_TYPE, "calico-takeover");
+    assert.equal(input(check, "adopt"), false);
+    const crds = ofType(dev, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition");
+    assert.ok(crds.length > 20);
+    assert.deepEqual(
+      input<{ kind: string; name: string }[]>(check, "objects")
+        .map((r) => `${r.kind}/${r.name}`)
+        .sort(),
+      crds
+        .map((r) => `CustomResourceDefinition/${String((r.inputs.metadata as { name: string }).name)}`)
+        .sort(),
+    );
     for (const r of dev.resources.filter((r) => r.type.startsWith("kubernetes:") && r.custom)) {
       const annotations = (r.inputs.metadata as { annotations?: Record<string, string> } | undefined)
         ?.annotations;
-      assert.equal(annotations?.[FIELD_MANAGER_ANNOTATION], undefined, r.name);
+      const crd = r.type.endsWith(":CustomResourceDefinition");
+      assert.equal(annotations?.[FIELD_MANAGER_ANNOTATION], crd ? ADOPT_FIELD_MANAGER : undefined, r.name);
+      if (r.parent?.endsWith("::calico")) assert.ok(r.dependencies.includes(check.urn), r.name);
     }
+  });
+
+  it("refuses, before anything changes, CRDs another install made when adoption is off", async () => {
+    const manifest = parseAllDocuments(
+      fs.readFileSync(path.join(__dirname, "fixtures", "adopt", "calico-policy-only.yaml"), "utf8"),
+    )
+      .map((d) => d.toJS() as ManifestObject | null)
+      .filter((o): o is ManifestObject => o !== null && o.kind === "CustomResourceDefinition");
+    assert.ok(manifest.length > 0);
+    const { error } = await evaluateStackExpectingError("dev", { simulate: { existingObjects: manifest } });
+    assert.ok(error instanceof SimulatedFailure, String(error));
+    assert.match(error.message, /^These Calico objects exist already, and this program did not make them:/);
+    assert.match(error.message, /CustomResourceDefinition felixconfigurations\.crd\.projectcalico\.org/);
+    assert.match(error.message, /set calico\.adopt: true/);
   });
 
   it("says which fields of an old object the takeover removes (kubectl's fields, handed over first)", async () => {
@@ -152,7 +182,13 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     );
     assert.deepEqual(
       diff.removed.map((r) => r.heading),
-      [`${TAKEOVER_TYPE} calico-takeover`, `${PROVIDER} calico-adopt`],
+      [`${PROVIDER} calico-adopt`],
+    );
+    // The step stays, checking the CRDs only; the CRDs move to their own upserting provider.
+    assert.equal(diff.changed.find((r) => r.heading === `${TAKEOVER_TYPE} calico-takeover`)?.op, "update");
+    assert.deepEqual(
+      diff.added.map((r) => r.heading),
+      [`${PROVIDER} calico-crds`],
     );
     const moved = diff.changed.filter((r) => r.changes.some((c) => c.path === "provider"));
     assert.ok(moved.length > 10);
@@ -215,6 +251,12 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
       fieldDifferences(existing, ours).map((d) => `${d.kind} ${d.path}`),
       ["kept spec.containers[c].env[B]", "set spec.containers[c].image", "set spec.tolerations"],
     );
-    assert.equal(ofType(dev, PROVIDER).length, 1, "no adopting provider unless asked");
+    assert.deepEqual(
+      ofType(dev, PROVIDER)
+        .map((r) => r.name)
+        .sort(),
+      ["calico-crds", "cluster-k8s"],
+      "no adopting provider unless asked",
+    );
   });
 });

@@ -4,8 +4,10 @@ import {
   DEFAULT_CALICO_VERSION,
   SUPPORTED_CALICO_MINORS,
   isSupportedCalicoVersion,
+  supportedMinorOf,
 } from "../components/calico/defaults";
 import { CALICO_CRD_KINDS } from "../components/calico/crds";
+import { specSchemaFor } from "../components/calico/crd-schemas";
 import { VERSIONS, ofKind, render } from "./calico-fixtures";
 
 describe("calico defaults", () => {
@@ -87,6 +89,7 @@ describe("calico CRDs", () => {
 
   for (const version of VERSIONS) {
     it(`${version}: every CRD is apiextensions v1 with consistent names and a structural schema`, () => {
+      const minor = supportedMinorOf(version);
       for (const crd of ofKind(render({ version }), "CustomResourceDefinition")) {
         const { names, group, versions } = crd.spec;
         assert.equal(crd.apiVersion, "apiextensions.k8s.io/v1");
@@ -98,13 +101,15 @@ describe("calico CRDs", () => {
         assert.equal(served.served, true);
         assert.equal(served.storage, true);
         if (group === "crd.projectcalico.org") assert.equal(served.name, "v1");
+        // spec is typed for the kinds crd-schemas/ covers (checked in calico-crd-schemas.test.ts).
+        const typed = group === "crd.projectcalico.org" ? specSchemaFor(names.kind, minor) : undefined;
         assert.deepEqual(served.schema?.openAPIV3Schema, {
           type: "object",
           properties: {
             apiVersion: { type: "string" },
             kind: { type: "string" },
             metadata: { type: "object" },
-            spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+            spec: typed ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true },
             status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
           },
         });

@@ -10,7 +10,7 @@ import { derivedTimeoutMinutes, estimateRollout, type MaxUnavailable } from "../
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION } from "../components/calico/typha-tls";
 import { type ResourceRecord, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { ConfigError } from "../stacks";
-import { STACKS, evaluated, evaluatedWith, ofType, one, stackValue } from "./helpers";
+import { STACKS, evaluated, evaluatedWith, ofType, one, providerFor, stackValue } from "./helpers";
 import { validateKubernetesObject } from "./k8s-schema";
 
 const COMPONENT = "eks-calico:calico:PolicyOnly";
@@ -112,11 +112,15 @@ for (const stack of STACKS) {
       }
     });
 
-    it("creates every object through the cluster's Kubernetes provider", async () => {
+    it("creates every object through the cluster's Kubernetes provider, the CRDs through one that upserts", async () => {
       const evaluation = await evaluated(stack);
       const provider = one(evaluation, "pulumi:providers:kubernetes", "cluster-k8s");
       for (const child of calicoChildren(evaluation)) {
-        assert.equal(child.provider, provider.urn, `${child.name} uses another provider`);
+        assert.equal(
+          child.provider,
+          providerFor(evaluation, provider, child),
+          `${child.name} uses another provider`,
+        );
       }
     });
 

@@ -122,10 +122,9 @@ for (const stack of STACKS) {
       assert.ok(addon.dependencies.includes(attachment.urn), "the add-on must wait for its policy");
     });
 
-    it("builds one Kubernetes provider from the cluster's kubeconfig", async () => {
+    it("builds the Kubernetes provider from the cluster's kubeconfig", async () => {
       const evaluation = await evaluated(stack);
-      const provider = one(evaluation, "pulumi:providers:kubernetes");
-      assert.equal(provider.name, "cluster-k8s");
+      const provider = one(evaluation, "pulumi:providers:kubernetes", "cluster-k8s");
       const kubeconfig = JSON.parse(String(provider.inputs.kubeconfig)) as { clusters: { name: string }[] };
       assert.equal(kubeconfig.clusters[0].name, `eks-calico-${stack}`);
       assert.deepEqual(provider.secretInputs, ["kubeconfig"], "the kubeconfig must be stored as a secret");

@@ -12,7 +12,7 @@ import type { ExistingClusterSimulation } from "../offline/world/existing";
 import { dependenciesOf, dependencyGraph } from "../offline/graph";
 import { policies, vpcCniNetworkPolicyOff } from "../policy/policies";
 import { broken, expectOne, replaced } from "./policy-records";
-import { evaluated, evaluatedWith, input, one, ofType } from "./helpers";
+import { evaluated, evaluatedWith, input, one, ofType, providerFor } from "./helpers";
 import { runPack } from "./policy-harness";
 
 const STACK = "existing.example";
@@ -91,7 +91,7 @@ describe("existing-cluster stack", () => {
       ],
     });
     for (const calico of plan.resources.filter((r) => r.type.startsWith("kubernetes:"))) {
-      assert.equal(calico.provider, provider.urn, calico.name);
+      assert.equal(calico.provider, providerFor(plan, provider, calico), calico.name);
     }
     assert.deepEqual(plan.secretOutputs.includes("kubeconfig"), true);
   });

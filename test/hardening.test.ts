@@ -4,7 +4,7 @@
  * on protected stacks, no wildcard IAM, and Kubernetes objects only through the cluster's provider.
  */
 import * as assert from "node:assert/strict";
-import { STACKS, evaluated, ofType, one, stackValue } from "./helpers";
+import { STACKS, evaluated, ofType, one, providerFor, stackValue } from "./helpers";
 
 /** Every action an IAM policy document allows. */
 function allowedActions(document: string): string[] {
@@ -104,11 +104,12 @@ for (const stack of STACKS) {
 
     it("creates every Kubernetes object through the cluster's provider (ordering: test/ordering.test.ts)", async () => {
       const evaluation = await evaluated(stack);
-      const provider = one(evaluation, "pulumi:providers:kubernetes");
+      const provider = one(evaluation, "pulumi:providers:kubernetes", "cluster-k8s");
       assert.ok(provider.dependencies.includes(one(evaluation, "eks:index:Cluster").urn));
       const objects = evaluation.resources.filter((r) => r.type.startsWith("kubernetes:"));
       assert.ok(objects.length > 0);
-      for (const object of objects) assert.equal(object.provider, provider.urn, object.name);
+      for (const object of objects)
+        assert.equal(object.provider, providerFor(evaluation, provider, object), object.name);
     });
   });
 }

@@ -64,6 +64,29 @@ export function one(evaluation: StackEvaluation, type: string, name?: string): R
   return matches[0];
 }
 
+/**
+ * The provider an in-cluster object must be created through: `cluster` (the cluster's provider), except
+ * Calico's CRDs, which go through the Calico component's `calico-crds` provider: checked here to reach the
+ * same cluster (kubeconfig, context, identifier, settings) and to upsert without forcing
+ * (components/cluster/provider.ts crdProvider).
+ */
+export function providerFor(
+  evaluation: StackEvaluation,
+  cluster: ResourceRecord,
+  object: ResourceRecord,
+): string {
+  if (object.type !== "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition") return cluster.urn;
+  const crds = one(evaluation, "pulumi:providers:kubernetes", "calico-crds");
+  const { upsertExistingObjects, ...same } = crds.inputs;
+  assert.equal(String(upsertExistingObjects), "true", "the CRDs' provider upserts");
+  assert.deepEqual(
+    same,
+    cluster.inputs,
+    "the CRDs' provider reaches the same cluster, with the same settings",
+  );
+  return crds.urn;
+}
+
 export function byUrn(evaluation: StackEvaluation, urn: string | undefined): ResourceRecord {
   const match = evaluation.resources.find((r) => r.urn === urn);
   assert.ok(match, `no resource with URN ${urn}`);

@@ -22,7 +22,7 @@ import { resourcesDocument } from "../offline/plan";
 import { policies } from "../policy/policies";
 import { ConfigError, validateConfig } from "../stacks";
 import { kubeconfigFile } from "../stacks/kubeconfig";
-import { evaluated, input, one, ofType } from "./helpers";
+import { evaluated, input, one, ofType, providerFor } from "./helpers";
 import { runPack } from "./policy-harness";
 
 const STACK = "kubeconfig.example";
@@ -144,7 +144,8 @@ describe("kubeconfig stack", () => {
     assert.equal(provider.parent, component.urn);
     const objects = evaluation.resources.filter((r) => r.type.startsWith("kubernetes:"));
     assert.ok(objects.length > 40);
-    for (const object of objects) assert.equal(object.provider, provider.urn, object.name);
+    for (const object of objects)
+      assert.equal(object.provider, providerFor(evaluation, provider, object), object.name);
     assert.deepEqual(evaluation.outputs.clusterEndpoint, "https://127.0.0.1:6443");
     assert.deepEqual(evaluation.outputs.kubeconfigContext, "local");
     assert.ok(!JSON.stringify(evaluation.outputs).includes("token-one"), "no credential in the outputs");

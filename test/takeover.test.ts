@@ -123,5 +123,20 @@ describe("takeover: handing kubectl's fields over", () => {
       { fieldManager: "eks-calico", objects: [{ kind: "B" }] },
     );
     assert.equal(changed?.changes, true);
+    // Every function the step calls is in the text: run against a server that is not there, it fails
+    // reaching it, not on a name the serialization left out (a name that is also a global, as mocha's
+    // \`run\`, is not captured).
+    const unreachable = [
+      "apiVersion: v1",
+      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true}}]",
+      "users: [{name: u, user: {token: t}}]",
+      "contexts: [{name: a, context: {cluster: c, user: u}}]",
+      "current-context: a",
+    ].join("\n");
+    const objects = [{ apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: "y" }];
+    await assert.rejects(
+      loaded.create({ kubeconfig: unreachable, fieldManager: "eks-calico", adopt: false, objects }),
+      (error: Error) => /ECONNREFUSED/.test(`${error.message} ${String((error as { code?: string }).code)}`),
+    );
   });
 });

@@ -1,13 +1,17 @@
 /**
  * The CustomResourceDefinitions calico-node and Typha need in Kubernetes-datastore mode, per release line.
  *
- * Written here as apiextensions.k8s.io/v1 with a minimal structural schema (spec and status kept as
- * given), not copied from upstream. The upstream policy-only manifests shipped schema-less v1beta1 CRDs,
- * which Kubernetes 1.22 removed. Labels never depend on the Calico version, so a version bump never
- * touches a CRD (deleting a CRD deletes every object of its kind, i.e. every Calico policy).
+ * Written here as apiextensions.k8s.io/v1 with structural schemas, not copied from upstream. The kinds
+ * people write by hand (policies, tiers, network sets, host endpoints, Felix settings) get a typed `spec`
+ * written from Calico's API Go types (crd-schemas/), so a misspelt field or a bad action is refused; every
+ * other spec, and every status, is kept as given. The upstream policy-only manifests shipped schema-less
+ * v1beta1 CRDs, which Kubernetes 1.22 removed. Labels never depend on the Calico version and schemas depend
+ * only on its line, so a patch bump never touches a CRD and a line change updates schemas in place (deleting
+ * a CRD deletes every object of its kind, i.e. every Calico policy).
  */
 import { COMMON_LABELS } from "./labels";
 import { supportedMinorOf, type CalicoMinor } from "./defaults";
+import { specSchemaFor, type JsonSchema } from "./crd-schemas";
 import type { CustomResourceDefinition } from "./types";
 
 /** One CRD: its API group, served version, names and scope. */
@@ -108,12 +112,21 @@ export function crdName(kind: CrdKind): string {
 }
 
 /** An object field the API server stores as given (structural: typed as an object, contents open). */
-function keptAsGiven() {
+function keptAsGiven(): JsonSchema {
   return { type: "object", "x-kubernetes-preserve-unknown-fields": true };
 }
 
-/** A v1 CRD with a structural schema: typed apiVersion/kind/metadata, spec and status kept as given. */
-export function renderCrd(kind: CrdKind): CustomResourceDefinition {
+/** The `spec` schema of a kind on a Calico line: typed for the Calico kinds crd-schemas/ covers, else open. */
+function specSchema(kind: CrdKind, minor: CalicoMinor): JsonSchema {
+  const typed = kind.group === CALICO_CRD_GROUP ? specSchemaFor(kind.kind, minor) : undefined;
+  return typed ?? keptAsGiven();
+}
+
+/**
+ * A v1 CRD with a structural schema: typed apiVersion/kind/metadata, `spec` typed where crd-schemas/
+ * covers the kind on `minor` and kept as given otherwise, status kept as given.
+ */
+export function renderCrd(kind: CrdKind, minor: CalicoMinor): CustomResourceDefinition {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -146,7 +159,7 @@ export function renderCrd(kind: CrdKind): CustomResourceDefinition {
                 apiVersion: { type: "string" },
                 kind: { type: "string" },
                 metadata: { type: "object" },
-                spec: keptAsGiven(),
+                spec: specSchema(kind, minor),
                 status: keptAsGiven(),
               },
             },
@@ -158,7 +171,8 @@ export function renderCrd(kind: CrdKind): CustomResourceDefinition {
   };
 }
 
-/** The CRDs of a Calico release, in the order of {@link crdKindsFor}. */
+/** The CRDs of a Calico release, in the order of {@link crdKindsFor}, with that release line's schemas. */
 export function renderCrds(version: string): CustomResourceDefinition[] {
-  return crdKindsFor(version).map(renderCrd);
+  const minor = supportedMinorOf(version);
+  return crdKindsFor(version).map((kind) => renderCrd(kind, minor));
 }

@@ -19,12 +19,18 @@ import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "./probe";
 import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER, CalicoTakeover } from "./takeover";
+import { type ClusterAccess, crdProvider } from "../cluster/provider";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
 
 export interface CalicoPolicyOnlyArgs {
-  /** Provider of the target cluster; every object is created through it. */
+  /**
+   * Provider of the target cluster; every object is created through it, except the CRDs unless adopting:
+   * they outlive the stack (retained on delete), so they go through a provider of the same cluster that
+   * upserts (`<name>-crds`, components/cluster/provider.ts crdProvider), and a stack deployed again after
+   * `pulumi destroy` takes them back instead of failing with AlreadyExists.
+   */
   provider: k8s.Provider;
   /**
    * Namespace of calico-node and Typha, created unless built in (kube-system, default). Changing it
@@ -65,11 +71,17 @@ export interface CalicoPolicyOnlyArgs {
    */
   probe?: CalicoProbeArgs;
   /**
-   * `calico.adopt`: the cluster's kubeconfig (secret) and context for the takeover step (./takeover),
-   * which hands the fields kubectl owns in existing objects to the field manager every object is then
-   * applied with, so the old manifest's leftovers go. Unset: nothing is taken over.
+   * How `provider` reaches the cluster: for the CRDs' provider, and for the takeover step (./takeover),
+   * which runs before any object is applied.
    */
-  takeover?: { kubeconfig: pulumi.Input<string>; context?: pulumi.Input<string> };
+  access: ClusterAccess;
+  /**
+   * `calico.adopt`: Calico's objects that exist (applied with kubectl) are taken over: the step hands the
+   * fields kubectl owns in them to the field manager every object is then applied with (through a
+   * `provider` that upserts), so the old manifest's leftovers go. Otherwise the step checks only the
+   * CRDs: those that exist must be this program's, from an earlier deployment. @default false
+   */
+  adopt?: boolean;
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -109,13 +121,14 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       autoscalerRegistry: args.autoscalerRegistry ?? DEFAULT_AUTOSCALER_REGISTRY,
       initialNodes: args.initialNodes,
       maxUnavailable: args.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE,
-      fieldManager: args.takeover ? ADOPT_FIELD_MANAGER : undefined,
+      fieldManager: args.adopt ? ADOPT_FIELD_MANAGER : undefined,
     };
     const objects = renderCalicoObjectGroups(settings);
-    // Every object waits for the nodes and, when adopting, for the takeover of what exists.
-    const nodes = args.takeover
-      ? [...args.nodes, takeoverOf(name, this, args.takeover, renderCalicoObjects(settings), args.nodes)]
-      : args.nodes;
+    // Every object waits for the nodes and for the takeover of what exists: every object when adopting,
+    // else the CRDs, which an earlier deployment of the stack may have left.
+    const taken = args.adopt ? renderCalicoObjects(settings) : objects.crds;
+    const takeover = takeoverOf(name, this, args, taken);
+    const nodes = [...args.nodes, takeover];
     const base: Options = { parent: this, provider: args.provider, dependsOn: nodes };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 
@@ -123,7 +136,11 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     const namespace = objects.namespace
       ? [new k8s.core.v1.Namespace(childResourceName(name, objects.namespace), objects.namespace, base)]
       : [];
-    const crds = createCrds(name, objects.crds, base);
+    // The CRDs outlive a destroyed stack: a provider that upserts takes them back on the next `up`.
+    const crdsProvider = args.adopt
+      ? args.provider
+      : crdProvider(`${name}-crds`, args.access, { parent: this });
+    const crds = createCrds(name, objects.crds, { ...base, provider: crdsProvider });
     // Namespaced objects wait for their namespace; cluster-scoped objects do not need it.
     const inNamespace: Options = { ...base, dependsOn: [...nodes, ...namespace] };
     const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
@@ -215,13 +232,12 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
   }
 }
 
-/** The takeover step of `calico.adopt`, for every object the install applies. */
+/** The takeover step, for the objects about to be applied that may exist. */
 function takeoverOf(
   name: string,
   parent: pulumi.Resource,
-  access: NonNullable<CalicoPolicyOnlyArgs["takeover"]>,
+  args: CalicoPolicyOnlyArgs,
   objects: CalicoObject[],
-  after: pulumi.Resource[],
 ): CalicoTakeover {
   const refs = objects.map(({ apiVersion, kind, metadata }) => ({
     apiVersion,
@@ -229,7 +245,17 @@ function takeoverOf(
     name: metadata.name,
     ...("namespace" in metadata && metadata.namespace ? { namespace: metadata.namespace } : {}),
   }));
-  return new CalicoTakeover(`${name}-takeover`, { ...access, objects: refs }, { parent, dependsOn: after });
+  return new CalicoTakeover(
+    `${name}-takeover`,
+    {
+      kubeconfig: args.access.kubeconfig,
+      context: args.access.context,
+      adopt: args.adopt ?? false,
+      objects: refs,
+    },
+    // It needs only the cluster, which its kubeconfig comes from.
+    { parent },
+  );
 }
 
 /** CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. */

@@ -19,7 +19,7 @@ import {
   typhaReplicas,
 } from "./typha";
 import { COMMON_LABELS } from "./labels";
-import { FIELD_MANAGER_ANNOTATION } from "./takeover/field-manager";
+import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "./takeover/field-manager";
 import type { MaxUnavailable } from "./rollout";
 import {
   FELIX_CLIENT_SECRET,
@@ -56,7 +56,7 @@ export interface CalicoSettings {
   maxUnavailable: MaxUnavailable;
   /**
    * The field manager every object names for pulumi-kubernetes (`calico.adopt`, ./takeover); unset: the
-   * provider's own per-resource name.
+   * provider's own per-resource name, except for the CRDs, which always name ADOPT_FIELD_MANAGER.
    */
   fieldManager?: string;
 }
@@ -85,7 +85,8 @@ function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
     namespace: BUILT_IN_NAMESPACES.includes(namespace)
       ? undefined
       : { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels: { ...COMMON_LABELS } } },
-    crds: renderCrds(version),
+    // The CRDs outlive the stack: a fixed field manager is the one a later deployment applies them with.
+    crds: withFieldManager(renderCrds(version), ADOPT_FIELD_MANAGER),
     rbac: renderRbac(namespace, version),
     typha: {
       deployment: renderTyphaDeployment(namespace, registry, version, typhaReplicas(settings.initialNodes)),

@@ -48,3 +48,14 @@ export function adoptingProvider(name: string, access: ClusterAccess, opts: pulu
     opts,
   );
 }
+
+/**
+ * The provider for Calico's CRDs, which are retained on delete (deleting a CRD deletes every policy of its
+ * kind) and so outlive a destroyed stack: a create of one that exists updates it
+ * (`upsertExistingObjects`), so `pulumi up` after `pulumi destroy` takes them back instead of failing with
+ * AlreadyExists. No forced ownership: the takeover step (components/calico/takeover) has made sure any that
+ * exists is this program's, and a conflict with another manager fails instead of being overridden.
+ */
+export function crdProvider(name: string, access: ClusterAccess, opts: pulumi.CustomResourceOptions) {
+  return new k8s.Provider(name, { ...access, ...SETTINGS, upsertExistingObjects: true }, opts);
+}

@@ -11,8 +11,19 @@ import { fieldDifferences } from "../adoption/fields";
 import { immutableConflict } from "../adoption/immutable";
 import { type ManifestObject, apiVersionOfType, asServedToday, objectKey } from "../adoption/objects";
 import { SimulatedFailure } from "./workloads";
-import { type ObjectRef, type TakeoverResult, describeRef } from "../../components/calico/takeover/run";
+import {
+  type ObjectRef,
+  type TakeoverResult,
+  describeRef,
+  foreignObjectsMessage,
+  isOurs,
+} from "../../components/calico/takeover/run";
+import { COMMON_LABELS } from "../../components/calico/labels";
 import { isPlainObject } from "../plan";
+
+function keyOf(ref: ObjectRef): string {
+  return objectKey(ref.apiVersion, ref.kind, ref.namespace, ref.name);
+}
 
 export class ExistingObjects {
   private readonly byKey: Map<string, ManifestObject>;
@@ -27,11 +38,23 @@ export class ExistingObjects {
 
   /**
    * The takeover step: each existing object in `refs` has its fields (all kubectl's: the manifest was
-   * applied with kubectl) handed over. Answers as the step does, per object.
+   * applied with kubectl) handed over. Answers as the step does, per object; without `adopt`, an object
+   * this program did not make (without its labels) stops the step, as it does.
    */
-  takeOver(refs: readonly ObjectRef[], simulated: string[]): TakeoverResult[] {
+  takeOver(refs: readonly ObjectRef[], adopt: boolean, simulated: string[]): TakeoverResult[] {
+    const existing = refs.filter((ref) => this.byKey.has(keyOf(ref)));
+    const foreign = existing.filter(
+      (ref) => !isOurs(this.byKey.get(keyOf(ref))?.metadata.labels, COMMON_LABELS),
+    );
+    if (!adopt && foreign.length > 0) {
+      throw new SimulatedFailure(
+        foreignObjectsMessage(
+          foreign.map((ref) => `${describeRef(ref)} (written by kubectl-client-side-apply)`),
+        ),
+      );
+    }
     return refs.map((ref) => {
-      const key = objectKey(ref.apiVersion, ref.kind, ref.namespace, ref.name);
+      const key = keyOf(ref);
       if (!this.byKey.has(key)) return { object: describeRef(ref), outcome: "absent" };
       this.handedOver.add(key);
       simulated.push(

@@ -176,7 +176,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       }
     }
     if (args.type === TAKEOVER_TYPE) {
-      const results = this.before.takeOver(inputs.objects as ObjectRef[], this.simulated);
+      const results = this.before.takeOver(
+        inputs.objects as ObjectRef[],
+        inputs.adopt === true,
+        this.simulated,
+      );
       return { id: "takeover", state: { ...inputs, results } };
     }
     // `import`: the existing resource must be there (only the existing cluster's add-on can be).

@@ -13,7 +13,7 @@ import { resourcesDocument } from "../../offline/plan";
 import { calicoObjects } from "../../offline/calico-yaml";
 import { listStacks } from "../../offline/engine";
 import { compare, summary } from "./agreement";
-import { LocalCluster, offlineCounts, plan, planObjects } from "../../local-cluster/deploy";
+import { LocalCluster, offlineCounts, plan, planObjects, plannedOf } from "../../local-cluster/deploy";
 import { addNodes, nodeCount } from "../../local-cluster";
 import { numbered, stackNodes } from "../../local-cluster/nodes";
 
@@ -36,9 +36,9 @@ async function deployAndCompare(
   const cluster = await LocalCluster.start(stack, { ...options, dir: DIR });
   try {
     const objects = planObjects(evaluation);
-    compare(`${label}: every Calico object the plan renders is created`, [], cluster.create(objects));
+    compare(`${label}: every Calico object the plan renders is created`, [], await cluster.create(objects));
     // As \`pulumi preview --expect-no-changes\` right after: applying the same objects again changes nothing.
-    compare(`${label}: applying the plan again changes nothing`, [], cluster.changed(objects));
+    compare(`${label}: applying the plan again changes nothing`, [], await cluster.changed(objects));
     const counts = await cluster.settledCounts(namespaceOf(evaluation));
     compare(`${label}: calico outputs equal kubectl's counts`, offlineCounts(evaluation), counts);
     return { cluster, evaluation };
@@ -93,9 +93,13 @@ describe("Calico on a real control plane, against the offline plan", function ()
       compare(
         "cluster.kubeconfig: every Calico object the plan renders is created",
         [],
-        cluster.create(objects),
+        await cluster.create(objects),
       );
-      compare("cluster.kubeconfig: applying the plan again changes nothing", [], cluster.changed(objects));
+      compare(
+        "cluster.kubeconfig: applying the plan again changes nothing",
+        [],
+        await cluster.changed(objects),
+      );
       const counts = await cluster.settledCounts(namespaceOf(evaluation));
       compare("cluster.kubeconfig: calico outputs equal kubectl's counts", offlineCounts(evaluation), counts);
     } finally {
@@ -234,7 +238,7 @@ describe("Changes to a deployed stack, applied as the offline diff plans them", 
           const was = before.resources.find((r) => identityOf(r.urn) === identity);
           if (was === undefined || change === undefined || change.retained) continue;
           if (change.op === "delete" || change.op === "replace") {
-            const failed = cluster.delete(was.inputs);
+            const failed = cluster.delete(plannedOf(before, was));
             if (failed) refusals.push(`${change.op} ${change.heading}: ${failed}`);
           }
         }
@@ -243,10 +247,11 @@ describe("Changes to a deployed stack, applied as the offline diff plans them", 
           const record = after.resources.find((r) => identityOf(r.urn) === identity);
           if (record === undefined || change === undefined || change.op === "same") continue;
           // create and replace (its old object deleted above) create; update and unknown apply in place.
+          const planned = [plannedOf(after, record)];
           const result =
             change.op === "create" || change.op === "replace"
-              ? cluster.create([record.inputs])
-              : cluster.apply([record.inputs]);
+              ? await cluster.create(planned)
+              : await cluster.update(planned);
           refusals.push(...result.map((r) => `${change.op} ${change.heading}: ${r}`));
         }
         compare(`${stack}, ${step.name}: every planned step is accepted by the API server`, [], refusals);

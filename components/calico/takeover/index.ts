@@ -1,11 +1,17 @@
 /**
- * `calico.adopt`'s takeover step: before Calico's objects are applied over those a manifest left
- * (through the adopting provider, components/cluster/provider.ts), the fields kubectl owns in them are
- * handed to the field manager those applies use, so each object ends up holding what this program renders
- * and nothing else of the old manifest (managed-fields.ts says why the apply alone cannot do it).
+ * The takeover step, before any Calico object is applied.
+ * - `calico.adopt`: before Calico's objects are applied over those a manifest left (through the adopting
+ *   provider, components/cluster/provider.ts), the fields kubectl owns in them are handed to the field
+ *   manager those applies use, so each object ends up holding what this program renders and nothing else
+ *   of the old manifest (managed-fields.ts says why the apply alone cannot do it).
+ * - Otherwise, for the CRDs only (retained on delete, so they outlive a destroyed stack and are taken
+ *   back through an upserting provider): any that exists must be this program's; its earlier
+ *   deployment's managers hand their fields over. One made by something else stops the step, before
+ *   anything changes, instead of being taken over silently.
  *
  * A dynamic resource: it runs in the Node.js program during `pulumi up` with the stack's kubeconfig, and
- * runs again only when the list of objects or the field manager changes. It never deletes an object.
+ * runs again only when the list of objects, the mode or the field manager changes (and on every deployment
+ * after a destroy). It never deletes an object.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { credentialsOf } from "./kube-client";
@@ -14,6 +20,7 @@ import { type ObjectRef, type TakeoverResult, takeOver } from "./run";
 export type { ObjectRef, TakeoverResult } from "./run";
 
 import { ADOPT_FIELD_MANAGER } from "./field-manager";
+import { COMMON_LABELS } from "../labels";
 
 export { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "./field-manager";
 
@@ -24,7 +31,19 @@ export interface TakeoverInputs {
   readonly kubeconfig: string;
   readonly context?: string;
   readonly fieldManager: string;
+  /** Take over objects something else made (`calico.adopt`), rather than refuse them. */
+  readonly adopt: boolean;
   readonly objects: ObjectRef[];
+}
+
+/** Named apart from any global (mocha defines `run`): a global is not captured when Pulumi serializes. */
+function runTakeover(inputs: TakeoverInputs): Promise<TakeoverResult[]> {
+  const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
+  return takeOver(credentials, inputs.objects, {
+    manager: inputs.fieldManager,
+    labels: COMMON_LABELS,
+    adopt: inputs.adopt,
+  });
 }
 
 /**
@@ -33,20 +52,17 @@ export interface TakeoverInputs {
  */
 export const takeoverProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs: TakeoverInputs) {
-    const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
-    const results = await takeOver(credentials, inputs.objects, inputs.fieldManager);
-    return { id: "takeover", outs: { ...inputs, results } };
+    return { id: "takeover", outs: { ...inputs, results: await runTakeover(inputs) } };
   },
   diff(_id: string, olds: TakeoverInputs, news: TakeoverInputs) {
     const changes =
       olds.fieldManager !== news.fieldManager ||
+      olds.adopt !== news.adopt ||
       JSON.stringify(olds.objects) !== JSON.stringify(news.objects);
     return Promise.resolve({ changes });
   },
   async update(_id: string, _olds: TakeoverInputs, news: TakeoverInputs) {
-    const credentials = credentialsOf(news.kubeconfig, news.context);
-    const results = await takeOver(credentials, news.objects, news.fieldManager);
-    return { outs: { ...news, results } };
+    return { outs: { ...news, results: await runTakeover(news) } };
   },
 };
 
@@ -54,6 +70,8 @@ export interface CalicoTakeoverArgs {
   /** The kubeconfig of the cluster (secret) and its context, as the Kubernetes provider has them. */
   readonly kubeconfig: pulumi.Input<string>;
   readonly context?: pulumi.Input<string>;
+  /** `calico.adopt`: objects something else made are taken over; otherwise they stop the step. */
+  readonly adopt: boolean;
   /** The objects about to be applied; those that exist are taken over. */
   readonly objects: ObjectRef[];
 }
@@ -70,6 +88,7 @@ export class CalicoTakeover extends pulumi.dynamic.Resource {
         kubeconfig: pulumi.secret(args.kubeconfig),
         context: args.context,
         fieldManager: ADOPT_FIELD_MANAGER,
+        adopt: args.adopt,
         objects: args.objects,
         results: undefined,
       },

@@ -64,12 +64,16 @@ export interface HandOver {
 }
 
 /**
- * The object's managed fields after handing kubectl's fields to `manager` (an Apply entry, created or
- * extended), or undefined when no entry is kubectl's. The new entry keeps the apiVersion of `manager`'s
+ * The object's managed fields after handing the fields of the entries `moves` selects (kubectl's, unless
+ * told otherwise) to `manager` (an Apply entry, created or extended), or undefined when none is selected. The new entry keeps the apiVersion of `manager`'s
  * existing entry, else of the first entry handed over.
  */
-export function handOver(entries: readonly ManagedFieldsEntry[], manager: string): HandOver | undefined {
-  const moving = entries.filter(isHandedOver);
+export function handOver(
+  entries: readonly ManagedFieldsEntry[],
+  manager: string,
+  moves: (entry: ManagedFieldsEntry) => boolean = isHandedOver,
+): HandOver | undefined {
+  const moving = entries.filter(moves);
   if (moving.length === 0) return undefined;
   const isTarget = (e: ManagedFieldsEntry) =>
     e.manager === manager && e.operation === "Apply" && (e.subresource ?? "") === "";
@@ -86,7 +90,7 @@ export function handOver(entries: readonly ManagedFieldsEntry[], manager: string
     fieldsType: "FieldsV1",
     fieldsV1,
   };
-  const kept = entries.filter((e) => !isHandedOver(e) && !isTarget(e));
+  const kept = entries.filter((e) => !moves(e) && !isTarget(e));
   return {
     managedFields: [...kept, merged],
     from: moving.map((e) => `${e.manager ?? "?"} (${e.operation ?? "?"})`),

@@ -4,7 +4,7 @@
  * exactly what the program renders.
  */
 import { type Credentials, KubeRequestError, kubeRequest } from "./kube-client";
-import { type ManagedFieldsEntry, handOver } from "./managed-fields";
+import { type ManagedFieldsEntry, handOver, isHandedOver } from "./managed-fields";
 
 /** An object the takeover looks for. */
 export interface ObjectRef {
@@ -17,12 +17,19 @@ export interface ObjectRef {
 export interface TakeoverResult {
   /** `Kind namespace/name`. */
   readonly object: string;
-  /** "absent" (nothing to take over), "already ours" (no kubectl field left), or the managers moved. */
+  /**
+   * "absent" (nothing to take over), "already ours" (no other manager's field to move), or the managers
+   * moved ("from ...", or "from an earlier deployment: ..." for an object this program made before).
+   */
   readonly outcome: string;
 }
 
 interface LiveObject {
-  metadata: { resourceVersion?: string; managedFields?: ManagedFieldsEntry[] };
+  metadata: {
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    managedFields?: ManagedFieldsEntry[];
+  };
 }
 
 export function describeRef(ref: ObjectRef): string {
@@ -55,65 +62,143 @@ async function find(credentials: Credentials, path: string): Promise<LiveObject 
   }
 }
 
+interface ExistingObject {
+  readonly ref: ObjectRef;
+  readonly path: string;
+  live: LiveObject;
+}
+
 /**
- * Hands kubectl's fields of every existing object in `refs` to `manager`. An object with no managed
- * fields at all (written before Kubernetes 1.18 and never since) first gets them: an apply of its name
- * alone by `manager` makes the API server record its other fields as `before-first-apply`'s, which are
- * then handed over too. The JSON patch carries the resourceVersion read, so a concurrent write fails it.
+ * Made by this program: its labels have the ones every object of this program has (labels.ts COMMON_LABELS),
+ * which an object of Calico's manifests or of the Tigera operator does not. Such an object outlived an
+ * earlier deployment of the stack: a CRD, retained on destroy because deleting it deletes every policy.
+ */
+export function isOurs(labels: unknown, ours: Readonly<Record<string, string>>): boolean {
+  const has = typeof labels === "object" && labels !== null ? (labels as Record<string, unknown>) : {};
+  return Object.entries(ours).every(([key, value]) => has[key] === value);
+}
+
+/**
+ * An entry an earlier deployment of this program left on an object that is ours: pulumi-kubernetes'
+ * create (`pulumi-kubernetes`, Update) or its per-resource server-side apply manager
+ * (`pulumi-kubernetes-<random>`, kept only in the destroyed state), as well as kubectl's.
+ */
+function isEarlierDeployment(entry: ManagedFieldsEntry): boolean {
+  if ((entry.subresource ?? "") !== "") return false;
+  return isHandedOver(entry) || (entry.manager ?? "").startsWith("pulumi-kubernetes");
+}
+
+export interface TakeoverOptions {
+  /** The field manager every object is then applied with. */
+  readonly manager: string;
+  /** The labels every object of this program carries: an existing object with them is ours. */
+  readonly labels: Readonly<Record<string, string>>;
+  /**
+   * `calico.adopt`: objects made by something else (kubectl, a manifest) are taken over. Otherwise the
+   * step refuses, before it changes anything, when one exists.
+   */
+  readonly adopt: boolean;
+}
+
+/**
+ * Takes over every existing object in `refs` for `options.manager`. An object made by something else
+ * has kubectl's fields handed over (`calico.adopt`), or stops the step before anything changes; an object
+ * this program made in an earlier deployment has the fields of that deployment's managers handed over.
+ * An object with no managed fields at all (written before Kubernetes 1.18 and never since) first gets
+ * them: an apply of its name alone by the manager makes the API server record its other fields as
+ * `before-first-apply`'s, which are then handed over too. The JSON patch carries the resourceVersion
+ * read, so a concurrent write fails it.
  */
 export async function takeOver(
   credentials: Credentials,
   refs: readonly ObjectRef[],
-  manager: string,
+  options: TakeoverOptions,
 ): Promise<TakeoverResult[]> {
   const discovery: Discovery = new Map();
   const results: TakeoverResult[] = [];
+  const existing: ExistingObject[] = [];
   for (const ref of refs) {
-    const object = describeRef(ref);
     let path: string;
     try {
       path = await objectPath(credentials, ref, discovery);
     } catch (error) {
       // A kind the cluster does not serve yet (a CRD this update creates) has no object to take over.
       if (error instanceof KubeRequestError && error.status === 404) {
-        results.push({ object, outcome: "absent" });
+        results.push({ object: describeRef(ref), outcome: "absent" });
         continue;
       }
       throw error;
     }
-    let live = await find(credentials, path);
-    if (!live) {
-      results.push({ object, outcome: "absent" });
-      continue;
-    }
-    if ((live.metadata.managedFields ?? []).length === 0) {
-      const { apiVersion, kind, name, namespace } = ref;
-      const metadata = namespace ? { name, namespace } : { name };
-      await kubeRequest(
-        credentials,
-        "PATCH",
-        `${path}?fieldManager=${encodeURIComponent(manager)}`,
-        { apiVersion, kind, metadata },
-        "application/apply-patch+yaml",
-      );
-      live = (await find(credentials, path)) ?? live;
-    }
-    const moved = handOver(live.metadata.managedFields ?? [], manager);
-    if (!moved) {
-      results.push({ object, outcome: "already ours" });
-      continue;
-    }
+    const live = await find(credentials, path);
+    if (live) existing.push({ ref, path, live });
+    else results.push({ object: describeRef(ref), outcome: "absent" });
+  }
+  const foreign = existing.filter((o) => !isOurs(o.live.metadata.labels, options.labels));
+  if (!options.adopt && foreign.length > 0) {
+    throw new Error(
+      foreignObjectsMessage(foreign.map((o) => `${describeRef(o.ref)} (written by ${writers(o.live)})`)),
+    );
+  }
+  for (const object of existing) {
+    const ours = isOurs(object.live.metadata.labels, options.labels);
+    results.push({
+      object: describeRef(object.ref),
+      outcome: await handOverObject(credentials, object, options.manager, ours),
+    });
+  }
+  return results;
+}
+
+/** Why the step stops when objects something else made exist and `calico.adopt` is off. */
+export function foreignObjectsMessage(objects: readonly string[]): string {
+  return [
+    "These Calico objects exist already, and this program did not make them:",
+    ...objects.map((o) => `  - ${o}`),
+    "Calico is installed on this cluster already. To take its objects over, set calico.adopt: true",
+    '(README, "Taking over a Calico installed with kubectl"). Nothing was changed.',
+  ].join("\n");
+}
+
+/** The managers an object's fields belong to, for a message. */
+function writers(live: LiveObject): string {
+  const names = [...new Set((live.metadata.managedFields ?? []).map((e) => e.manager ?? "?"))];
+  return names.length > 0 ? names.join(", ") : "a client from before managed fields";
+}
+
+async function handOverObject(
+  credentials: Credentials,
+  object: ExistingObject,
+  manager: string,
+  ours: boolean,
+): Promise<string> {
+  const { ref, path } = object;
+  let live = object.live;
+  if ((live.metadata.managedFields ?? []).length === 0) {
+    const { apiVersion, kind, name, namespace } = ref;
+    const metadata = namespace ? { name, namespace } : { name };
     await kubeRequest(
       credentials,
       "PATCH",
-      path,
-      [
-        { op: "test", path: "/metadata/resourceVersion", value: live.metadata.resourceVersion },
-        { op: "replace", path: "/metadata/managedFields", value: moved.managedFields },
-      ],
-      "application/json-patch+json",
+      `${path}?fieldManager=${encodeURIComponent(manager)}`,
+      { apiVersion, kind, metadata },
+      "application/apply-patch+yaml",
     );
-    results.push({ object, outcome: `from ${moved.from.join(", ")}` });
+    live = (await find(credentials, path)) ?? live;
   }
-  return results;
+  const moves = ours
+    ? (e: ManagedFieldsEntry) => e.manager !== manager && isEarlierDeployment(e)
+    : isHandedOver;
+  const moved = handOver(live.metadata.managedFields ?? [], manager, moves);
+  if (!moved) return "already ours";
+  await kubeRequest(
+    credentials,
+    "PATCH",
+    path,
+    [
+      { op: "test", path: "/metadata/resourceVersion", value: live.metadata.resourceVersion },
+      { op: "replace", path: "/metadata/managedFields", value: moved.managedFields },
+    ],
+    "application/json-patch+json",
+  );
+  return `${ours ? "from an earlier deployment: " : "from "}${moved.from.join(", ")}`;
 }
