@@ -16,6 +16,7 @@ import { type ClusterAccess, adoptingProvider } from "./components/cluster/provi
 import { Network } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
+import { vpcCniConfiguration } from "./components/cluster/addons";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 
 export = async () => {
@@ -62,12 +63,16 @@ export = async () => {
 
   // The enforcement probe runs again when the nodes change: a Kubernetes upgrade, new AMIs, instance
   // types, labels or taints. Sizes are left out: autoscalers own them, so they change no node.
-  const probe = probeArgs(settings, {
-    version: settings.cluster.version,
-    groups: settings.nodeGroups.map(
-      ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
-    ),
-  });
+  const probe = probeArgs(
+    settings,
+    {
+      version: settings.cluster.version,
+      groups: settings.nodeGroups.map(
+        ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
+      ),
+    },
+    vpcCniConfiguration(),
+  );
 
   const calico = installCalico(settings, cluster, cluster.nodeGroups, probe);
 
@@ -107,7 +112,11 @@ function existingClusterStack(settings: StackSettings) {
   });
   // The probe runs again when the control plane's Kubernetes version changes; the nodes are not this
   // stack's, so their changes are not seen.
-  const probe = probeArgs(settings, { version: facts.version, existingCluster: config.name });
+  const probe = probeArgs(
+    settings,
+    { version: facts.version, existingCluster: config.name },
+    cluster.vpcCniConfiguration,
+  );
   const calico = installCalico(settings, cluster, cluster.calicoAfter, probe);
   return withSecretOutputs(
     {
@@ -148,13 +157,17 @@ function kubeconfigClusterStack(settings: StackSettings) {
   );
 }
 
-/** The enforcement probe as configured, run again whenever `nodes` (a description) changes. */
-function probeArgs(settings: StackSettings, nodes: unknown): CalicoProbeArgs | undefined {
+/**
+ * The enforcement probe as configured, run again whenever `nodes` (a description) or the configuration
+ * values of a VPC CNI add-on this stack owns change.
+ */
+function probeArgs(settings: StackSettings, nodes: unknown, vpcCni?: string): CalicoProbeArgs | undefined {
   if (!settings.calico.probe.enabled) return undefined;
   return {
     registry: settings.calico.probe.registry,
     timeoutMinutes: settings.calico.probe.timeoutMinutes,
     nodes,
+    ...(vpcCni === undefined ? {} : { vpcCni }),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   PROBE_NAMESPACE,
   type ProbeObject,
   type ProbeSettings,
+  REPLACE_UNREADY_ANNOTATION,
   renderProbeObjects,
 } from "../components/calico/probe/objects";
 import {
@@ -19,7 +20,7 @@ import {
   allowedClientScript,
   deniedClientScript,
 } from "../components/calico/probe/script";
-import { evaluateStackExpectingError, SimulatedFailure } from "../offline/engine";
+import { type ClusterSimulation, evaluateStackExpectingError, SimulatedFailure } from "../offline/engine";
 import { type AppliedObject, runJob } from "../offline/world/jobs";
 import { nodesOfGroup } from "../offline/world/nodes";
 import { ingressAllowed, isolatingPolicies, type NetworkPolicyObject } from "../offline/world/network-policy";
@@ -247,8 +248,8 @@ describe("policy probe: in the stacks", () => {
     assert.equal(calico.probe, undefined);
   });
 
-  const jobNames = async (config: Record<string, unknown>) =>
-    ofType(await evaluatedWith("dev", { config }), "kubernetes:batch/v1:Job")
+  const jobNames = async (config: Record<string, unknown>, simulate: ClusterSimulation = {}, stack = "dev") =>
+    ofType(await evaluatedWith(stack, { config, simulate }), "kubernetes:batch/v1:Job")
       .map((j) => (j.inputs.metadata as { name: string }).name)
       .sort();
 
@@ -262,14 +263,37 @@ describe("policy probe: in the stacks", () => {
       { "eks-calico:nodeGroups[0].taints": [{ key: "a", value: "b", effect: "PreferNoSchedule" }] },
       { "eks-calico:cluster.version": "1.34" },
       { "eks-calico:calico.probe.registry": "example.com/e2e" },
+      // calico-node's rendered pod template (its Typha Service's namespace is in its env).
+      { "eks-calico:calico.namespace": "calico-system" },
+      { "eks-calico:calico.adopt": true },
     ]) {
       assert.notEqual((await jobNames(change)).join(), base, JSON.stringify(change));
     }
+    // The Typha certificates renewed: both reissued, calico-node and Typha restart on them.
+    const renewed = await jobNames({}, { certificatesIssuedAt: "2026-06-01T00:00:00Z" });
+    assert.notEqual(renewed.join(), base, "a certificate renewal");
+    // The VPC CNI's configuration, on a stack that owns the add-on (an existing cluster's, merged).
+    const existing = (await jobNames({}, {}, "existing.example")).join();
+    const configured = await jobNames(
+      {},
+      {
+        existingCluster: { vpcCni: { managed: true, configurationValues: '{"env":{"WARM_IP_TARGET":"5"}}' } },
+      },
+      "existing.example",
+    );
+    assert.notEqual(configured.join(), existing, "another VPC CNI configuration");
     const installer = renderProbeObjects({
       ...SETTINGS,
       enforcementInputs: { ...SETTINGS.enforcementInputs, installer: "operator" },
     });
     assert.notEqual(installer.allowedClient.metadata.name, objects.allowedClient.metadata.name);
+  });
+
+  it("marks its Jobs for replacement when they did not complete, so a failed probe runs again on the next up", () => {
+    for (const job of [objects.allowedClient, objects.deniedClient]) {
+      assert.equal(job.metadata.annotations?.[REPLACE_UNREADY_ANNOTATION], "true", job.metadata.name);
+    }
+    assert.equal(REPLACE_UNREADY_ANNOTATION, "pulumi.com/replaceUnready");
   });
 
   it("keeps its Jobs when only sizes or tags change", async () => {

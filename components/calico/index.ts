@@ -15,7 +15,7 @@ import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
-import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "./probe";
+import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
 import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER, CalicoTakeover } from "./takeover";
@@ -225,7 +225,16 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       provider: args.provider,
       after: [node],
       probe: args.probe,
-      calico: { calicoVersion: settings.version, calicoRegistry: settings.registry, installer: "manifest" },
+      calico: {
+        calicoVersion: settings.version,
+        calicoRegistry: settings.registry,
+        installer: "manifest",
+        // What calico-node runs with: its pod template, the Typha TLS material it and Typha load (a
+        // renewal reissues both certificates), and whether the objects were taken over.
+        calicoNode: fingerprint(objects.node.spec.template),
+        typhaTls: pulumi.all([certificates.server.validUntil, certificates.client.validUntil]),
+        adopt: args.adopt ?? false,
+      },
     }));
 
     this.registerOutputs(calicoOutputs(this));

@@ -34,6 +34,8 @@ export class ExistingCluster extends pulumi.ComponentResource {
   readonly calicoAfter: pulumi.Resource[];
   /** How the VPC CNI is installed, and what this stack changes in its configuration. */
   readonly vpcCni: { managed: boolean; changes: string[] };
+  /** The configuration values this stack gives the vpc-cni add-on; undefined when it does not own one. */
+  readonly vpcCniConfiguration?: string;
 
   constructor(name: string, args: ExistingClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:cluster:Existing", name, {}, opts);
@@ -91,6 +93,7 @@ export class ExistingCluster extends pulumi.ComponentResource {
       );
       this.calicoAfter = [addon];
       this.vpcCni = { managed: true, changes: change.changes };
+      this.vpcCniConfiguration = change.configurationValues;
     }
     this.registerOutputs({ clusterName: this.clusterName, vpcCni: this.vpcCni });
   }

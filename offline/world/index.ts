@@ -24,7 +24,7 @@ import { type SimulatedNode, nodesOfGroup } from "./nodes";
 import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
-import { TLS_RESOURCES } from "./tls";
+import { SIMULATED_ISSUE_TIME, TLS_RESOURCES } from "./tls";
 import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
 import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
@@ -132,7 +132,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     const inputs = revealSecrets(args.inputs) as Record<string, unknown>;
     const tls = Object.hasOwn(TLS_RESOURCES, args.type) ? TLS_RESOURCES[args.type] : undefined;
     if (tls !== undefined) {
-      return tls(inputs).then((state) => ({
+      const issued = this.simulation.certificatesIssuedAt;
+      return tls(inputs, issued === undefined ? SIMULATED_ISSUE_TIME : new Date(issued)).then((state) => ({
         id: placeholder(`${shortType(args.type)}-id`, args.name),
         state,
       }));

@@ -90,10 +90,10 @@ function extensions(inputs: Record<string, unknown>): x509.Extension[] {
   ];
 }
 
-function validity(inputs: Record<string, unknown>) {
+function validity(inputs: Record<string, unknown>, issued: Date) {
   const hours = Number(reveal(inputs.validityPeriodHours));
-  const notAfter = new Date(SIMULATED_ISSUE_TIME.getTime() + hours * 3_600_000);
-  return { notBefore: SIMULATED_ISSUE_TIME, notAfter };
+  const notAfter = new Date(issued.getTime() + hours * 3_600_000);
+  return { notBefore: issued, notAfter };
 }
 
 function serial(): string {
@@ -102,8 +102,8 @@ function serial(): string {
     .replace(/^[89a-f]/, "1");
 }
 
-function certificateState(cert: x509.X509Certificate, inputs: Record<string, unknown>) {
-  const { notBefore, notAfter } = validity(inputs);
+function certificateState(cert: x509.X509Certificate, inputs: Record<string, unknown>, issued: Date) {
+  const { notBefore, notAfter } = validity(inputs, issued);
   return {
     ...inputs,
     certPem: cert.toString("pem") + "\n",
@@ -115,7 +115,7 @@ function certificateState(cert: x509.X509Certificate, inputs: Record<string, unk
 
 /** The tls resource types the world simulates, each to its outputs. */
 export const TLS_RESOURCES: Readonly<
-  Record<string, (inputs: Record<string, unknown>) => Promise<Record<string, unknown>>>
+  Record<string, (inputs: Record<string, unknown>, issued: Date) => Promise<Record<string, unknown>>>
 > = {
   "tls:index/privateKey:PrivateKey": async (inputs) => {
     if (reveal(inputs.algorithm) !== "ECDSA" || reveal(inputs.ecdsaCurve) !== "P256") {
@@ -126,17 +126,17 @@ export const TLS_RESOURCES: Readonly<
     const publicKeyPem = pem("PUBLIC KEY", await webcrypto.subtle.exportKey("spki", keys.publicKey));
     return { ...inputs, privateKeyPem, privateKeyPemPkcs8: privateKeyPem, publicKeyPem };
   },
-  "tls:index/selfSignedCert:SelfSignedCert": async (inputs) => {
+  "tls:index/selfSignedCert:SelfSignedCert": async (inputs, issued) => {
     const keys = await importKeys(text(inputs, "privateKeyPem"));
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
       serialNumber: serial(),
       name: distinguishedName(inputs.subject),
-      ...validity(inputs),
+      ...validity(inputs, issued),
       keys,
       signingAlgorithm: ECDSA,
       extensions: [...extensions(inputs), await x509.SubjectKeyIdentifierExtension.create(keys.publicKey)],
     });
-    return certificateState(cert, inputs);
+    return certificateState(cert, inputs, issued);
   },
   "tls:index/certRequest:CertRequest": async (inputs) => {
     const keys = await importKeys(text(inputs, "privateKeyPem"));
@@ -147,7 +147,7 @@ export const TLS_RESOURCES: Readonly<
     });
     return { ...inputs, certRequestPem: request.toString("pem") + "\n" };
   },
-  "tls:index/locallySignedCert:LocallySignedCert": async (inputs) => {
+  "tls:index/locallySignedCert:LocallySignedCert": async (inputs, issued) => {
     const request = new x509.Pkcs10CertificateRequest(text(inputs, "certRequestPem"));
     const ca = new x509.X509Certificate(text(inputs, "caCertPem"));
     const caKeys = await importKeys(text(inputs, "caPrivateKeyPem"));
@@ -155,7 +155,7 @@ export const TLS_RESOURCES: Readonly<
       serialNumber: serial(),
       subject: request.subject,
       issuer: ca.subject,
-      ...validity(inputs),
+      ...validity(inputs, issued),
       signingKey: caKeys.privateKey,
       publicKey: request.publicKey,
       signingAlgorithm: ECDSA,
@@ -164,6 +164,6 @@ export const TLS_RESOURCES: Readonly<
         await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey),
       ],
     });
-    return certificateState(cert, inputs);
+    return certificateState(cert, inputs, issued);
   },
 };

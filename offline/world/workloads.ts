@@ -26,6 +26,8 @@ export interface ClusterSimulation {
    * the pod interfaces): every connection gets through.
    */
   policyNotEnforced?: boolean;
+  /** When the tls provider issues certificates (ISO time): a renewal; unset: SIMULATED_ISSUE_TIME (tls.ts). */
+  certificatesIssuedAt?: string;
 }
 
 /** An apply that `pulumi up` would fail, with what the cluster would show. */

@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { type ProbeSettings, renderProbeObjects } from "./objects";
+import { type Job, type ProbeSettings, clientJobName, probeId, renderProbeObjects } from "./objects";
 
 export {
   DEFAULT_PROBE_REGISTRY,
@@ -14,7 +14,10 @@ export { NOT_ENFORCING_MESSAGE } from "./script";
 export interface PolicyProbeArgs {
   /** Provider of the target cluster. */
   provider: k8s.Provider;
-  settings: ProbeSettings;
+  /** The settings; enforcement inputs may be outputs (the Typha certificates' validity). */
+  settings: Omit<ProbeSettings, "enforcementInputs"> & {
+    enforcementInputs: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  };
   /** What must be ready before the probe starts: the calico-node DaemonSet. */
   after: pulumi.Resource[];
 }
@@ -40,6 +43,8 @@ export interface CalicoProbeArgs {
   timeoutMinutes: number;
   /** A description of the node groups: the Jobs run again when it changes. */
   nodes: unknown;
+  /** The VPC CNI add-on's configuration values, on stacks that own the add-on: the Jobs run again when they change. */
+  vpcCni?: string;
   /**
    * The provider of the probe's objects when Calico's own differs (`calico.adopt`: the probe's objects
    * are this program's alone, so they are never upserted over something that exists).
@@ -49,7 +54,8 @@ export interface CalicoProbeArgs {
 
 /**
  * A Calico component's probe (`<name>-probe`, its child), run after `after`, or outputs saying nothing was
- * proven when `probe` is undefined. `calico` is what else decides enforcement: release, registry, installer.
+ * proven when `probe` is undefined. `calico` is what else decides enforcement: release, registry,
+ * installer, and what the component renders or issues (calico-node's pod template, TLS validity, adoption).
  */
 export function probeOutputs(
   name: string,
@@ -58,7 +64,11 @@ export function probeOutputs(
     provider: k8s.Provider;
     after: pulumi.Resource[];
     probe: CalicoProbeArgs | undefined;
-    calico: { calicoVersion: string; calicoRegistry: string; installer: string };
+    calico: Record<string, pulumi.Input<unknown>> & {
+      calicoVersion: string;
+      calicoRegistry: string;
+      installer: string;
+    };
   },
 ): { policyEnforced: pulumi.Output<boolean>; probe: pulumi.Output<ProbeReport | undefined> } {
   if (args.probe === undefined)
@@ -71,7 +81,11 @@ export function probeOutputs(
       settings: {
         registry: args.probe.registry,
         timeoutMinutes: args.probe.timeoutMinutes,
-        enforcementInputs: { ...args.calico, nodes: args.probe.nodes },
+        enforcementInputs: {
+          ...args.calico,
+          nodes: args.probe.nodes,
+          ...(args.probe.vpcCni === undefined ? {} : { vpcCni: args.probe.vpcCni }),
+        },
       },
     },
     { parent },
@@ -92,7 +106,15 @@ export class PolicyProbe extends pulumi.ComponentResource {
 
   constructor(name: string, args: PolicyProbeArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:calico:PolicyProbe", name, {}, opts);
-    const objects = renderProbeObjects(args.settings);
+    // The Jobs' names come from every enforcement input, some known only once deployed.
+    const id = pulumi
+      .output(args.settings.enforcementInputs)
+      .apply((inputs) => probeId({ ...args.settings, enforcementInputs: inputs }));
+    const objects = renderProbeObjects({ ...args.settings, enforcementInputs: {} });
+    const named = (job: Job, access: "allowed" | "denied") => ({
+      ...job,
+      metadata: { ...job.metadata, name: id.apply((i) => clientJobName(access, i)) },
+    });
     const timeouts = {
       create: `${args.settings.timeoutMinutes}m`,
       update: `${args.settings.timeoutMinutes}m`,
@@ -119,12 +141,12 @@ export class PolicyProbe extends pulumi.ComponentResource {
     ];
     // The allowed client first: once it connected, the server is reachable and the policies exist, so
     // the denied client's failures can only be the policy's doing.
-    const allowed = new k8s.batch.v1.Job(`${name}-allowed-client`, objects.allowedClient, {
+    const allowed = new k8s.batch.v1.Job(`${name}-allowed-client`, named(objects.allowedClient, "allowed"), {
       ...base,
       dependsOn: [namespace, server, service, ...policies],
       customTimeouts: timeouts,
     });
-    const denied = new k8s.batch.v1.Job(`${name}-denied-client`, objects.deniedClient, {
+    const denied = new k8s.batch.v1.Job(`${name}-denied-client`, named(objects.deniedClient, "denied"), {
       ...base,
       dependsOn: [allowed],
       customTimeouts: timeouts,
@@ -134,17 +156,18 @@ export class PolicyProbe extends pulumi.ComponentResource {
     const statuses = pulumi.all([
       allowed.status as pulumi.Output<JobStatus>,
       denied.status as pulumi.Output<JobStatus>,
+      id,
     ]);
     this.policyEnforced = statuses.apply(([a, d]) => succeeded(a) && succeeded(d));
-    this.report = statuses.apply(([a, d]) => ({
+    this.report = statuses.apply(([a, d, i]) => ({
       namespace: objects.namespace.metadata.name,
       allowedClient: {
-        job: objects.allowedClient.metadata.name,
+        job: clientJobName("allowed", i),
         expected: `connects to the server through ${objects.allowClients.metadata.name}`,
         succeeded: succeeded(a),
       },
       deniedClient: {
-        job: objects.deniedClient.metadata.name,
+        job: clientJobName("denied", i),
         expected: `blocked by ${objects.denyAll.metadata.name} on every attempt`,
         succeeded: succeeded(d),
       },

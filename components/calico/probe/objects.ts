@@ -50,8 +50,29 @@ export type ProbeObject = Namespace | Deployment | Service | NetworkPolicy | Job
 export interface ProbeSettings {
   readonly registry: string;
   readonly timeoutMinutes: number;
-  /** Everything that can change enforcement: Calico's release, registry and install mode, the nodes. */
+  /**
+   * Everything that can change enforcement: Calico's release, registry and install mode, calico-node's
+   * rendered pod template, the Typha TLS material, adoption, the VPC CNI's configuration, the nodes.
+   */
   readonly enforcementInputs: Record<string, unknown>;
+}
+
+/**
+ * pulumi-kubernetes replaces a Job carrying this annotation on the next update when the live Job is not
+ * complete (provider/pkg/provider/provider.go Diff, `metadata.ReplaceUnready`; without it the next update
+ * awaits the failed Job again): a failed probe runs again on the next `pulumi up`.
+ */
+export const REPLACE_UNREADY_ANNOTATION = "pulumi.com/replaceUnready";
+
+/** The suffix of the client Jobs' names: what the Jobs ran against, so a change to it names new Jobs. */
+export function probeId(settings: ProbeSettings): string {
+  const image = `${settings.registry}/${PROBE_IMAGE.name}:${PROBE_IMAGE.tag}`;
+  return fingerprint({ ...settings.enforcementInputs, image });
+}
+
+/** A client Job's name for a probe id. */
+export function clientJobName(access: "allowed" | "denied", id: string): string {
+  return `${access}-client-${id}`;
 }
 
 export interface ProbeObjects {
@@ -123,7 +144,10 @@ function clientJob(
   return {
     apiVersion: "batch/v1",
     kind: "Job",
-    metadata: meta(`${access}-client-${id}`, labels),
+    metadata: {
+      ...meta(clientJobName(access, id), labels),
+      annotations: { [REPLACE_UNREADY_ANNOTATION]: "true" },
+    },
     spec: {
       // One pod, no retries: a second pod would hide a failure and restart the denied client's window.
       backoffLimit: 0,
@@ -149,7 +173,7 @@ function clientJob(
 /** Every object of the probe. */
 export function renderProbeObjects(settings: ProbeSettings): ProbeObjects {
   const image = `${settings.registry}/${PROBE_IMAGE.name}:${PROBE_IMAGE.tag}`;
-  const id = fingerprint({ ...settings.enforcementInputs, image });
+  const id = probeId(settings);
   const serverLabels = { ...PROBE_LABELS.app, ...PROBE_LABELS.server };
   return {
     namespace: {
