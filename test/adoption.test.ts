@@ -126,6 +126,40 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     }
   });
 
+  it("keeps a CRD's stricter schema where this program's spec is open, never weakening it", async () => {
+    const strict = parseAllDocuments(
+      fs.readFileSync(path.join(__dirname, "fixtures", "strict-crd", "ippools.yaml"), "utf8"),
+    ).map((d) => d.toJS() as ManifestObject);
+    const felix = applied(dev).find(
+      (o) =>
+        o.kind === "CustomResourceDefinition" &&
+        o.metadata.name === "felixconfigurations.crd.projectcalico.org",
+    );
+    assert.ok(felix);
+    const adopted = await evaluatedWith("dev", {
+      config: ADOPT,
+      simulate: { existingObjects: [...strict, felix] },
+    });
+    const takeover = one(adopted, TAKEOVER_TYPE, "calico-takeover");
+    const open = input<{ name: string }[]>(takeover, "openSchemas").map((o) => o.name);
+    assert.ok(open.includes("ippools.crd.projectcalico.org"));
+    assert.ok(!open.includes("felixconfigurations.crd.projectcalico.org"), "a typed spec is not open");
+    const schemaOf = (evaluation: StackEvaluation, name: string) =>
+      (
+        one(evaluation, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", name).inputs.spec as {
+          versions: { schema: { openAPIV3Schema: unknown } }[];
+        }
+      ).versions[0].schema.openAPIV3Schema;
+    const existing = (strict[0].spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0];
+    assert.deepEqual(schemaOf(adopted, "calico-crd-ippools"), existing.schema.openAPIV3Schema);
+    // This program's own typed schema stays where it types the spec; elsewhere, its open one.
+    assert.deepEqual(
+      schemaOf(adopted, "calico-crd-felixconfigurations"),
+      schemaOf(dev, "calico-crd-felixconfigurations"),
+    );
+    assert.deepEqual(schemaOf(adopted, "calico-crd-bgppeers"), schemaOf(dev, "calico-crd-bgppeers"));
+  });
+
   it("refuses, before anything changes, CRDs another install made when adoption is off", async () => {
     const manifest = parseAllDocuments(
       fs.readFileSync(path.join(__dirname, "fixtures", "adopt", "calico-policy-only.yaml"), "utf8"),

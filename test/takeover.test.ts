@@ -9,6 +9,10 @@ import requireFromString from "require-from-string";
 import { takeoverProvider } from "../components/calico/takeover";
 import { credentialsOf } from "../components/calico/takeover/kube-client";
 import { handOver, isHandedOver, unionFields } from "../components/calico/takeover/managed-fields";
+import { stricterSchema } from "../components/calico/takeover/schemas";
+import { hasOpenSpec, renderCrds, withSchema } from "../components/calico/crds";
+import { TYPED_SPEC_KINDS } from "../components/calico/crd-schemas";
+import { DEFAULT_CALICO_VERSION } from "../components/calico/defaults";
 
 const CSA = {
   manager: "kubectl-client-side-apply",
@@ -24,6 +28,52 @@ const CONTROLLER = {
   subresource: "status",
   fieldsV1: { "f:status": { "f:numberReady": {} } },
 };
+
+describe("takeover: a CRD's schema is never made weaker", () => {
+  const crd = (spec: unknown, version = "v1") => ({
+    spec: {
+      versions: [{ name: version, schema: { openAPIV3Schema: { type: "object", properties: { spec } } } }],
+    },
+  });
+
+  it("keeps an existing schema whose spec declares fields; not an open one, nor another version's", () => {
+    const typed = crd({ type: "object", properties: { cidr: { type: "string" } } });
+    assert.deepEqual(stricterSchema(typed, "v1"), typed.spec.versions[0].schema.openAPIV3Schema);
+    assert.equal(
+      stricterSchema(crd({ type: "object", "x-kubernetes-preserve-unknown-fields": true }), "v1"),
+      undefined,
+    );
+    assert.equal(stricterSchema(crd({ type: "object", properties: {} }), "v1"), undefined);
+    assert.equal(stricterSchema(typed, "v3"), undefined);
+    assert.equal(stricterSchema({}, "v1"), undefined);
+  });
+
+  it("asks only for the CRDs whose spec this program keeps open", () => {
+    const crds = renderCrds(DEFAULT_CALICO_VERSION);
+    const open = crds.filter(hasOpenSpec).map((c) => c.spec.names.kind);
+    assert.deepEqual(
+      crds
+        .filter((c) => !hasOpenSpec(c))
+        .map((c) => c.spec.names.kind)
+        .sort(),
+      [...TYPED_SPEC_KINDS].sort(),
+    );
+    assert.ok(open.includes("IPPool") && open.includes("AdminNetworkPolicy"), open.join());
+  });
+
+  it("applies a kept schema to every version, and leaves the CRD as rendered without one", () => {
+    const [ippools] = renderCrds(DEFAULT_CALICO_VERSION).filter((c) => c.spec.names.kind === "IPPool");
+    assert.equal(withSchema(ippools.spec, undefined), ippools.spec);
+    const schema = {
+      type: "object",
+      properties: { spec: { type: "object", properties: { cidr: { type: "string" } } } },
+    };
+    assert.deepEqual(
+      withSchema(ippools.spec, schema).versions.map((v) => v.schema?.openAPIV3Schema),
+      ippools.spec.versions.map(() => schema),
+    );
+  });
+});
 
 describe("takeover: handing kubectl's fields over", () => {
   it("hands over kubectl's writes and before-first-apply, never controllers or other tools", () => {
@@ -135,7 +185,13 @@ describe("takeover: handing kubectl's fields over", () => {
     ].join("\n");
     const objects = [{ apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: "y" }];
     await assert.rejects(
-      loaded.create({ kubeconfig: unreachable, fieldManager: "eks-calico", adopt: false, objects }),
+      loaded.create({
+        kubeconfig: unreachable,
+        fieldManager: "eks-calico",
+        adopt: false,
+        objects,
+        openSchemas: [],
+      }),
       (error: Error) => /ECONNREFUSED/.test(`${error.message} ${String((error as { code?: string }).code)}`),
     );
   });

@@ -176,3 +176,22 @@ export function renderCrds(version: string): CustomResourceDefinition[] {
   const minor = supportedMinorOf(version);
   return crdKindsFor(version).map((kind) => renderCrd(kind, minor));
 }
+
+/** Whether a rendered CRD keeps its `spec` open (any field accepted) rather than typed. */
+export function hasOpenSpec(crd: CustomResourceDefinition): boolean {
+  const schema = crd.spec.versions[0]?.schema?.openAPIV3Schema as JsonSchema | undefined;
+  const spec = schema?.properties?.spec;
+  return spec?.["x-kubernetes-preserve-unknown-fields"] === true && spec.properties === undefined;
+}
+
+/**
+ * A CRD's spec with `schema` (a stricter one the cluster has, takeover/schemas.ts) as the schema of
+ * every version it serves; unchanged when `schema` is undefined.
+ */
+export function withSchema(
+  spec: CustomResourceDefinition["spec"],
+  schema: Record<string, unknown> | undefined,
+): CustomResourceDefinition["spec"] {
+  if (schema === undefined) return spec;
+  return { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: { openAPIV3Schema: schema } })) };
+}

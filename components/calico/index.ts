@@ -14,7 +14,8 @@ import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
-import type { CalicoObject, DaemonSet, Deployment } from "./types";
+import type { CalicoObject, CustomResourceDefinition, DaemonSet, Deployment } from "./types";
+import { hasOpenSpec, withSchema } from "./crds";
 import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
 import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
@@ -127,7 +128,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     // Every object waits for the nodes and for the takeover of what exists: every object when adopting,
     // else the CRDs, which an earlier deployment of the stack may have left.
     const taken = args.adopt ? renderCalicoObjects(settings) : objects.crds;
-    const takeover = takeoverOf(name, this, args, taken);
+    const takeover = takeoverOf(name, this, args, taken, objects.crds);
     const nodes = [...args.nodes, takeover];
     const base: Options = { parent: this, provider: args.provider, dependsOn: nodes };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
@@ -140,7 +141,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     const crdsProvider = args.adopt
       ? args.provider
       : crdProvider(`${name}-crds`, args.access, { parent: this });
-    const crds = createCrds(name, objects.crds, { ...base, provider: crdsProvider });
+    const crds = createCrds(name, objects.crds, { ...base, provider: crdsProvider }, takeover.schemas);
     // Namespaced objects wait for their namespace; cluster-scoped objects do not need it.
     const inNamespace: Options = { ...base, dependsOn: [...nodes, ...namespace] };
     const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
@@ -247,6 +248,7 @@ function takeoverOf(
   parent: pulumi.Resource,
   args: CalicoPolicyOnlyArgs,
   objects: CalicoObject[],
+  crds: readonly CustomResourceDefinition[],
 ): CalicoTakeover {
   const refs = objects.map(({ apiVersion, kind, metadata }) => ({
     apiVersion,
@@ -254,6 +256,9 @@ function takeoverOf(
     name: metadata.name,
     ...("namespace" in metadata && metadata.namespace ? { namespace: metadata.namespace } : {}),
   }));
+  const openSchemas = crds
+    .filter(hasOpenSpec)
+    .map((crd) => ({ name: crd.metadata.name, version: crd.spec.versions[0].name }));
   return new CalicoTakeover(
     `${name}-takeover`,
     {
@@ -261,21 +266,34 @@ function takeoverOf(
       context: args.access.context,
       adopt: args.adopt ?? false,
       objects: refs,
+      openSchemas,
     },
     // It needs only the cluster, which its kubeconfig comes from.
     { parent },
   );
 }
 
-/** CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. */
-function createCrds(name: string, crds: CalicoObjectGroups["crds"], opts: Options) {
-  return crds.map(
-    (crd) =>
-      new k8s.apiextensions.v1.CustomResourceDefinition(childResourceName(name, crd), crd, {
-        ...opts,
-        retainOnDelete: true,
-      }),
-  );
+/**
+ * CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. A CRD
+ * whose spec this program keeps open is applied with the stricter schema the cluster has, when the
+ * takeover step found one (takeover/schemas.ts).
+ */
+function createCrds(
+  name: string,
+  crds: CalicoObjectGroups["crds"],
+  opts: Options,
+  kept: pulumi.Output<Record<string, Record<string, unknown>>>,
+) {
+  return crds.map((crd) => {
+    const spec = hasOpenSpec(crd)
+      ? kept.apply((schemas) => withSchema(crd.spec, schemas[crd.metadata.name]))
+      : crd.spec;
+    return new k8s.apiextensions.v1.CustomResourceDefinition(
+      childResourceName(name, crd),
+      { ...crd, spec },
+      { ...opts, retainOnDelete: true },
+    );
+  });
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   isOurs,
 } from "../../components/calico/takeover/run";
 import { COMMON_LABELS } from "../../components/calico/labels";
+import { type OpenSchema, stricterSchema } from "../../components/calico/takeover/schemas";
 import { isPlainObject } from "../plan";
 
 function keyOf(ref: ObjectRef): string {
@@ -62,6 +63,22 @@ export class ExistingObjects {
       );
       return { object: describeRef(ref), outcome: "from kubectl-client-side-apply (Update)" };
     });
+  }
+
+  /**
+   * The stricter schemas the takeover step finds (components/calico/takeover/schemas.ts): for each CRD in
+   * `open` that exists with a spec schema declaring its fields, that schema, as the cluster serves it.
+   */
+  stricterSchemas(open: readonly OpenSchema[]): Record<string, Record<string, unknown>> {
+    const kept: Record<string, Record<string, unknown>> = {};
+    for (const { name, version } of open) {
+      const crd = [...this.byKey.values()].find(
+        (o) => o.kind === "CustomResourceDefinition" && o.metadata.name === name,
+      );
+      const schema = crd === undefined ? undefined : stricterSchema(asServedToday(crd), version);
+      if (schema !== undefined) kept[name] = schema;
+    }
+    return kept;
   }
 
   /**

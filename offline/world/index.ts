@@ -32,6 +32,7 @@ import { ExistingClusterWorld } from "./existing";
 import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
 import { ExistingObjects } from "./adoption";
 import { TAKEOVER_TYPE } from "../../components/calico/takeover";
+import type { OpenSchema } from "../../components/calico/takeover/schemas";
 import type { ObjectRef } from "../../components/calico/takeover/run";
 
 export { UnanswerableCall } from "./aws-calls";
@@ -182,7 +183,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         inputs.adopt === true,
         this.simulated,
       );
-      return { id: "takeover", state: { ...inputs, results } };
+      const schemas = this.before.stricterSchemas((inputs.openSchemas ?? []) as OpenSchema[]);
+      return { id: "takeover", state: { ...inputs, results, schemas } };
     }
     // `import`: the existing resource must be there (only the existing cluster's add-on can be).
     if (args.id !== undefined && args.id !== "") {

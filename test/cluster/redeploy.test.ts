@@ -90,7 +90,7 @@ describe("pulumi destroy, then pulumi up, on a real API server", function () {
         assert.ok(crds.length > 20, "the plan has Calico's CRDs");
 
         // First deployment: nothing exists, the step finds nothing.
-        const first = await runTakeoverStep(evaluation, kubeconfig);
+        const first = (await runTakeoverStep(evaluation, kubeconfig)).results;
         assert.ok(
           first.every((r) => r.outcome === "absent"),
           JSON.stringify(first),
@@ -106,7 +106,7 @@ describe("pulumi destroy, then pulumi up, on a real API server", function () {
         );
 
         // Deploy again, as a new stack would (no state: new field managers where the provider picks them).
-        const again = await runTakeoverStep(evaluation, kubeconfig);
+        const again = (await runTakeoverStep(evaluation, kubeconfig)).results;
         assert.equal(again.filter((r) => r.outcome !== "absent").length, crds.length, JSON.stringify(again));
         compare(
           `${mode.name}: pulumi up after pulumi destroy is accepted (no AlreadyExists)`,
@@ -148,7 +148,7 @@ describe("pulumi destroy, then pulumi up, on a real API server", function () {
       });
       compare("an earlier version's CRDs are created", [], await cluster.create(earlier));
       for (const o of earlier) cluster.forget(o);
-      const results = await runTakeoverStep(evaluation, kubeconfig);
+      const results = (await runTakeoverStep(evaluation, kubeconfig)).results;
       assert.ok(
         results.every((r) => r.outcome.startsWith("from an earlier deployment: pulumi-kubernetes (Update)")),
         JSON.stringify(results),
@@ -196,10 +196,8 @@ describe("pulumi destroy, then pulumi up, on a real API server", function () {
       const after = await Promise.all(others.map((o) => managersOf(cluster, o.metadata.name)));
       assert.deepEqual(after, before, "nothing changed");
       // With calico.adopt the same CRDs are taken over.
-      const adopted = await runTakeoverStep(
-        await plan("dev", { "eks-calico:calico.adopt": true }),
-        kubeconfig,
-      );
+      const adopting = await plan("dev", { "eks-calico:calico.adopt": true });
+      const adopted = (await runTakeoverStep(adopting, kubeconfig)).results;
       assert.equal(adopted.filter((r) => r.outcome.startsWith("from ")).length, others.length);
     } finally {
       await cluster.stop();

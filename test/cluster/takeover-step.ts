@@ -10,7 +10,7 @@ import type { StackEvaluation } from "../../offline/engine";
 import {
   TAKEOVER_TYPE,
   type TakeoverInputs,
-  type TakeoverResult,
+  type TakeoverOutcome,
   takeoverProvider,
 } from "../../components/calico/takeover";
 
@@ -20,15 +20,16 @@ export async function loadedTakeoverProvider(): Promise<pulumi.dynamic.ResourceP
   return (requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
 }
 
-/** Creates the plan's takeover step on the cluster `kubeconfig` (text) reaches; returns its results. */
+/** Creates the plan's takeover step on the cluster `kubeconfig` (text) reaches; returns what it did. */
 export async function runTakeoverStep(
   evaluation: StackEvaluation,
   kubeconfig: string,
-): Promise<TakeoverResult[]> {
+): Promise<TakeoverOutcome> {
   const takeover = evaluation.resources.find((r) => r.type === TAKEOVER_TYPE);
   assert.ok(takeover, "the plan has the takeover step");
   const provider = await loadedTakeoverProvider();
   const inputs = { ...(takeover.inputs as unknown as TakeoverInputs), kubeconfig, context: undefined };
   const created = await provider.create(inputs);
-  return (created.outs as { results: TakeoverResult[] }).results;
+  const { results, schemas } = created.outs as TakeoverOutcome;
+  return { results, schemas };
 }

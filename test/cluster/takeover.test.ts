@@ -175,7 +175,7 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
         assert.deepEqual(report.problems, [], "the report sees nothing that stops the switch");
 
         // 3. pulumi up: the takeover step, then each object through its provider.
-        const results = await runTakeoverStep(evaluation, kubeconfig);
+        const results = (await runTakeoverStep(evaluation, kubeconfig)).results;
         assert.ok(results.filter((r) => r.outcome.startsWith("from ")).length > 0, JSON.stringify(results));
 
         const objects = planObjects(evaluation);
@@ -252,4 +252,52 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
       }
     });
   }
+
+  it("a stricter schema the cluster has is kept where this program's is open: never weakened", async function () {
+    const file = path.join(__dirname, "..", "fixtures", "strict-crd", "ippools.yaml");
+    const strict = parseManifest(fs.readFileSync(file, "utf8"), file);
+    const cluster = await LocalCluster.start("dev", { dir: DIR });
+    try {
+      const kubeconfig = fs.readFileSync(cluster.state.kubeconfig, "utf8");
+      for (const o of strict) assert.ok(cluster.kubectl(["apply", "-f", "-"], JSON.stringify(o)).ok);
+      const evaluation = await plan("dev", { "eks-calico:calico.adopt": true }, { existingObjects: strict });
+      const { schemas } = await runTakeoverStep(evaluation, kubeconfig);
+      const live = await cluster.api.get<KubeObject>(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ippools.crd.projectcalico.org",
+      );
+      const served = (live.spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0];
+      compare(
+        "the step keeps the cluster's stricter IPPool schema",
+        served.schema.openAPIV3Schema,
+        schemas["ippools.crd.projectcalico.org"],
+      );
+      // The offline plan applies the schema the real step found.
+      const objects = planObjects(evaluation);
+      const planned = objects.find((o) => o.object.metadata.name === "ippools.crd.projectcalico.org");
+      assert.ok(planned);
+      compare(
+        "the plan's IPPool CRD carries the schema the real step kept",
+        schemas["ippools.crd.projectcalico.org"],
+        (planned.object.spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0].schema
+          .openAPIV3Schema,
+      );
+      compare("the takeover's objects are accepted", [], await cluster.create(objects));
+      // Still refused after the takeover: a misspelt field and a mode that does not exist.
+      const pool = (spec: Record<string, unknown>) =>
+        JSON.stringify({
+          apiVersion: "crd.projectcalico.org/v1",
+          kind: "IPPool",
+          metadata: { name: "p" },
+          spec,
+        });
+      assert.ok(cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipMode: "Never" })).ok);
+      assert.ok(!cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipmode: "Never" })).ok);
+      assert.ok(
+        !cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipMode: "Sometimes" })).ok,
+      );
+    } finally {
+      await cluster.stop();
+    }
+    assert.deepEqual(summary().slice(1), [], summary().join("\n"));
+  });
 });

@@ -16,6 +16,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { credentialsOf } from "./kube-client";
 import { type ObjectRef, type TakeoverResult, takeOver } from "./run";
+import { type OpenSchema, keptSchemas } from "./schemas";
 
 export type { ObjectRef, TakeoverResult } from "./run";
 
@@ -34,16 +35,25 @@ export interface TakeoverInputs {
   /** Take over objects something else made (`calico.adopt`), rather than refuse them. */
   readonly adopt: boolean;
   readonly objects: ObjectRef[];
+  /** The CRDs whose spec schema this program keeps open: an existing stricter one is kept (schemas.ts). */
+  readonly openSchemas: OpenSchema[];
+}
+
+/** What the step did, and the stricter schemas it found, by CRD name. */
+export interface TakeoverOutcome {
+  readonly results: TakeoverResult[];
+  readonly schemas: Record<string, Record<string, unknown>>;
 }
 
 /** Named apart from any global (mocha defines `run`): a global is not captured when Pulumi serializes. */
-function runTakeover(inputs: TakeoverInputs): Promise<TakeoverResult[]> {
+async function runTakeover(inputs: TakeoverInputs): Promise<TakeoverOutcome> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
-  return takeOver(credentials, inputs.objects, {
+  const results = await takeOver(credentials, inputs.objects, {
     manager: inputs.fieldManager,
     labels: COMMON_LABELS,
     adopt: inputs.adopt,
   });
+  return { results, schemas: await keptSchemas(credentials, inputs.openSchemas ?? []) };
 }
 
 /**
@@ -52,17 +62,18 @@ function runTakeover(inputs: TakeoverInputs): Promise<TakeoverResult[]> {
  */
 export const takeoverProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs: TakeoverInputs) {
-    return { id: "takeover", outs: { ...inputs, results: await runTakeover(inputs) } };
+    return { id: "takeover", outs: { ...inputs, ...(await runTakeover(inputs)) } };
   },
   diff(_id: string, olds: TakeoverInputs, news: TakeoverInputs) {
     const changes =
       olds.fieldManager !== news.fieldManager ||
       olds.adopt !== news.adopt ||
-      JSON.stringify(olds.objects) !== JSON.stringify(news.objects);
+      JSON.stringify(olds.objects) !== JSON.stringify(news.objects) ||
+      JSON.stringify(olds.openSchemas) !== JSON.stringify(news.openSchemas);
     return Promise.resolve({ changes });
   },
   async update(_id: string, _olds: TakeoverInputs, news: TakeoverInputs) {
-    return { outs: { ...news, results: await runTakeover(news) } };
+    return { outs: { ...news, ...(await runTakeover(news)) } };
   },
 };
 
@@ -74,11 +85,15 @@ export interface CalicoTakeoverArgs {
   readonly adopt: boolean;
   /** The objects about to be applied; those that exist are taken over. */
   readonly objects: ObjectRef[];
+  /** The CRDs whose spec schema this program keeps open. */
+  readonly openSchemas: OpenSchema[];
 }
 
 export class CalicoTakeover extends pulumi.dynamic.Resource {
   /** Per object: absent, already ours, or which kubectl managers' fields moved. */
   declare readonly results: pulumi.Output<TakeoverResult[]>;
+  /** Existing schemas stricter than this program's, by CRD name: the CRDs are applied with these. */
+  declare readonly schemas: pulumi.Output<Record<string, Record<string, unknown>>>;
 
   constructor(name: string, args: CalicoTakeoverArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -90,7 +105,9 @@ export class CalicoTakeover extends pulumi.dynamic.Resource {
         fieldManager: ADOPT_FIELD_MANAGER,
         adopt: args.adopt,
         objects: args.objects,
+        openSchemas: args.openSchemas,
         results: undefined,
+        schemas: undefined,
       },
       opts,
       "calico",

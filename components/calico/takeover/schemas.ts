@@ -1,0 +1,64 @@
+/**
+ * A CRD's schema is never made weaker by the takeover. For the Calico kinds whose `spec` this program
+ * keeps open (crds.ts: every kind crd-schemas/ does not type), an existing CRD whose schema declares the
+ * spec's fields (Calico's own manifests and the Tigera operator write full schemas) keeps that schema:
+ * the step reads it and the CRD is applied with it, instead of one that accepts any field. The schema
+ * kept is the one the cluster has, so a CRD from an older Calico release keeps that release's fields.
+ */
+import { type Credentials, KubeRequestError, kubeRequest } from "./kube-client";
+
+/** A CRD whose `spec` schema this program keeps open: its name and the version it serves. */
+export interface OpenSchema {
+  readonly name: string;
+  readonly version: string;
+}
+
+interface CrdVersion {
+  name?: string;
+  schema?: { openAPIV3Schema?: Record<string, unknown> };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a schema node declares fields (its properties), rather than accepting any. */
+export function declaresFields(node: unknown): boolean {
+  return isRecord(node) && isRecord(node.properties) && Object.keys(node.properties).length > 0;
+}
+
+/**
+ * The existing CRD's schema for `version`, when its `spec` declares fields (stricter than an open spec),
+ * else undefined. `crd` is the CRD as the API server returns it, or as a manifest wrote it.
+ */
+export function stricterSchema(crd: unknown, version: string): Record<string, unknown> | undefined {
+  const spec = isRecord(crd) && isRecord(crd.spec) ? crd.spec : {};
+  const versions = Array.isArray(spec.versions) ? (spec.versions as CrdVersion[]) : [];
+  const schema = versions.find((v) => v.name === version)?.schema?.openAPIV3Schema;
+  const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
+  return declaresFields(properties.spec) ? schema : undefined;
+}
+
+/** For each CRD in `open` that exists with a stricter schema: that schema, by CRD name. */
+export async function keptSchemas(
+  credentials: Credentials,
+  open: readonly OpenSchema[],
+): Promise<Record<string, Record<string, unknown>>> {
+  const kept: Record<string, Record<string, unknown>> = {};
+  for (const { name, version } of open) {
+    let crd: unknown;
+    try {
+      crd = await kubeRequest(
+        credentials,
+        "GET",
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`,
+      );
+    } catch (error) {
+      if (error instanceof KubeRequestError && error.status === 404) continue;
+      throw error;
+    }
+    const schema = stricterSchema(crd, version);
+    if (schema !== undefined) kept[name] = schema;
+  }
+  return kept;
+}
