@@ -10,7 +10,12 @@ import * as path from "node:path";
 import { parseAllDocuments } from "yaml";
 import { CALICO_CRD_GROUP } from "../components/calico/crds";
 import { SUPPORTED_CALICO_MINORS, supportedMinorOf, type CalicoMinor } from "../components/calico/defaults";
-import { TYPED_SPEC_KINDS, specSchemaFor, type JsonSchema } from "../components/calico/crd-schemas";
+import {
+  TYPED_SPEC_KINDS,
+  objectValidationsFor,
+  specSchemaFor,
+  type JsonSchema,
+} from "../components/calico/crd-schemas";
 import { DURATION_PATTERN } from "../components/calico/crd-schemas/felix-common";
 import { VERSIONS, ofKind, render } from "./calico-fixtures";
 
@@ -271,6 +276,39 @@ describe("calico CRD spec schemas", () => {
     }
   });
 
+  it("v3.32 states CEL rules (XValidation) on the policies, rules, ICMP, host endpoints, tiers and Felix settings; v3.31 none", () => {
+    const rulesIn = (node: unknown): string[] => {
+      if (typeof node !== "object" || node === null) return [];
+      const own = ((node as JsonSchema)["x-kubernetes-validations"] ?? []).map((v) => v.message);
+      return [...own, ...Object.values(node).flatMap(rulesIn)];
+    };
+    const count = (minor: CalicoMinor) =>
+      SEVEN.map(
+        (kind) => rulesIn(specSchemaFor(kind, minor)).length + objectValidationsFor(kind, minor).length,
+      );
+    assert.deepEqual(
+      count("3.31"),
+      SEVEN.map(() => 0),
+    );
+    const on32 = new Set(
+      SEVEN.flatMap((kind) => [
+        ...rulesIn(specSchemaFor(kind, "3.32")),
+        ...objectValidationsFor(kind, "3.32").map((v) => v.message),
+      ]),
+    );
+    for (const message of [
+      "preDNAT and doNotTrack cannot both be true",
+      "HTTP match is only valid on Allow rules",
+      "ICMP code specified without an ICMP type",
+      "node must be specified",
+      "The 'default' tier must have default action 'Deny'",
+      "routeTableRange and routeTableRanges cannot both be set",
+      "nodeSelector must not be set on the 'default' or per-node ('node.*') FelixConfiguration",
+    ]) {
+      assert.ok(on32.has(message), message);
+    }
+  });
+
   it("bad.yaml: at least ten objects over the seven kinds, each naming its one mistake", () => {
     const objects = fixture("bad.yaml");
     const everywhere = objects.filter(
@@ -283,6 +321,6 @@ describe("calico CRD spec schemas", () => {
       const line = o.metadata.annotations?.["eks-calico.test/refused-on-line"];
       if (line !== undefined) assert.ok((SUPPORTED_CALICO_MINORS as readonly string[]).includes(line), line);
     }
-    assert.equal(new Set(objects.map((o) => o.metadata.name)).size, objects.length);
+    assert.equal(new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`)).size, objects.length);
   });
 });

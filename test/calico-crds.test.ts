@@ -7,7 +7,7 @@ import {
   supportedMinorOf,
 } from "../components/calico/defaults";
 import { CALICO_CRD_KINDS } from "../components/calico/crds";
-import { specSchemaFor } from "../components/calico/crd-schemas";
+import { objectValidationsFor, specSchemaFor } from "../components/calico/crd-schemas";
 import { VERSIONS, ofKind, render } from "./calico-fixtures";
 
 describe("calico defaults", () => {
@@ -102,7 +102,10 @@ describe("calico CRDs", () => {
         assert.equal(served.storage, true);
         if (group === "crd.projectcalico.org") assert.equal(served.name, "v1");
         // spec is typed for the kinds crd-schemas/ covers (checked in calico-crd-schemas.test.ts).
-        const typed = group === "crd.projectcalico.org" ? specSchemaFor(names.kind, minor) : undefined;
+        const calico = group === "crd.projectcalico.org";
+        const typed = calico ? specSchemaFor(names.kind, minor) : undefined;
+        // CEL rules a line states on the whole object (Tier, FelixConfiguration on 3.32).
+        const rules = calico ? objectValidationsFor(names.kind, minor) : [];
         assert.deepEqual(served.schema?.openAPIV3Schema, {
           type: "object",
           properties: {
@@ -112,6 +115,7 @@ describe("calico CRDs", () => {
             spec: typed ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true },
             status: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
           },
+          ...(rules.length > 0 ? { "x-kubernetes-validations": rules } : {}),
         });
       }
     });

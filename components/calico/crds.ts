@@ -11,7 +11,7 @@
  */
 import { COMMON_LABELS } from "./labels";
 import { supportedMinorOf, type CalicoMinor } from "./defaults";
-import { specSchemaFor, type JsonSchema } from "./crd-schemas";
+import { objectValidationsFor, specSchemaFor, type JsonSchema } from "./crd-schemas";
 import type { CustomResourceDefinition } from "./types";
 
 /** One CRD: its API group, served version, names and scope. */
@@ -122,6 +122,12 @@ function specSchema(kind: CrdKind, minor: CalicoMinor): JsonSchema {
   return typed ?? keptAsGiven();
 }
 
+/** The CEL rules the line states on the whole object, as the root schema's `x-kubernetes-validations`. */
+function objectValidations(kind: CrdKind, minor: CalicoMinor) {
+  const rules = kind.group === CALICO_CRD_GROUP ? objectValidationsFor(kind.kind, minor) : [];
+  return rules.length === 0 ? {} : { "x-kubernetes-validations": [...rules] };
+}
+
 /**
  * A v1 CRD with a structural schema: typed apiVersion/kind/metadata, `spec` typed where crd-schemas/
  * covers the kind on `minor` and kept as given otherwise, status kept as given.
@@ -162,6 +168,7 @@ export function renderCrd(kind: CrdKind, minor: CalicoMinor): CustomResourceDefi
                 spec: specSchema(kind, minor),
                 status: keptAsGiven(),
               },
+              ...objectValidations(kind, minor),
             },
           },
           ...(kind.statusSubresource === true ? { subresources: { status: {} } } : {}),

@@ -6,12 +6,12 @@
  * Calico kind keeps the open schema crds.ts renders.
  */
 import type { CalicoMinor } from "../defaults";
-import { felixConfigurationSpec } from "./felix-configuration";
+import { FELIX_CONFIGURATION_VALIDATIONS, felixConfigurationSpec } from "./felix-configuration";
 import { hostEndpointSpec } from "./host-endpoint";
 import { networkSetSpec } from "./network-sets";
 import { globalNetworkPolicySpec, networkPolicySpec } from "./policies";
-import type { JsonSchema } from "./schema";
-import { tierSpec } from "./tier";
+import type { JsonSchema, Validation } from "./schema";
+import { TIER_VALIDATIONS, tierSpec } from "./tier";
 
 export type { JsonSchema } from "./schema";
 
@@ -27,6 +27,16 @@ const SPEC_SCHEMAS: Readonly<Record<string, (minor: CalicoMinor) => JsonSchema>>
 
 /** The crd.projectcalico.org kinds whose `spec` is typed. */
 export const TYPED_SPEC_KINDS: readonly string[] = Object.keys(SPEC_SCHEMAS);
+
+/** CEL rules a line states on a whole object (they read its metadata.name), by kind. */
+const OBJECT_VALIDATIONS: Readonly<Partial<Record<CalicoMinor, Record<string, readonly Validation[]>>>> = {
+  "3.32": { Tier: TIER_VALIDATIONS, FelixConfiguration: FELIX_CONFIGURATION_VALIDATIONS },
+};
+
+/** The CEL rules on the whole object of a crd.projectcalico.org kind on a Calico line (none: empty). */
+export function objectValidationsFor(kind: string, minor: CalicoMinor): readonly Validation[] {
+  return OBJECT_VALIDATIONS[minor]?.[kind] ?? [];
+}
 
 /** The `spec` schema of a crd.projectcalico.org kind on a Calico line, or undefined to keep it open. */
 export function specSchemaFor(kind: string, minor: CalicoMinor): JsonSchema | undefined {

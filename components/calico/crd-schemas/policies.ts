@@ -7,8 +7,8 @@
  * `+listType=set` to `types` (3.32 only here), `+kubebuilder:validation:Enum` on PolicyType and
  * PolicyPerformanceHint (the sets v3.31.7 already checks with `validate:"policyType"` and
  * `validate:"...,oneof=AssumeNeededOnEveryNode"`, so both lines), and `+kubebuilder:default=default` on
- * `tier` and GlobalNetworkPolicy `XValidation` rules, which are not rendered (a default would rewrite
- * stored objects; the CEL rules restate checks Calico makes itself).
+ * `tier`, not rendered (a default would rewrite stored objects), and GlobalNetworkPolicy `XValidation`
+ * rules, rendered on 3.32.
  */
 import type { CalicoMinor } from "../defaults";
 import {
@@ -20,7 +20,9 @@ import {
   onLine,
   string,
   stringEnum,
+  validatedOn,
   type JsonSchema,
+  type Validation,
 } from "./schema";
 import { POLICY_TYPES, rule } from "./policy-rules";
 
@@ -50,13 +52,42 @@ export function networkPolicySpec(minor: CalicoMinor): JsonSchema {
   return object(commonPolicyFields(minor));
 }
 
+/** v3.32.1's XValidation rules on GlobalNetworkPolicySpec: how doNotTrack, preDNAT and applyOnForward combine. */
+const GLOBAL_POLICY_VALIDATIONS: readonly Validation[] = [
+  {
+    rule: "!((has(self.doNotTrack) && self.doNotTrack) && (has(self.preDNAT) && self.preDNAT))",
+    message: "preDNAT and doNotTrack cannot both be true",
+    reason: "FieldValueForbidden",
+  },
+  {
+    rule: "(!has(self.preDNAT) || !self.preDNAT) || !has(self.egress) || size(self.egress) == 0",
+    message: "preDNAT policy cannot have any egress rules",
+    reason: "FieldValueForbidden",
+  },
+  {
+    rule: "(!has(self.preDNAT) || !self.preDNAT) || !has(self.types) || !self.types.exists(t, t == 'Egress')",
+    message: "preDNAT policy cannot have 'Egress' type",
+    reason: "FieldValueForbidden",
+  },
+  {
+    rule: "(has(self.applyOnForward) && self.applyOnForward) || ((!has(self.doNotTrack) || !self.doNotTrack) && (!has(self.preDNAT) || !self.preDNAT))",
+    message: "applyOnForward must be true if either preDNAT or doNotTrack is true",
+    reason: "FieldValueInvalid",
+  },
+];
+
 /** GlobalNetworkPolicySpec: the common fields plus the host-endpoint and namespace ones. */
 export function globalNetworkPolicySpec(minor: CalicoMinor): JsonSchema {
-  return object({
-    ...commonPolicyFields(minor),
-    doNotTrack: boolean(),
-    preDNAT: boolean(),
-    applyOnForward: boolean(),
-    namespaceSelector: string(),
-  });
+  return validatedOn(
+    minor,
+    "3.32",
+    object({
+      ...commonPolicyFields(minor),
+      doNotTrack: boolean(),
+      preDNAT: boolean(),
+      applyOnForward: boolean(),
+      namespaceSelector: string(),
+    }),
+    GLOBAL_POLICY_VALIDATIONS,
+  );
 }

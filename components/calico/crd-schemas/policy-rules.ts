@@ -10,7 +10,7 @@
  * marker states the same set or range as the unchanged v3.31 tag (action, ipVersion, ICMP type and
  * code, checked by libcalico-go/lib/validator/v3/validator.go at v3.31.7), both lines get it: no object
  * Calico calls valid is refused. Markers with no v3.31 counterpart (MaxItems, MaxLength, listType) are
- * rendered on 3.32 only. The v3.32 `XValidation` (CEL) rules are not rendered.
+ * rendered on 3.32 only, as are the v3.32 `XValidation` (CEL) rules on Rule and ICMPFields.
  */
 import type { CalicoMinor } from "../defaults";
 import {
@@ -24,7 +24,9 @@ import {
   onLine,
   string,
   stringEnum,
+  validatedOn,
   type JsonSchema,
+  type Validation,
 } from "./schema";
 
 /**
@@ -36,13 +38,46 @@ export const ACTIONS = ["Allow", "Deny", "Log", "Pass"] as const;
 /** `type PolicyType string`: v3.32.1 `Enum=Ingress;Egress`, v3.31.7 `validate:"policyType"` (the same two). */
 export const POLICY_TYPES = ["Ingress", "Egress"] as const;
 
-/** ICMPFields: type 0-254, code 0-255 (v3.32.1 Minimum/Maximum; v3.31.7 `validate:"gte=0,lte=254"` etc.). */
-function icmpFields(): JsonSchema {
-  return object({
-    type: integer({ minimum: 0, maximum: 254 }),
-    code: integer({ minimum: 0, maximum: 255 }),
-  });
+/**
+ * ICMPFields: type 0-254, code 0-255 (v3.32.1 Minimum/Maximum; v3.31.7 `validate:"gte=0,lte=254"` etc.);
+ * v3.32.1's XValidation: no code without a type.
+ */
+function icmpFields(minor: CalicoMinor): JsonSchema {
+  return validatedOn(
+    minor,
+    "3.32",
+    object({
+      type: integer({ minimum: 0, maximum: 254 }),
+      code: integer({ minimum: 0, maximum: 255 }),
+    }),
+    [
+      {
+        rule: "!has(self.code) || has(self.type)",
+        message: "ICMP code specified without an ICMP type",
+        reason: "FieldValueInvalid",
+      },
+    ],
+  );
 }
+
+/** v3.32.1's XValidation rules on Rule (policy_common.go). */
+const RULE_VALIDATIONS: readonly Validation[] = [
+  {
+    rule: "!has(self.http) || !has(self.protocol) || self.protocol == 'TCP' || self.protocol == 6",
+    message: "rules with HTTP match must have protocol TCP or unset",
+    reason: "FieldValueInvalid",
+  },
+  {
+    rule: "self.action == 'Allow' || !has(self.http)",
+    message: "HTTP match is only valid on Allow rules",
+    reason: "FieldValueForbidden",
+  },
+  {
+    rule: "!has(self.destination) || !has(self.destination.services) || (!has(self.destination.ports) || size(self.destination.ports) == 0) && (!has(self.destination.notPorts) || size(self.destination.notPorts) == 0)",
+    message: "ports and notPorts cannot be specified with services",
+    reason: "FieldValueForbidden",
+  },
+];
 
 /** HTTPMatch: methods and paths; each path is `exact` or `prefix` (Calico's validator checks "one of"). */
 function httpMatch(minor: CalicoMinor): JsonSchema {
@@ -88,15 +123,19 @@ export function entityRule(minor: CalicoMinor): JsonSchema {
 
 /** Rule: `action` is the one field without `omitempty`, so it is required; the rest are optional. */
 export function rule(minor: CalicoMinor): JsonSchema {
+  return validatedOn(minor, "3.32", ruleFields(minor), RULE_VALIDATIONS);
+}
+
+function ruleFields(minor: CalicoMinor): JsonSchema {
   return object(
     {
       action: stringEnum(ACTIONS),
       // v3.32.1 `+kubebuilder:validation:Enum=4;6`; v3.31.7 `validate:"ipVersion"` (4 or 6).
       ipVersion: integerEnum([4, 6]),
       protocol: intOrString(),
-      icmp: icmpFields(),
+      icmp: icmpFields(minor),
       notProtocol: intOrString(),
-      notICMP: icmpFields(),
+      notICMP: icmpFields(minor),
       source: entityRule(minor),
       destination: entityRule(minor),
       http: httpMatch(minor),

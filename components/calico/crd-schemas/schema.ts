@@ -28,6 +28,14 @@ export interface JsonSchema {
   "x-kubernetes-list-type"?: "set";
   "x-kubernetes-int-or-string"?: true;
   "x-kubernetes-preserve-unknown-fields"?: true;
+  "x-kubernetes-validations"?: Validation[];
+}
+
+/** A CEL rule (`+kubebuilder:validation:XValidation`): the API server refuses an object it is false for. */
+export interface Validation {
+  rule: string;
+  message: string;
+  reason?: "FieldValueForbidden" | "FieldValueInvalid";
 }
 
 /** What `+kubebuilder:validation:*` markers add to a string. */
@@ -130,4 +138,14 @@ export function joinFields(...groups: Record<string, JsonSchema>[]): Record<stri
     }
   }
   return joined;
+}
+
+/** `schema` with the CEL rules `line` states on its type; the other line gets the schema alone. */
+export function validatedOn(
+  minor: CalicoMinor,
+  line: CalicoMinor,
+  schema: JsonSchema,
+  rules: readonly Validation[],
+): JsonSchema {
+  return minor === line ? { ...schema, "x-kubernetes-validations": [...rules] } : schema;
 }

@@ -3,10 +3,10 @@
  *
  * Written from projectcalico/calico api/pkg/apis/projectcalico/v3/tier.go at v3.31.7 and v3.32.1. Both
  * lines: `order *float64`, `defaultAction *Action` with `+kubebuilder:validation:Enum=Pass;Deny`. v3.32.1
- * adds `+kubebuilder:default=Deny` and a status (conditions); neither is rendered, the status stays as
- * given like every other kind's.
+ * adds `+kubebuilder:default=Deny` and a status (conditions), neither rendered (the status stays as
+ * given like every other kind's), and `XValidation` rules on the Tier object, rendered on 3.32.
  */
-import { number, object, stringEnum, type JsonSchema } from "./schema";
+import { number, object, stringEnum, type JsonSchema, type Validation } from "./schema";
 
 /** `+kubebuilder:validation:Enum=Pass;Deny` on TierSpec.DefaultAction. */
 export const TIER_DEFAULT_ACTIONS = ["Pass", "Deny"] as const;
@@ -18,3 +18,16 @@ export function tierSpec(): JsonSchema {
     defaultAction: stringEnum(TIER_DEFAULT_ACTIONS),
   });
 }
+
+/** v3.32.1's XValidation rules on the Tier object: the default actions of the reserved tiers. */
+export const TIER_VALIDATIONS: readonly Validation[] = (
+  [
+    ["kube-admin", "Pass"],
+    ["kube-baseline", "Pass"],
+    ["default", "Deny"],
+  ] as const
+).map(([tier, action]) => ({
+  rule: `self.metadata.name == '${tier}' ? (has(self.spec.defaultAction) && self.spec.defaultAction == '${action}') : true`,
+  message: `The '${tier}' tier must have default action '${action}'`,
+  reason: "FieldValueInvalid" as const,
+}));
