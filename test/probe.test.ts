@@ -16,6 +16,9 @@ import {
   renderProbeObjects,
 } from "../components/calico/probe/objects";
 import {
+  COULD_NOT_RUN,
+  DNS_BLOCKED_MESSAGE,
+  NOT_ALLOWED_MESSAGE,
   NOT_ENFORCING_MESSAGE,
   allowedClientScript,
   deniedClientScript,
@@ -180,10 +183,32 @@ describe("policy probe: the client scripts", () => {
     assert.match(run.message, /blocked on all 5 attempts/);
   });
 
-  it("the denied client cannot tell from a refused connection or a DNS error, and says so", () => {
+  it("the denied client cannot tell from a refused connection, and says the probe could not run", () => {
     const run = runScript(deniedClientScript(), 'echo "REFUSED"; exit 1');
     assert.equal(run.status, 2);
+    assert.ok(run.message.startsWith(`${COULD_NOT_RUN}: `), run.message);
     assert.match(run.message, /cannot tell whether policy blocked it/);
+  });
+
+  it("either client blocked from DNS says the probe could not run and why, never 'not enforcing'", () => {
+    // agnhost connect prints `DNS: <error>` when the name does not resolve (test/images/agnhost/connect).
+    const dns = 'echo "DNS: lookup server on 10.96.0.10:53: read udp: i/o timeout"; exit 1';
+    for (const script of [allowedClientScript(), deniedClientScript()]) {
+      const run = runScript(script, dns);
+      assert.equal(run.status, 3, run.message);
+      assert.ok(run.message.startsWith(DNS_BLOCKED_MESSAGE), run.message);
+      assert.ok(!run.message.includes(NOT_ENFORCING_MESSAGE));
+    }
+  });
+
+  it("an allowed client that never connects says the probe could not run, naming a blocking policy as a cause", () => {
+    const run = runScript(
+      allowedClientScript().replace(/deadline=.*/, "deadline=0"),
+      'echo "TIMEOUT"; exit 1',
+    );
+    assert.equal(run.status, 1, run.message);
+    assert.ok(run.message.startsWith(NOT_ALLOWED_MESSAGE), run.message);
+    assert.match(run.message, /^the probe could not run: .*GlobalNetworkPolicy/);
   });
 
   it("the allowed client retries until it connects", () => {
@@ -195,6 +220,21 @@ describe("policy probe: the client scripts", () => {
     assert.equal(run.status, 0, run.message);
     assert.match(run.message, /connected to server:80 on attempt 3/);
   });
+});
+
+describe("policy probe: a cluster whose own policy blocks the clients", () => {
+  for (const dns of [true, false]) {
+    it(`${dns ? "DNS" : "egress"} blocked by a GlobalNetworkPolicy: the plan fails with "the probe could not run", never "not enforcing"`, async () => {
+      const { error } = await evaluateStackExpectingError("dev", {
+        simulate: { probeBlocked: { by: "GlobalNetworkPolicy default.deny-all-egress", dns } },
+      });
+      assert.ok(error instanceof SimulatedFailure, String(error));
+      assert.match(error.message, /^allowed-client-[0-9a-f]{8}: the probe could not run: /);
+      assert.ok(error.message.includes(dns ? DNS_BLOCKED_MESSAGE : NOT_ALLOWED_MESSAGE), error.message);
+      assert.match(error.message, /GlobalNetworkPolicy default\.deny-all-egress/);
+      assert.ok(!error.message.includes(NOT_ENFORCING_MESSAGE));
+    });
+  }
 });
 
 describe("policy probe: in the stacks", () => {

@@ -7,7 +7,11 @@
  * it (offline/world/network-policy.ts), or when nothing enforces policy: calico-node not ready on a node
  * the client or the server may land on, or a simulation in which Felix runs but does not enforce.
  */
-import { NOT_ALLOWED_MESSAGE, NOT_ENFORCING_MESSAGE } from "../../components/calico/probe/script";
+import {
+  DNS_BLOCKED_MESSAGE,
+  NOT_ALLOWED_MESSAGE,
+  NOT_ENFORCING_MESSAGE,
+} from "../../components/calico/probe/script";
 import { type NamespaceRef, type NetworkPolicyObject, ingressAllowed } from "./network-policy";
 import type { SimulatedNode } from "./nodes";
 import { CannotSimulate, type PodSpec, whyNot } from "./scheduling";
@@ -135,6 +139,14 @@ export function runJob(
       ? "Felix is running but not enforcing policy (simulated)"
       : `calico-node is not ready on ${unguarded?.name ?? "a node"}, so nothing enforces policy there`;
 
+  // A policy outside the probe that blocks the clients: they report that the probe could not run.
+  const blocked = options.probeBlocked;
+  if (blocked !== undefined && blocked.dns)
+    throw new SimulatedFailure(`${name}: ${DNS_BLOCKED_MESSAGE} (simulated: ${blocked.by} blocks it)`);
+  if (blocked !== undefined && expect === "connect")
+    throw new SimulatedFailure(
+      `${name}: ${NOT_ALLOWED_MESSAGE} (simulated: ${blocked.by} blocks its egress)`,
+    );
   if (expect === "connect" && !connected)
     throw new SimulatedFailure(`${name}: ${NOT_ALLOWED_MESSAGE} (${why})`);
   if (expect === "blocked" && connected)

@@ -26,6 +26,12 @@ export interface ClusterSimulation {
    * the pod interfaces): every connection gets through.
    */
   policyNotEnforced?: boolean;
+  /**
+   * A policy of the cluster's own, named by `by` (a namespace's default-deny egress, a Calico
+   * GlobalNetworkPolicy ordered before the probe's), that blocks the probe clients' DNS (`dns`) or their
+   * egress to the probe server.
+   */
+  probeBlocked?: { by: string; dns: boolean };
   /** When the tls provider issues certificates (ISO time): a renewal; unset: SIMULATED_ISSUE_TIME (tls.ts). */
   certificatesIssuedAt?: string;
 }

@@ -16,18 +16,28 @@ import {
 /** What a failed denied client reports: the message `pulumi up` fails with. */
 export const NOT_ENFORCING_MESSAGE =
   "a connection the default-deny policy must block got through: Calico is not enforcing policy";
-/** What a failed allowed client reports. */
-export const NOT_ALLOWED_MESSAGE = `the allowed client could not connect within ${ALLOWED_WITHIN_SECONDS}s: the allow policy is not in effect or the probe server is unreachable`;
+/**
+ * How every failure that proves nothing about enforcement begins: the probe could not run. A policy of
+ * the cluster's own (a namespace's default-deny egress, a Calico GlobalNetworkPolicy ordered before the
+ * probe's) can block the clients' DNS or egress; that is not "not enforced".
+ */
+export const COULD_NOT_RUN = "the probe could not run";
+/** What a failed allowed client reports when it could resolve the server but never connect. */
+export const NOT_ALLOWED_MESSAGE = `${COULD_NOT_RUN}: the allowed client could not connect within ${ALLOWED_WITHIN_SECONDS}s: a policy outside the probe blocks its egress (a default-deny egress, a Calico GlobalNetworkPolicy), the allow policy is not in effect, or the probe server is unreachable`;
+/** What a client reports when it cannot resolve the server's name (agnhost connect: `DNS: ...`). */
+export const DNS_BLOCKED_MESSAGE = `${COULD_NOT_RUN}: the client cannot resolve the probe server's name: a policy outside the probe blocks its DNS (egress to kube-dns on UDP and TCP 53), or the cluster DNS is down`;
 /** What a denied client reports when its connection failed for a reason other than a drop. */
-export const INCONCLUSIVE_MESSAGE =
-  "the denied client's connection failed without timing out (refused, or a DNS error): the probe cannot tell whether policy blocked it";
+export const INCONCLUSIVE_MESSAGE = `${COULD_NOT_RUN}: the denied client's connection failed without timing out (refused): the probe cannot tell whether policy blocked it`;
+
+/** A DNS failure stops either client at once: nothing after it can prove anything. */
+const ON_DNS_ERROR = `  case "$out" in DNS:*) verdict 3 "${DNS_BLOCKED_MESSAGE} (attempt $attempt: $out)" ;; esac`;
 
 const CONNECT = `/agnhost connect "$TARGET" --timeout=${CONNECT_TIMEOUT_SECONDS}s --protocol=tcp`;
 
 /** Writes the verdict where Kubernetes and the Job await read it, prints it, and exits with `code`. */
 const VERDICT = `verdict() { echo "$2" > /dev/termination-log; echo "$2"; exit "$1"; }`;
 
-/** Retries until one connection opens; fails after ALLOWED_WITHIN_SECONDS. */
+/** Retries until one connection opens; fails after ALLOWED_WITHIN_SECONDS, or at once on a DNS error. */
 export function allowedClientScript(): string {
   return [
     VERDICT,
@@ -36,6 +46,7 @@ export function allowedClientScript(): string {
     "while :; do",
     "  attempt=$((attempt + 1))",
     `  if out=$(${CONNECT} 2>&1); then verdict 0 "connected to $TARGET on attempt $attempt"; fi`,
+    ON_DNS_ERROR,
     `  if [ "$(date +%s)" -ge "$deadline" ]; then verdict 1 "${NOT_ALLOWED_MESSAGE} (attempt $attempt: $out)"; fi`,
     `  sleep ${ATTEMPT_INTERVAL_SECONDS}`,
     "done",
@@ -51,6 +62,7 @@ export function deniedClientScript(): string {
     `while [ "$attempt" -lt ${DENIED_ATTEMPTS} ]; do`,
     "  attempt=$((attempt + 1))",
     `  if out=$(${CONNECT} 2>&1); then verdict 1 "${NOT_ENFORCING_MESSAGE} (attempt $attempt of ${DENIED_ATTEMPTS}, to $TARGET)"; fi`,
+    ON_DNS_ERROR,
     `  case "$out" in *TIMEOUT*) ;; *) verdict 2 "${INCONCLUSIVE_MESSAGE} (attempt $attempt: $out)" ;; esac`,
     `  sleep ${ATTEMPT_INTERVAL_SECONDS}`,
     "done",
