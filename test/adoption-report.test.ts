@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { ManifestError, parseManifest } from "../offline/adoption/manifest";
 import type { ManifestObject } from "../offline/adoption/objects";
 import { type AdoptionReport, adoptionReport } from "../offline/adoption/report";
-import { PROJECT_ROOT, type StackEvaluation } from "../offline/engine";
+import { PROJECT_ROOT, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { evaluatedWith } from "./helpers";
 import { runStart } from "./start-runner";
 
@@ -129,9 +129,25 @@ describe("adoption report", () => {
     const plain = await evaluatedWith("dev", {});
     const report = adoptionReport(fixture("amazon-vpc-cni-v1.6.yaml"), plain);
     assert.equal(report.problems.length, 1);
+    // Its CRDs (another install's) stop the takeover step before anything is applied, as the plan does.
     assert.match(
       report.problems[0],
-      /objects of the manifest exist with the plan's kind and name: .*set calico\.adopt: true/,
+      /objects of the manifest exist with the plan's kind and name: the takeover step refuses the \d+ CRDs this program did not make, before anything changes; set calico\.adopt: true/,
+    );
+    const { error } = await evaluateStackExpectingError("dev", {
+      simulate: { existingObjects: fixture("amazon-vpc-cni-v1.6.yaml") },
+    });
+    assert.match(
+      String(error),
+      /These Calico objects exist already, and this program did not make them:\n {2}- CustomResourceDefinition /,
+    );
+    // Without CRDs, the first object's create fails with AlreadyExists.
+    const withoutCrds = fixture("amazon-vpc-cni-v1.6.yaml").filter(
+      (o) => o.kind !== "CustomResourceDefinition",
+    );
+    assert.match(
+      adoptionReport(withoutCrds, plain).problems[0],
+      /pulumi up fails with AlreadyExists on the first/,
     );
     const otherSelector = fixture("amazon-vpc-cni-v1.6.yaml").map((o) =>
       o.kind === "Deployment" && o.metadata.name === "calico-typha"

@@ -9,6 +9,8 @@ import { conversionBlockers } from "../../components/calico/operator/migration";
 import { CALICO_VERSION_ANNOTATION } from "../../components/calico/operator/custom-resources";
 import type { DaemonSet } from "../../components/calico/types";
 import { removedApi } from "../../policy/calico";
+import { COMMON_LABELS } from "../../components/calico/labels";
+import { isOurs } from "../../components/calico/takeover/run";
 import { calicoObjects } from "../calico-yaml";
 import type { StackEvaluation } from "../engine";
 import { type FieldDifference, fieldDifferences } from "./fields";
@@ -102,6 +104,8 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
   const left: AdoptionReport["leftBehind"] = [];
   const matched = new Set<string>();
   const removedApis = new Set<string>();
+  /** CRDs of the plan that exist and another install made: the takeover step refuses them. */
+  const foreignCrds: string[] = [];
 
   for (const o of manifest) {
     const removed = removedApi(o.apiVersion, o.kind);
@@ -114,6 +118,8 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
     const ours = planned.get(key);
     if (ours !== undefined) {
       matched.add(key);
+      if (o.kind === "CustomResourceDefinition" && !isOurs(o.metadata.labels, COMMON_LABELS))
+        foreignCrds.push(describe(o));
       const differences = fieldDifferences(asServedToday(o), ours);
       takenOver.push({
         object: describe(o),
@@ -157,8 +163,13 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
   }
 
   if (installer === "manifest" && takenOver.length > 0 && !adopting) {
+    // The takeover step checks the CRDs before anything is applied; the other objects fail on create.
+    const first =
+      foreignCrds.length > 0
+        ? `the takeover step refuses the ${foreignCrds.length} CRDs this program did not make, before anything changes`
+        : "pulumi up fails with AlreadyExists on the first";
     problems.push(
-      `${takenOver.length} objects of the manifest exist with the plan's kind and name: pulumi up fails with AlreadyExists on the first; set calico.adopt: true`,
+      `${takenOver.length} objects of the manifest exist with the plan's kind and name: ${first}; set calico.adopt: true`,
     );
   }
   if (installer === "operator") {
