@@ -19,13 +19,12 @@ import { calicoObjects } from "../offline/calico-yaml";
 import { Api, accessFromKubeconfig, waitFor } from "./api";
 import {
   type KubeObject,
+  type ProviderAnswer,
   type ProviderSettings,
   fieldManagerOf,
   providerCreate,
   providerUpdate,
-  refOf,
 } from "./provider-requests";
-import { objectPath } from "../components/calico/takeover/run";
 import { type ClusterState, downCluster, requireTools, upCluster } from "./index";
 
 export interface KubectlResult {
@@ -111,12 +110,37 @@ export class LocalCluster {
    * the resource's state. Returns the refusals, one per object.
    */
   async create(objects: readonly PlannedObject[]): Promise<string[]> {
+    return this.write(objects, (planned) => {
+      const manager = fieldManagerOf(planned.object);
+      return {
+        manager,
+        answer: providerCreate(this.api.credentials, planned.object, planned.provider, manager),
+      };
+    });
+  }
+
+  /** Updates each object in place as pulumi-kubernetes does; returns the refusals. */
+  async update(objects: readonly PlannedObject[]): Promise<string[]> {
+    return this.write(objects, (planned) => {
+      const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
+      const answer = providerUpdate(this.api.credentials, planned.object, planned.provider, manager, {
+        ignore: planned.ignore,
+      });
+      return { manager, answer };
+    });
+  }
+
+  /** Sends each object's request in turn; keeps the field manager of each accepted one, as the state does. */
+  private async write(
+    objects: readonly PlannedObject[],
+    send: (planned: PlannedObject) => { manager: string; answer: Promise<ProviderAnswer> },
+  ): Promise<string[]> {
     const refusals: string[] = [];
     for (const planned of objects) {
-      const manager = fieldManagerOf(planned.object);
-      const answer = await providerCreate(this.api.credentials, planned.object, planned.provider, manager);
-      if (answer.refusal) {
-        refusals.push(answer.refusal);
+      const { manager, answer } = send(planned);
+      const { refusal } = await answer;
+      if (refusal) {
+        refusals.push(refusal);
         continue;
       }
       this.managers.set(planned.urn, manager);
@@ -125,37 +149,23 @@ export class LocalCluster {
     return refusals;
   }
 
-  /** Updates each object in place as pulumi-kubernetes does; returns the refusals. */
-  async update(objects: readonly PlannedObject[]): Promise<string[]> {
-    const refusals: string[] = [];
-    for (const planned of objects) {
-      const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
-      const answer = await providerUpdate(this.api.credentials, planned.object, planned.provider, manager, {
-        ignore: planned.ignore,
-      });
-      if (answer.refusal) refusals.push(answer.refusal);
-      else this.managers.set(planned.urn, manager);
-      this.established(planned.object);
-    }
-    return refusals;
-  }
-
   /**
    * Objects a preview would show as changed: the provider's dry-run update returns an object other than
-   * the live one (managed-field bookkeeping aside). As `pulumi preview --expect-no-changes`.
+   * the live one it read (managed-field bookkeeping aside). As `pulumi preview --expect-no-changes`.
    */
   async changed(objects: readonly PlannedObject[]): Promise<string[]> {
     const changed: string[] = [];
     for (const planned of objects) {
       const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
-      const path = await objectPath(this.api.credentials, refOf(planned.object));
-      const live = await this.api.get<KubeObject>(path);
-      const answer = await providerUpdate(this.api.credentials, planned.object, planned.provider, manager, {
-        dryRun: true,
-        ignore: planned.ignore,
-      });
-      const differences = answer.result ? differencesOf(comparable(live), comparable(answer.result)) : [];
-      if (answer.refusal) changed.push(answer.refusal);
+      const { refusal, live, result } = await providerUpdate(
+        this.api.credentials,
+        planned.object,
+        planned.provider,
+        manager,
+        { dryRun: true, ignore: planned.ignore },
+      );
+      const differences = live && result ? differencesOf(comparable(live), comparable(result)) : [];
+      if (refusal) changed.push(refusal);
       else if (differences.length > 0)
         changed.push(`${describe(planned.object)}: ${differences.slice(0, 20).join(", ")}`);
     }

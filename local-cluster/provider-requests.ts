@@ -58,10 +58,14 @@ export function fieldManagerOf(object: KubeObject, state?: string): string {
   );
 }
 
-/** What the API server answered: the object it holds (or would, in a dry run), or its refusal. */
+/**
+ * What the API server answered: the object it holds (or would, in a dry run), or its refusal; for an
+ * update, also the live object the provider read first.
+ */
 export interface ProviderAnswer {
   readonly refusal?: string;
   readonly result?: KubeObject;
+  readonly live?: KubeObject;
 }
 
 /** fixCSAFieldManagers' managers: a prefix of the entry's manager name and its operation. */
@@ -216,7 +220,8 @@ export async function providerUpdate(
   const dryRun = options.dryRun ?? false;
   try {
     const path = await objectPath(credentials, refOf(object));
-    let live = await kubeRequest<KubeObject>(credentials, "GET", path);
+    const read = await kubeRequest<KubeObject>(credentials, "GET", path);
+    let live = read;
     const entries = live.metadata.managedFields ?? [];
     const moved = dryRun || entries.length === 0 ? undefined : handOver(entries, manager, providerHandsOver);
     if (moved) {
@@ -237,7 +242,7 @@ export async function providerUpdate(
       inputs,
       "application/apply-patch+yaml",
     );
-    return { result };
+    return { result, live: read };
   } catch (error) {
     return refusalOf(object, error);
   }

@@ -62,6 +62,15 @@ function destroy(cluster: LocalCluster, evaluation: StackEvaluation, objects: re
   return retained;
 }
 
+/** Every manager that owns fields of any of `crds`. */
+async function ownersOf(cluster: LocalCluster, crds: readonly PlannedObject[]): Promise<string[]> {
+  const owners = new Set<string>();
+  for (const crd of crds) {
+    for (const m of await managersOf(cluster, crd.object.metadata.name)) owners.add(m);
+  }
+  return [...owners];
+}
+
 /** The managers of an object's fields, its status writers aside. */
 async function managersOf(cluster: LocalCluster, name: string): Promise<string[]> {
   const crd = await cluster.api.get<{ metadata: { managedFields?: ManagedFieldsEntry[] } }>(
@@ -118,11 +127,11 @@ describe("pulumi destroy, then pulumi up, on a real API server", function () {
           [],
           await cluster.changed(objects),
         );
-        const owners = new Set<string>();
-        for (const crd of crds) {
-          for (const m of await managersOf(cluster, crd.object.metadata.name)) owners.add(m);
-        }
-        assert.deepEqual([...owners], [`${ADOPT_FIELD_MANAGER} (Apply)`], "the CRDs have one owner, ours");
+        assert.deepEqual(
+          await ownersOf(cluster, crds),
+          [`${ADOPT_FIELD_MANAGER} (Apply)`],
+          "the CRDs have one owner, ours",
+        );
       } finally {
         await cluster.stop();
       }
@@ -154,11 +163,7 @@ describe("pulumi destroy, then pulumi up, on a real API server", function () {
         JSON.stringify(results),
       );
       compare("the CRDs are taken back", [], await cluster.create(crds));
-      const owners = new Set<string>();
-      for (const crd of crds) {
-        for (const m of await managersOf(cluster, crd.object.metadata.name)) owners.add(m);
-      }
-      assert.deepEqual([...owners], [`${ADOPT_FIELD_MANAGER} (Apply)`]);
+      assert.deepEqual(await ownersOf(cluster, crds), [`${ADOPT_FIELD_MANAGER} (Apply)`]);
     } finally {
       await cluster.stop();
     }
