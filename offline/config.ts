@@ -110,6 +110,23 @@ export function listStacks(root = PROJECT_ROOT): string[] {
     .sort();
 }
 
+/**
+ * An example stack (Pulumi.<name>.example.yaml): a template for a stack of one's own in another mode
+ * (an existing cluster, a kubeconfig), planned by its own tests, never deployed by the workflows.
+ */
+export function isExampleStack(stack: string): boolean {
+  return stack.endsWith(".example");
+}
+
+/**
+ * The stacks that are deployed, and planned and tested alike: every Pulumi.<stack>.yaml but the examples,
+ * sorted. A new stack file is one of them without editing a list (.github/scripts/list-stacks.js is the
+ * workflows' copy of this rule).
+ */
+export function deployableStacks(root = PROJECT_ROOT): string[] {
+  return listStacks(root).filter((stack) => !isExampleStack(stack));
+}
+
 /** Loads a stack's configuration the way the Pulumi CLI resolves it, plus optional overrides. */
 export function loadStackConfig(
   stack: string,

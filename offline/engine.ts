@@ -9,7 +9,15 @@ import * as pulumi from "@pulumi/pulumi";
 import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "./config";
 import { type ClusterSimulation, OfflineWorld } from "./world";
 
-export { ConfigFileError, PROJECT_ROOT, listStacks, loadStackConfig, type ConfigOverrides } from "./config";
+export {
+  ConfigFileError,
+  PROJECT_ROOT,
+  deployableStacks,
+  isExampleStack,
+  listStacks,
+  loadStackConfig,
+  type ConfigOverrides,
+} from "./config";
 import { RESOURCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN } from "./world/wire";
 export { CannotSimulate, SimulatedFailure, placeholder, type ClusterSimulation } from "./world";
 
@@ -62,6 +70,8 @@ export interface StackEvaluation {
 }
 
 export interface EvaluateOptions {
+  /** The directory with Pulumi.yaml and the stack's file (default: this project's). */
+  root?: string;
   /** Config keys to set (fully qualified, e.g. `eks-calico:network`) or remove (undefined). */
   config?: ConfigOverrides;
   /**
@@ -271,7 +281,7 @@ export async function evaluateStackExpectingError(
 }
 
 async function evaluateNow(stack: string, options: EvaluateOptions): Promise<StackEvaluation> {
-  const config = loadStackConfig(stack, options.config);
+  const config = loadStackConfig(stack, options.config, options.root);
   const world = new OfflineWorld(config.values["aws:region"], options.simulate, options.previousOutputs);
   const answer = world.call.bind(world);
   world.call = (args) => {

@@ -29,6 +29,10 @@ Plans a stack offline (no cloud account, no Pulumi CLI): evaluates the program f
 resources by component and its outputs, and writes <out>/<stack>/resources.json, calico.yaml and
 graph.mmd (and diff.txt with --diff).
 
+Options go after --. Written before it with = (npm start --stack=prod), npm keeps them as its own
+config and passes them on as npm_config_* variables, which are read too; an option given both ways
+must have one value. This help is npm start -- --help (npm answers npm start --help itself).
+
 Options:
   --stack NAME         stack to plan, from Pulumi.<NAME>.yaml (default: dev)
   --out DIR            directory to write <stack>/ into (default: out)
@@ -85,41 +89,136 @@ export function parseConfigOverride(text: string): [string, unknown] {
   }
 }
 
+/** npm start's options, as node:util parseArgs takes them, with no defaults: a given option is told apart. */
+const OPTIONS = {
+  stack: { type: "string" },
+  out: { type: "string" },
+  diff: { type: "string" },
+  head: { type: "string" },
+  "adopt-from": { type: "string" },
+  config: { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** The options that take a value, with the word USAGE shows for it. */
+const VALUE_OPTIONS = {
+  stack: "NAME",
+  out: "DIR",
+  diff: "FILE",
+  head: "FILE",
+  "adopt-from": "FILE",
+  config: "KEY=VALUE",
+} as const;
+type ValueOption = keyof typeof VALUE_OPTIONS;
+type ValueOptions = {
+  stack?: string;
+  out?: string;
+  diff?: string;
+  head?: string;
+  "adopt-from"?: string;
+  config?: string[];
+};
+
 /**
- * Parses the command line. Relative paths are taken from the directory `npm start` was run in (npm
- * runs the script in the project root and passes the original directory as INIT_CWD).
+ * The variables npm sets for an option written before `--`: npm_config_<name>, dashes as underscores.
+ * npm abbreviates --head to its own --heading ("Expanding --head to --heading"), so that one is read too.
+ */
+function npmVariables(option: ValueOption): string[] {
+  const variable = `npm_config_${option.replace(/-/g, "_")}`;
+  return option === "head" ? [variable, "npm_config_heading"] : [variable];
+}
+
+/** A word as a shell reads it back: quoted unless it is plain. */
+function shellWord(word: string): string {
+  return /^[\w./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The options written before `--` in `npm start --stack=prod`: npm takes them as its own config and hands
+ * them to the script only in its environment, as npm_config_* variables, an option given twice as its
+ * values joined by newlines (https://docs.npmjs.com/cli/v11/using-npm/config#command-line-flags, npm/cli
+ * workspaces/config/lib/set-envs.js). Read only when npm runs the start script: elsewhere (npm test) the
+ * variables are another command's. `npm start --stack prod`, with a space, leaves npm_config_stack=true
+ * and passes `prod` on as an argument: refused, with the command that says it.
+ */
+export function npmStartOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ValueOptions {
+  if (env.npm_lifecycle_event !== "start") return {};
+  const options: ValueOptions = {};
+  const withoutValue: ValueOption[] = [];
+  for (const option of Object.keys(VALUE_OPTIONS) as ValueOption[]) {
+    const raw = npmVariables(option)
+      .map((name) => env[name])
+      .find((value) => value !== undefined);
+    if (raw === undefined) continue;
+    if (raw === "true") {
+      withoutValue.push(option);
+      continue;
+    }
+    const values = raw === "" ? [""] : raw.split(/\n+/).filter((value) => value !== "");
+    if (option === "config") {
+      options.config = values;
+    } else if (values.length > 1) {
+      throw new UsageError(
+        `--${option} is given ${values.length} times before -- (${values.join(", ")}): give it once`,
+      );
+    } else {
+      options[option] = values[0];
+    }
+  }
+  if (withoutValue.length > 0) {
+    const flags = withoutValue.map((option) => `--${option}`).join(" and ");
+    const exact =
+      withoutValue.length === 1 && argv.length === 1 && !argv[0].startsWith("-")
+        ? `--${withoutValue[0]} ${shellWord(argv[0])}`
+        : withoutValue.map((option) => `--${option} ${VALUE_OPTIONS[option]}`).join(" ");
+    throw new UsageError(
+      `npm took ${flags} for itself, without ${withoutValue.length === 1 ? "its value" : "their values"}${argv.length > 0 ? ` (it passed ${argv.map(shellWord).join(" ")} on as arguments)` : ""}: put the options after --, as in npm start -- ${exact}`,
+    );
+  }
+  return options;
+}
+
+/**
+ * Parses the command line: the arguments after `--`, and the options npm passed on from before it
+ * (npmStartOptions); one given both ways must have the same value. Relative paths are taken from the
+ * directory `npm start` was run in (npm runs the script in the project root and passes the original
+ * directory as INIT_CWD).
  */
 export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): StartOptions {
+  const fromNpm = npmStartOptions(argv, env);
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        stack: { type: "string", default: "dev" },
-        out: { type: "string" },
-        diff: { type: "string" },
-        head: { type: "string" },
-        "adopt-from": { type: "string" },
-        config: { type: "string", multiple: true, default: [] },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
+    ({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const given: ValueOptions = { ...values };
+  for (const option of Object.keys(VALUE_OPTIONS) as ValueOption[]) {
+    const before = fromNpm[option];
+    const after = given[option];
+    if (before !== undefined && after !== undefined && JSON.stringify(before) !== JSON.stringify(after)) {
+      const shown = (value: string | string[]) =>
+        (Array.isArray(value) ? value : [value]).map(shellWord).join(" ");
+      throw new UsageError(
+        `--${option} is given twice, differently: ${shown(before)} before -- (npm passes it on as ${npmVariables(option)[0]}) and ${shown(after)} after it: give it once`,
+      );
+    }
+  }
+  const merged: ValueOptions = { ...fromNpm, ...given };
   const invokedFrom = env.npm_lifecycle_event === "start" && env.INIT_CWD ? env.INIT_CWD : process.cwd();
+  const resolved = (file: string | undefined) =>
+    file === undefined ? undefined : path.resolve(invokedFrom, file);
+  const diff = resolved(merged.diff);
+  const head = resolved(merged.head);
+  const adoptFrom = resolved(merged["adopt-from"]);
   return {
-    stack: values.stack,
-    out: values.out === undefined ? path.join(PROJECT_ROOT, "out") : path.resolve(invokedFrom, values.out),
-    ...(values.diff !== undefined ? { diff: path.resolve(invokedFrom, values.diff) } : {}),
-    ...(values.head !== undefined ? { head: path.resolve(invokedFrom, values.head) } : {}),
-    ...(values["adopt-from"] !== undefined
-      ? { adoptFrom: path.resolve(invokedFrom, values["adopt-from"]) }
-      : {}),
-    config: Object.fromEntries(values.config.map(parseConfigOverride)),
-    help: values.help,
+    stack: merged.stack ?? "dev",
+    out: resolved(merged.out) ?? path.join(PROJECT_ROOT, "out"),
+    ...(diff !== undefined ? { diff } : {}),
+    ...(head !== undefined ? { head } : {}),
+    ...(adoptFrom !== undefined ? { adoptFrom } : {}),
+    config: Object.fromEntries((merged.config ?? []).map(parseConfigOverride)),
+    help: values.help ?? false,
   };
 }
 

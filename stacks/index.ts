@@ -23,6 +23,7 @@ import {
   type StackConfig,
   clusterModeProblems,
   isKubeconfigStack,
+  knownKeysAt,
   maxRolloutNodes,
   stackConfigSchema,
 } from "./schema";
@@ -87,7 +88,7 @@ export function validateConfig(
 ): { ok: true; config: StackConfig } | { ok: false; problems: ConfigProblem[] } {
   const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
   const problems = [
-    ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues)),
+    ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues, (at) => knownKeysAt(at))),
     ...clusterModeProblems(raw),
   ];
   return parsed.success && problems.length === 0

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { closestNames, didYouMean } from "./suggest";
 
 /** The config namespace of this program (Pulumi.yaml `name`). */
 export const CONFIG_NAMESPACE = "eks-calico";
@@ -140,18 +141,20 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }, "");
 }
 
-/** Turns zod issues into problems; an unknown key becomes one problem per key. */
-export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
+/**
+ * Turns zod issues into problems; an unknown key becomes one problem per key, with the closest of the
+ * keys `knownKeys` gives for its place (the object at that issue path).
+ */
+export function problemsFromIssues(
+  issues: readonly z.core.$ZodIssue[],
+  knownKeys: (path: readonly PropertyKey[]) => readonly string[] = () => [],
+): ConfigProblem[] {
   return issues.flatMap((issue): ConfigProblem[] => {
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) =>
         issue.path.length === 0 && /[.[]/.test(key)
           ? pathWrittenAsKey(key, issue.input?.[key])
-          : {
-              path: formatPath([...issue.path, key]),
-              value: issue.input?.[key],
-              rule: "is not a known key (check its spelling against the README's config reference)",
-            },
+          : unknownKey(issue.path, key, issue.input?.[key], knownKeys(issue.path)),
       );
     }
     if (issue.code === "invalid_key") {
@@ -184,6 +187,30 @@ export function problemsFromIssues(issues: readonly z.core.$ZodIssue[]): ConfigP
       },
     ];
   });
+}
+
+/** A key its object does not have: the closest known key, and every key the object takes. */
+function unknownKey(
+  at: readonly PropertyKey[],
+  key: string,
+  value: unknown,
+  known: readonly string[],
+): ConfigProblem {
+  const near = closestNames(key, known);
+  const place = at.length === 0 ? `the ${CONFIG_NAMESPACE} namespace` : formatPath(at);
+  return {
+    path: formatPath([...at, key]),
+    value,
+    rule:
+      known.length === 0
+        ? "is not a known key (check its spelling against the README's config reference)"
+        : `is not a known key${didYouMean(near)}`,
+    ...(known.length > 0
+      ? {
+          hint: `${near.length === 1 ? `rename it to ${near[0]}; ` : ""}${place} takes ${known.join(", ")} (see the README's config reference)`,
+        }
+      : {}),
+  };
 }
 
 /**

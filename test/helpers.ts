@@ -4,12 +4,16 @@ import {
   type EvaluateOptions,
   type ResourceRecord,
   type StackEvaluation,
+  deployableStacks,
   evaluateStack,
   loadStackConfig,
 } from "../offline/engine";
 
-export const STACKS = ["dev", "staging", "prod"] as const;
-export type StackName = (typeof STACKS)[number];
+/**
+ * The stacks every per-stack test runs on: each Pulumi.<stack>.yaml but the examples (which have tests of
+ * their own), read from the files, so a new stack file is planned and tested like the others.
+ */
+export const STACKS: readonly string[] = deployableStacks();
 
 const cache = new Map<string, Promise<StackEvaluation>>();
 
@@ -118,3 +122,12 @@ export function devNodeGroupsWithDesired(desiredSize: number): unknown[] {
     i === 0 ? { ...g, desiredSize, maxSize: Math.max(g.maxSize, desiredSize) } : g,
   );
 }
+
+/** A kubeconfig whose server is not there: a dynamic provider run against it fails reaching it. */
+export const UNREACHABLE_KUBECONFIG = [
+  "apiVersion: v1",
+  "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true}}]",
+  "users: [{name: u, user: {token: t}}]",
+  "contexts: [{name: a, context: {cluster: c, user: u}}]",
+  "current-context: a",
+].join("\n");

@@ -145,11 +145,6 @@ describe("subnets too small for a node's pods", () => {
       network: { cidr: "172.16.0.0/20" },
       groups: [group(["c6in.32xlarge"])],
     },
-    {
-      title: "a type the table lacks (cannot be sized, not refused)",
-      network: { cidr: "10.0.0.0/26" },
-      groups: [group(["m99.large"])],
-    },
   ];
   for (const row of accepted) {
     it(`accepts ${row.title}`, () => {
@@ -157,4 +152,14 @@ describe("subnets too small for a node's pods", () => {
       assert.deepEqual(result.ok ? [] : result.problems, []);
     });
   }
+
+  it("refuses a type the table lacks as one that does not exist, with no subnet arithmetic", () => {
+    const result = validateConfig({ network: { cidr: "10.0.0.0/26" }, nodeGroups: [group(["m99.large"])] });
+    const problems = result.ok ? [] : result.problems;
+    assert.deepEqual(
+      problems.map((p) => [p.path, p.value]),
+      [["nodeGroups[0].instanceTypes[0]", "m99.large"]],
+    );
+    assert.match(problems[0].rule, /^is not an instance type EC2 offers/);
+  });
 });

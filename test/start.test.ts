@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PROJECT_ROOT } from "../offline/engine";
+import { PROJECT_ROOT, listStacks } from "../offline/engine";
 import { renderResourcesJson } from "../offline/plan";
 import { PLAN_FILES, renderPlanFiles } from "../offline/plan-files";
 import { UsageError, parseConfigOverride, parseStartArgs } from "../scripts/start";
@@ -45,6 +45,87 @@ describe("npm start: arguments", () => {
   });
 });
 
+describe("npm start: options written before --", () => {
+  // What npm hands the start script for `npm start --stack=prod ...`: the options only as variables.
+  const npm = (variables: Record<string, string>) => ({
+    npm_lifecycle_event: "start",
+    INIT_CWD: "/somewhere",
+    ...variables,
+  });
+
+  it("reads every option npm passes on as npm_config_*, paths from where npm start was run", () => {
+    const options = parseStartArgs(
+      [],
+      npm({
+        npm_config_stack: "prod",
+        npm_config_out: "plans",
+        npm_config_diff: "old/resources.json",
+        npm_config_adopt_from: "calico.yaml",
+        // Two --config=..., as npm joins a repeated option.
+        npm_config_config: "eks-calico:protect=false\n\naws:region=eu-west-1",
+      }),
+    );
+    assert.deepEqual(options, {
+      stack: "prod",
+      out: "/somewhere/plans",
+      diff: "/somewhere/old/resources.json",
+      adoptFrom: "/somewhere/calico.yaml",
+      config: { "eks-calico:protect": false, "aws:region": "eu-west-1" },
+      help: false,
+    });
+  });
+
+  it("reads --head, which npm expands to its own --heading", () => {
+    const options = parseStartArgs([], npm({ npm_config_diff: "a.json", npm_config_heading: "b.json" }));
+    assert.equal(options.diff, "/somewhere/a.json");
+    assert.equal(options.head, "/somewhere/b.json");
+  });
+
+  it("takes an option given both ways once, and refuses one given both ways differently", () => {
+    assert.equal(parseStartArgs(["--stack", "prod"], npm({ npm_config_stack: "prod" })).stack, "prod");
+    assert.throws(
+      () => parseStartArgs(["--stack", "dev"], npm({ npm_config_stack: "prod" })),
+      (error: Error) =>
+        error instanceof UsageError &&
+        error.message ===
+          "--stack is given twice, differently: prod before -- (npm passes it on as npm_config_stack) and dev after it: give it once",
+    );
+    assert.throws(
+      () => parseStartArgs(["--config", "a:b=1"], npm({ npm_config_config: "a:b=2" })),
+      /--config is given twice, differently: a:b=2 before --/,
+    );
+    assert.throws(
+      () => parseStartArgs([], npm({ npm_config_stack: "prod\n\nstaging" })),
+      /--stack is given 2 times before -- \(prod, staging\): give it once/,
+    );
+  });
+
+  it("refuses `npm start --stack prod` (npm keeps --stack, prod arrives alone) with the command to run", () => {
+    assert.throws(
+      () => parseStartArgs(["prod"], npm({ npm_config_stack: "true" })),
+      (error: Error) =>
+        error instanceof UsageError &&
+        error.message ===
+          "npm took --stack for itself, without its value (it passed prod on as arguments): put the options after --, as in npm start -- --stack prod",
+    );
+    assert.throws(
+      () => parseStartArgs(["prod", "x"], npm({ npm_config_stack: "true", npm_config_out: "true" })),
+      /npm took --stack and --out for itself, without their values \(it passed prod x on as arguments\): put the options after --, as in npm start -- --stack NAME --out DIR$/,
+    );
+  });
+
+  it("reads npm_config_* only when npm runs the start script (under npm test they are another command's)", () => {
+    for (const env of [
+      { npm_config_stack: "prod" },
+      { npm_lifecycle_event: "test:unit", npm_config_stack: "prod", npm_config_config: "a:b=1" },
+    ]) {
+      const options = parseStartArgs([], env);
+      assert.equal(options.stack, "dev");
+      assert.deepEqual(options.config, {});
+    }
+  });
+});
+
 describe("npm start: the command", () => {
   const tsNode = path.join(PROJECT_ROOT, "node_modules", ".bin", "ts-node");
   const start = (...args: string[]) =>
@@ -80,12 +161,39 @@ describe("npm start: the command", () => {
     assert.ok(result.stdout.includes("kubeconfig") && !result.stdout.includes("certificate-authority-data"));
   });
 
+  it("plans the stack of `npm start --stack=prod`, written without --", () => {
+    // npm itself, as a user runs it: it keeps --stack=prod and --out=DIR and passes them on as variables.
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) =>
+          !/^(npm_config_(stack|out|diff|head|heading|adopt_from|config)|npm_lifecycle_event|INIT_CWD)$/i.test(
+            name,
+          ),
+      ),
+    );
+    const out = path.join(tmp, "npm");
+    const result = spawnSync("npm", ["start", "--stack=prod", `--out=${out}`], {
+      cwd: PROJECT_ROOT,
+      encoding: "utf8",
+      env,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^Stack prod \(project eks-calico\): /m);
+    assert.ok(fs.existsSync(path.join(out, "prod", "resources.json")), "the plan is written under --out");
+    assert.ok(!fs.existsSync(path.join(out, "dev")), "dev is not planned");
+  });
+
   it("exits 2 for an unknown stack, listing the stacks", () => {
     const result = start("--stack", "nope");
     assert.equal(result.status, 2);
-    assert.match(
+    // Every stack file, examples included: whatever stack files the project has.
+    const stacks = listStacks();
+    for (const stack of ["dev", "staging", "prod", "existing.example", "kubeconfig.example"]) {
+      assert.ok(stacks.includes(stack), stack);
+    }
+    assert.equal(
       result.stderr,
-      /unknown stack "nope": there is no Pulumi\.nope\.yaml\. Stacks: dev, existing\.example, kubeconfig\.example, prod, staging/,
+      `error: unknown stack "nope": there is no Pulumi.nope.yaml. Stacks: ${stacks.join(", ")}\n`,
     );
   });
 

@@ -14,7 +14,7 @@ import {
   lintWorkflows,
   workflowFiles,
 } from "../scripts/lint-workflows";
-import { PROJECT_ROOT, listStacks } from "../offline/engine";
+import { PROJECT_ROOT, deployableStacks, listStacks } from "../offline/engine";
 
 type Step = {
   if?: string;
@@ -127,7 +127,7 @@ describe("workflows: shape", () => {
         encoding: "utf8",
       });
     // Example stacks are templates: planned offline, never previewed or deployed against AWS.
-    const deployable = listStacks().filter((s) => !s.endsWith(".example"));
+    const deployable = deployableStacks();
     for (const example of ["existing.example", "kubeconfig.example"]) {
       assert.ok(listStacks().includes(example) && !deployable.includes(example), example);
     }

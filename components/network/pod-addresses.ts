@@ -31,11 +31,6 @@ export function nodeAddressDemand(instanceType: string): NodeAddressDemand | und
   return { instanceType, interfaces, addressesPerInterface, addresses: interfaces * addressesPerInterface };
 }
 
-/** Whether EC2 lists `instanceType` (as of the table's date): a newer type may still be valid. */
-export function isKnownInstanceType(instanceType: string): boolean {
-  return LIMITS.has(instanceType);
-}
-
 /** Addresses a /`prefix` subnet gives to instances and pods. */
 export function usableSubnetAddresses(prefix: number): number {
   return Math.max(0, 2 ** (32 - prefix) - AWS_RESERVED_PER_SUBNET);

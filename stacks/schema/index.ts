@@ -120,6 +120,46 @@ function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$Refin
   }
 }
 
+/** What a wrapper (optional, default, a pipe's input) stands for: the schema that checks the value. */
+function unwrapped(schema: z.core.$ZodType): z.core.$ZodType {
+  if (
+    schema instanceof z.ZodOptional ||
+    schema instanceof z.ZodDefault ||
+    schema instanceof z.ZodPrefault ||
+    schema instanceof z.ZodNullable
+  ) {
+    return unwrapped(schema.unwrap());
+  }
+  if (schema instanceof z.ZodPipe) return unwrapped(schema.in);
+  if (schema instanceof z.ZodLazy) return unwrapped(schema.unwrap());
+  return schema;
+}
+
+/**
+ * The keys the object at `path` (a zod issue's: keys and list indexes) may hold, in the schema's order; none
+ * where the schema has no object.
+ */
+export function knownKeysAt(
+  path: readonly PropertyKey[],
+  schema: z.core.$ZodType = stackConfigSchema,
+): string[] {
+  let node: z.core.$ZodType | undefined = schema;
+  for (const part of path) {
+    if (node === undefined) return [];
+    const at = unwrapped(node);
+    node =
+      at instanceof z.ZodObject && typeof part === "string"
+        ? (at.shape as Record<string, z.core.$ZodType | undefined>)[part]
+        : at instanceof z.ZodArray && typeof part === "number"
+          ? at.element
+          : at instanceof z.ZodRecord && typeof part === "string"
+            ? at.valueType
+            : undefined;
+  }
+  const at = node === undefined ? undefined : unwrapped(node);
+  return at instanceof z.ZodObject ? Object.keys(at.shape) : [];
+}
+
 export type StackConfig = z.infer<typeof stackConfigSchema>;
 export type NetworkConfig = StackConfig["network"];
 export type ClusterConfig = StackConfig["cluster"];

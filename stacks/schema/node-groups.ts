@@ -7,7 +7,7 @@ import {
   amiTypesFor,
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
-import { isKnownInstanceType } from "../../components/network/pod-addresses";
+import { instanceTypeProblem } from "./instance-types";
 import { isRecord } from "./records";
 
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
@@ -34,10 +34,6 @@ export const EKS_QUOTAS = {
 const LABEL_KEY =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
-// EC2 instance types: family, generation, attributes, then a size: t3.large, m7g.2xlarge, c6in.metal,
-// c7i-flex.large, u7i-12tb.224xlarge. https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html
-const INSTANCE_TYPE =
-  /^[a-z]+[0-9]+[a-z0-9-]*\.(nano|micro|small|medium|large|xlarge|[0-9]+xlarge|metal(-[0-9]+xl)?)$/;
 
 /**
  * Label and taint key prefixes EKS refuses on a node group: they belong to Kubernetes and EKS.
@@ -88,9 +84,16 @@ const nodeGroupSchema = z
       .array(
         z
           .string({ error: "must be an EC2 instance type such as t3.large" })
-          .refine((name) => isKnownInstanceType(name) || INSTANCE_TYPE.test(name), {
-            error:
-              "must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge",
+          .superRefine((name, ctx) => {
+            // Only a type of the instance table: EKS would accept a made-up name and fail at the first node.
+            const problem = instanceTypeProblem(name);
+            if (problem === undefined) return;
+            ctx.addIssue({
+              code: "custom",
+              input: name,
+              message: problem.rule,
+              ...(problem.hint !== undefined ? { params: { hint: problem.hint } } : {}),
+            });
           })
           .refine((name) => !name.startsWith("mac"), {
             error: "is an EC2 Mac instance, which runs macOS only: EKS nodes need Linux",
