@@ -16,6 +16,7 @@ import { type ClusterAccess, adoptingProvider } from "./components/cluster/provi
 import { Network } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
+import type { AfterCalico } from "./components/calico/running";
 import { vpcCniConfiguration } from "./components/cluster/addons";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 
@@ -109,15 +110,20 @@ function existingClusterStack(settings: StackSettings) {
     region: settings.region,
     tags: settings.resourceTags,
     protect: settings.protect,
+    // The first update of a reinstall runs no Calico: the agent is left as it is until Calico runs again.
+    networkPolicyAgent: settings.calicoStep === "remove-for-reinstall" ? "on" : config.networkPolicyAgent,
   });
   // The probe runs again when the control plane's Kubernetes version changes; the nodes are not this
-  // stack's, so their changes are not seen.
-  const probe = probeArgs(
-    settings,
-    { version: facts.version, existingCluster: config.name },
-    cluster.vpcCniConfiguration,
-  );
-  const calico = installCalico(settings, cluster, cluster.calicoAfter, probe);
+  // stack's, so their changes are not seen. While the VPC CNI's agent enforces the same policies beside
+  // Calico, a blocked connection proves nothing about Calico: the probe waits until the agent is off.
+  const probe = cluster.agentKeptOn
+    ? undefined
+    : probeArgs(
+        settings,
+        { version: facts.version, existingCluster: config.name },
+        cluster.vpcCniConfiguration,
+      );
+  const calico = installCalico(settings, cluster, cluster.calicoAfter, probe, cluster.afterCalico);
   return withSecretOutputs(
     {
       region: settings.region,
@@ -181,6 +187,7 @@ function installCalico(
   cluster: { provider: k8s.Provider; access: ClusterAccess },
   after: pulumi.Resource[],
   probe: CalicoProbeArgs | undefined,
+  afterCalico?: AfterCalico,
 ): CalicoPolicyOnly | CalicoOperator | undefined {
   if (settings.calicoStep === "remove-for-reinstall") return undefined;
   // `calico.adopt`: Calico's objects take over those that exist (README "Taking over a Calico installed
@@ -198,6 +205,7 @@ function installCalico(
     maxUnavailable: settings.calico.maxUnavailable,
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
     probe: probe === undefined || !settings.calico.adopt ? probe : { ...probe, provider: cluster.provider },
+    afterCalico,
   };
   return settings.calico.installer === "operator"
     ? new CalicoOperator("calico", {

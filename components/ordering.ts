@@ -10,6 +10,7 @@
 import { AWS_NODE_POD_PATCHER } from "./calico/names";
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "./calico/operator/settings";
 import { TAKEOVER_TYPE } from "./calico/takeover";
+import { HAND_OVER_TYPE } from "./existing-cluster/hand-over-step";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {
@@ -24,6 +25,8 @@ export interface OrderingRule {
   readonly after: ResourceSet;
   /** Pair resources of the two sets by Pulumi name instead of requiring every pair. */
   readonly pairByName?: boolean;
+  /** The row does not apply to a stack that has a resource of this set (another row orders it). */
+  readonly unlessPresent?: ResourceSet;
   /** What fails without the order. */
   readonly why: string;
   readonly source: string;
@@ -64,8 +67,16 @@ const T = {
   goldmane: "kubernetes:operator.tigera.io/v1:Goldmane",
   whisker: "kubernetes:operator.tigera.io/v1:Whisker",
   takeover: TAKEOVER_TYPE,
+  handOver: HAND_OVER_TYPE,
 } as const;
 
+const VPC_CNI: ResourceSet = { label: "the vpc-cni add-on", types: [T.addon], name: /^cluster-vpc-cni$/ };
+const HAND_OVER: ResourceSet = { label: "the network-policy agent's hand-over step", types: [T.handOver] };
+const PROBE_NAMESPACE: ResourceSet = {
+  label: "the policy probe's namespace",
+  types: [T.namespace],
+  name: /-probe-namespace$/,
+};
 const NODE_GROUPS: ResourceSet = { label: "every node group", types: [T.nodeGroup] };
 const CLUSTER: ResourceSet = { label: "the EKS cluster", types: [T.cluster] };
 const CALICO_OBJECTS: ResourceSet = {
@@ -201,10 +212,33 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://docs.aws.amazon.com/eks/latest/APIReference/API_AssociateAccessPolicy.html",
   },
   {
-    before: { label: "the vpc-cni add-on", types: [T.addon], name: /^cluster-vpc-cni$/ },
+    before: VPC_CNI,
     after: CALICO_OBJECTS,
-    why: "Felix enforces policy beside the VPC CNI only once the CNI's own network-policy agent is off and ANNOTATE_POD_IP is on; on an existing cluster the add-on's update sets both",
+    unlessPresent: HAND_OVER,
+    why: "Calico runs beside the VPC CNI with the CNI's own network-policy agent off (two enforcers conflict) and ANNOTATE_POD_IP on; an existing cluster's add-on is updated first, except when the update turns a running agent off (rows below)",
     source: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/managed-public-cloud/eks",
+  },
+  {
+    before: {
+      label: "calico-node, or the Installation",
+      types: [T.daemonSet, T.installation],
+      name: /-calico-node$|-installation-default$/,
+    },
+    after: HAND_OVER,
+    why: "one enforcer at a time, never none: a running agent is turned off only once Calico enforces, calico-node ready on every node",
+    source: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/managed-public-cloud/eks",
+  },
+  {
+    before: HAND_OVER,
+    after: VPC_CNI,
+    why: "AWS requires every network policy deleted (and the agent's PolicyEndpoints gone) before the agent is turned off; the step reads the cluster and stops the update, naming what is left, before the add-on changes",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/network-policy-disable.html",
+  },
+  {
+    before: VPC_CNI,
+    after: PROBE_NAMESPACE,
+    why: "while the agent enforces the same policies, a blocked connection proves nothing about Calico: the probe runs once the add-on's update has turned the agent off",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy.html",
   },
   {
     before: NODE_GROUPS,
@@ -352,20 +386,20 @@ export const ORDERING: readonly OrderingRule[] = [
   },
   {
     before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
-    after: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
+    after: PROBE_NAMESPACE,
     why: "the probe proves that Felix enforces policy: run before calico-node is ready, its denied client could connect and fail the update",
     source:
       "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
   },
   {
     before: INSTALLATION,
-    after: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
+    after: PROBE_NAMESPACE,
     why: "the Installation is awaited until the operator reports calico-node Ready on every node: the probe run before that could see its denied client connect",
     source:
       "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
   },
   {
-    before: { label: "the policy probe's namespace", types: [T.namespace], name: /-probe-namespace$/ },
+    before: PROBE_NAMESPACE,
     after: {
       label: "the probe's server, Service, policies and Jobs",
       types: [T.deployment, T.service, T.networkPolicy, T.job],

@@ -49,8 +49,10 @@ const APPLY_ORDER = [
   "APIServer",
   "Goldmane",
   "Whisker",
-  // The enforcement probe: its policies, then the client Jobs, which run once everything else exists.
+  // The enforcement probe: its policies, its anchor, then the client Jobs, which run once everything
+  // else exists.
   "NetworkPolicy",
+  "Pod",
   "Job",
 ];
 

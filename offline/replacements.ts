@@ -192,6 +192,22 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     source: `${K8S_DIFF} (only policy/v1beta1 replaces on spec)`,
   },
   "kubernetes:networking.k8s.io/v1:NetworkPolicy": { replaceOn: K8S_METADATA, source: K8S_DIFF },
+  // The probe's anchor: the spec fields it sets (containers: every field but the name is force-new).
+  "kubernetes:core/v1:Pod": {
+    replaceOn: [
+      ...K8S_METADATA,
+      ...[
+        "affinity",
+        "automountServiceAccountToken",
+        "enableServiceLinks",
+        "nodeSelector",
+        "restartPolicy",
+        "securityContext",
+        "containers",
+      ].map((field) => `spec.${field}`),
+    ],
+    source: K8S_DIFF,
+  },
   "kubernetes:batch/v1:Job": {
     replaceOn: [...K8S_METADATA, "spec.completions", "spec.parallelism", "spec.selector", "spec.template"],
     source: K8S_DIFF,

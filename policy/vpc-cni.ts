@@ -2,6 +2,12 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { CALICO_NODE, TYPES, type Props, isRecord, isTrue } from "./common";
 import { isCalicoNode } from "./calico";
+import { HAND_OVER_TAG } from "../components/existing-cluster/hand-over-tag";
+
+/** An add-on whose agent stays on beside Calico while the stack hands policy over to it. */
+function handingOver(props: Props): boolean {
+  return isRecord(props.tags) && props.tags[HAND_OVER_TAG.key] === HAND_OVER_TAG.value;
+}
 
 /** An add-on's configurationValues: a JSON string (aws.eks.Addon) or an object (@pulumi/eks). */
 function configurationValues(value: unknown): Record<string, unknown> | "unreadable" | undefined {
@@ -38,6 +44,9 @@ function networkPolicyEnablers(resource: PolicyResource): string[] {
       ];
     }
     case TYPES.awsAddon:
+      return props.addonName === "vpc-cni" && !handingOver(props)
+        ? fromValues(props.configurationValues, "configurationValues")
+        : [];
     case TYPES.eksAddon:
       return props.addonName === "vpc-cni"
         ? fromValues(props.configurationValues, "configurationValues")
@@ -52,7 +61,9 @@ export const vpcCniNetworkPolicyOff: StackValidationPolicy = {
   description:
     "With a calico-node DaemonSet in the stack, nothing turns on the VPC CNI's own network-policy agent " +
     '(enableNetworkPolicy true or "true" on eks:index:VpcCniAddon, eks:index:Cluster vpcCniOptions, or the ' +
-    "configurationValues of a vpc-cni aws:eks/addon:Addon): two enforcers program conflicting rules. In a " +
+    "configurationValues of a vpc-cni aws:eks/addon:Addon): two enforcers program conflicting rules. The " +
+    `one exception is an add-on tagged ${HAND_OVER_TAG.key}=${HAND_OVER_TAG.value}: an existing cluster's ` +
+    "agent kept on while its policies are copied to Calico, before the stack turns it off. In a " +
     "real preview a component's props are its outputs, so the vpc-cni aws:eks/addon:Addon that " +
     "@pulumi/eks creates is what this policy reads there.",
   enforcementLevel: "mandatory",

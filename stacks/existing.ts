@@ -7,7 +7,8 @@ import * as aws from "@pulumi/aws";
 import { ConfigError, type ConfigProblem } from "./problems";
 import { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./schema";
 import type { ExistingClusterFacts } from "../components/existing-cluster/facts";
-import type { ExistingVpcCni } from "../components/existing-cluster/vpc-cni";
+import { type ExistingVpcCni, networkPolicyAgentOn } from "../components/existing-cluster/vpc-cni";
+import { handOverSteps } from "../components/existing-cluster/agent-hand-over";
 
 export type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 
@@ -36,6 +37,58 @@ async function readVpcCni(name: string): Promise<ExistingVpcCni> {
     if (NOT_FOUND.test((error as Error).message)) return { managed: false };
     throw error;
   }
+}
+
+const AGENT_KEY = "cluster.existing.networkPolicyAgent";
+
+/**
+ * `cluster.existing.networkPolicyAgent` against the add-on's agent: while it enforces policy the stack
+ * needs to be told whether to keep it on beside Calico or turn it off (the hand-over steps); there is no
+ * agent to keep on where it is off, and none this stack can reach in a self-managed VPC CNI.
+ */
+function networkPolicyAgentProblems(
+  existing: ExistingClusterConfig,
+  vpcCni: ExistingVpcCni | undefined,
+): ConfigProblem[] {
+  const wanted = existing.networkPolicyAgent;
+  if (vpcCni === undefined) return [];
+  if (!vpcCni.managed) {
+    return wanted === undefined
+      ? []
+      : [
+          {
+            path: AGENT_KEY,
+            value: wanted,
+            rule: `applies to the vpc-cni EKS add-on only, and ${existing.name}'s VPC CNI is self-managed: the agent is yours to change, as cluster.existing.vpcCniConfigured says`,
+          },
+        ];
+  }
+  let agentOn: boolean;
+  try {
+    agentOn = networkPolicyAgentOn(vpcCni.configurationValues);
+  } catch (error) {
+    return [{ path: "cluster.existing.name", value: existing.name, rule: (error as Error).message }];
+  }
+  if (agentOn && wanted === undefined) {
+    return [
+      {
+        path: AGENT_KEY,
+        value: wanted,
+        rule: `is unset, and ${existing.name}'s vpc-cni add-on runs its network-policy agent (enableNetworkPolicy: "true"): Calico takes over only once it enforces, and AWS requires every network policy deleted before the agent is turned off (https://docs.aws.amazon.com/eks/latest/userguide/network-policy-disable.html)`,
+        hint: `hand over in order, with a policy enforced at every step: ${handOverSteps()}`,
+      },
+    ];
+  }
+  if (!agentOn && wanted === "on") {
+    return [
+      {
+        path: AGENT_KEY,
+        value: wanted,
+        rule: `keeps a running agent on during a hand-over, and ${existing.name}'s vpc-cni add-on runs none (enableNetworkPolicy is not "true"): this stack never turns it on; set "off" or remove the key`,
+      },
+    ];
+  }
+  return [];
 }
 
 /** Reads the cluster `cluster.existing` names in `region`; every problem at once, as a ConfigError. */
@@ -71,6 +124,7 @@ export async function readExistingCluster(
       hint: `before Calico, ${SELF_MANAGED_STEPS}; then set cluster.existing.vpcCniConfigured: true`,
     });
   }
+  problems.push(...networkPolicyAgentProblems(existing, vpcCni));
   if (cluster === undefined || vpcCni === undefined || problems.length > 0) {
     throw new ConfigError(stack, problems);
   }

@@ -210,12 +210,16 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
   it("moves the objects back to the ordinary provider, without replacing them, when adoption is turned off", async () => {
     const adopted = await evaluatedWith("dev", { config: ADOPT });
     const diff = diffDocuments(resourcesDocument(adopted), resourcesDocument(dev));
-    // Only the probe's Jobs, renamed so the check runs again: adoption is an input of enforcement.
+    // Only the probe's run (its Jobs and anchor), renamed so the check runs again: adoption is an input of
+    // enforcement.
     assert.deepEqual(
       diff.changed.filter((r) => r.op === "replace").map((r) => r.heading),
       [
         "kubernetes:batch/v1:Job calico-probe-allowed-client",
         "kubernetes:batch/v1:Job calico-probe-denied-client",
+        "kubernetes:batch/v1:Job calico-probe-other-node-probe-allowed-client",
+        "kubernetes:batch/v1:Job calico-probe-other-node-probe-denied-client",
+        "kubernetes:core/v1:Pod calico-probe-anchor",
       ],
     );
     assert.deepEqual(

@@ -174,7 +174,7 @@ describe("offline diff: replacements", () => {
     assert.match(text, /\n= eks:index:ManagedNodeGroup cluster-general {2}\[only ignored changes\]\n/);
   });
 
-  it("updates Calico in place on a version bump, replacing only the probe's Jobs so the check runs again", async () => {
+  it("updates Calico in place on a version bump, replacing only the probe's run (Jobs and anchor) so the check runs again", async () => {
     const calico = stackValue<Record<string, unknown>>("dev", "calico");
     const diff = diffDocuments(
       resourcesDocument(
@@ -188,12 +188,15 @@ describe("offline diff: replacements", () => {
       [
         "replace kubernetes:batch/v1:Job calico-probe-allowed-client",
         "replace kubernetes:batch/v1:Job calico-probe-denied-client",
+        "replace kubernetes:batch/v1:Job calico-probe-other-node-probe-allowed-client",
+        "replace kubernetes:batch/v1:Job calico-probe-other-node-probe-denied-client",
+        "replace kubernetes:core/v1:Pod calico-probe-anchor",
       ],
     );
-    // Named from a hash, the new Jobs coexist with the old ones: created before the old are deleted.
+    // Named from a hash, the new run coexists with the old one: created before the old is deleted.
     assert.deepEqual(
       replaced.map((r) => r.deleteBeforeReplace),
-      [undefined, undefined],
+      [undefined, undefined, undefined, undefined, undefined],
     );
     assert.deepEqual(
       diff.changed

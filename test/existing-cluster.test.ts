@@ -111,6 +111,7 @@ describe("existing-cluster stack", () => {
     assert.deepEqual(plan.outputs.vpcCni, {
       managed: true,
       changes: ['enableNetworkPolicy: unset -> "false"', 'env.ANNOTATE_POD_IP: unset -> "true"'],
+      networkPolicyAgent: "off",
     });
   });
 
@@ -137,10 +138,11 @@ describe("existing-cluster stack", () => {
       addon.urn,
       /turns on the VPC CNI network-policy agent/,
     );
-    const on = await withCluster({
-      vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' },
-    });
-    // Merged, not copied: the stack turns the agent off.
+    const on = await withCluster(
+      { vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' } },
+      EXISTING({ networkPolicyAgent: "off" }),
+    );
+    // Merged, not copied: the stack turns the agent off (test/network-policy-agent.test.ts: in order).
     assert.equal(
       (JSON.parse(input<string>(one(on, ADDON), "configurationValues")) as Record<string, unknown>)
         .enableNetworkPolicy,
@@ -152,7 +154,7 @@ describe("existing-cluster stack", () => {
     const yaml = "env:\n  WARM_IP_TARGET: '5'\n  ANNOTATE_POD_IP: 'true'\nenableNetworkPolicy: 'false'\n";
     const ready = await withCluster({ vpcCni: { managed: true, configurationValues: yaml } });
     assert.equal(input(one(ready, ADDON), "configurationValues"), yaml, "the same string: no update");
-    assert.deepEqual(ready.outputs.vpcCni, { managed: true, changes: [] });
+    assert.deepEqual(ready.outputs.vpcCni, { managed: true, changes: [], networkPolicyAgent: "off" });
     const partial = await withCluster({
       vpcCni: { managed: true, configurationValues: "env:\n  WARM_IP_TARGET: '5'\n" },
     });
@@ -172,7 +174,7 @@ describe("existing-cluster stack", () => {
     assert.deepEqual(refused.types, ["pulumi:pulumi:Stack"], "refused before any resource");
     const stated = await withCluster({ vpcCni: { managed: false } }, EXISTING({ vpcCniConfigured: true }));
     assert.equal(ofType(stated, ADDON).length, 0);
-    assert.deepEqual(stated.outputs.vpcCni, { managed: false, changes: [] });
+    assert.deepEqual(stated.outputs.vpcCni, { managed: false, changes: [], networkPolicyAgent: "off" });
     assert.equal((stated.outputs.calico as { isReady: boolean }).isReady, true);
   });
 

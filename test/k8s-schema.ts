@@ -37,6 +37,7 @@ const MODEL_FILES: Readonly<Record<string, string>> = {
   DaemonSet: "apps/v1/DaemonSet",
   NetworkPolicy: "networking.k8s.io/v1/NetworkPolicy",
   Job: "batch/v1/Job",
+  Pod: "v1/Pod",
 };
 
 /** The model class of an object's kind; an unmapped kind or a mismatched apiVersion fails. */

@@ -35,8 +35,9 @@ function apply(type: string, object: object, on: SimulatedNode[], notReadyNodes 
 }
 
 /** The metadata name of a probe client Job (`allowed` or `denied`), named from a hash of its inputs. */
-function jobName(evaluation: StackEvaluation, access: string): string {
-  const job = ofType(evaluation, "kubernetes:batch/v1:Job").find((j) => j.name.endsWith(`-${access}-client`));
+/** The in-cluster name of a probe client Job, by its Pulumi name's tail (`allowed-client`, `other-node-probe-denied-client`). */
+function jobName(evaluation: StackEvaluation, tail: string): string {
+  const job = ofType(evaluation, "kubernetes:batch/v1:Job").find((j) => j.name === `calico-probe-${tail}`);
   return (job?.inputs.metadata as { name: string }).name;
 }
 
@@ -111,7 +112,13 @@ describe("offline world: scheduling", () => {
     assert.throws(
       () =>
         whyNot(
-          { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] } } },
+          {
+            affinity: {
+              podAffinity: {
+                requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: "kubernetes.io/hostname" }],
+              },
+            },
+          },
           nodes(1)[0],
         ),
       CannotSimulate,
@@ -174,6 +181,7 @@ describe("offline world: the plan", () => {
       config: { "eks-calico:nodeGroups": [{ name: "general", minSize: 1, desiredSize: 1, maxSize: 10 }] },
     });
     const calicoOutput = evaluation.outputs.calico as Record<string, unknown>;
+    const anchor = (ofType(evaluation, "kubernetes:core/v1:Pod")[0].inputs.metadata as { name: string }).name;
     assert.deepEqual(
       [
         calicoOutput.desired,
@@ -190,8 +198,12 @@ describe("offline world: the plan", () => {
       "calico-node: 1 pod desired and ready, one on each of 1 of 1 node",
       "calico-typha-autoscaler: 1 replica scheduled and ready on 1 eligible node",
       "probe-server: 1 replica scheduled and ready on 1 eligible node",
-      `${jobName(evaluation, "allowed")}: connected (admitted by policy calico-policy-probe/allow-probe-clients ingress rule 0)`,
-      `${jobName(evaluation, "denied")}: blocked on every attempt (the server pod is isolated by calico-policy-probe/default-deny-ingress, calico-policy-probe/allow-probe-clients and no rule admits the client)`,
+      // One node: the anchor has nowhere to go, the other-node pair does not run.
+      `${anchor}: not scheduled: 0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.`,
+      `${jobName(evaluation, "allowed-client")}: from cluster-general-node-1 (the server's node): connected (admitted by policy calico-policy-probe/allow-probe-clients ingress rule 0)`,
+      `${jobName(evaluation, "other-node-probe-allowed-client")}: suspended, not run`,
+      `${jobName(evaluation, "denied-client")}: from cluster-general-node-1 (the server's node): blocked on every attempt (the server pod is isolated by calico-policy-probe/default-deny-ingress, calico-policy-probe/allow-probe-clients and no rule admits the client)`,
+      `${jobName(evaluation, "other-node-probe-denied-client")}: suspended, not run`,
     ]);
     const plan = renderTree(evaluation);
     assert.ok(plan.includes(`${SIMULATED_HEADING}\n  cluster-general: 1 node (its desiredSize)`));

@@ -24,6 +24,7 @@ function members(evaluation: StackEvaluation, set: ResourceSet): ResourceRecord[
 
 /** The (before, after) pairs a row requires, by URN. */
 function requiredPairs(evaluation: StackEvaluation, rule: OrderingRule): [string, string][] {
+  if (rule.unlessPresent !== undefined && members(evaluation, rule.unlessPresent).length > 0) return [];
   const before = members(evaluation, rule.before);
   const after = members(evaluation, rule.after);
   return after.flatMap((a) =>
@@ -75,6 +76,42 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
   {
     title: "the existing-cluster example stack",
     evaluation: () => evaluated("existing.example"),
+  },
+  {
+    title: "the existing-cluster example stack turning a running network-policy agent off",
+    evaluation: () =>
+      evaluatedWith("existing.example", {
+        config: {
+          "eks-calico:cluster": {
+            existing: {
+              ...stackValue<{ existing: object }>("existing.example", "cluster").existing,
+              networkPolicyAgent: "off",
+            },
+          },
+        },
+        simulate: {
+          existingCluster: {
+            vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' },
+          },
+        },
+      }),
+  },
+  {
+    title: "the existing-cluster example stack in operator mode turning the agent off",
+    evaluation: async () => {
+      const existing = stackValue<{ existing: object }>("existing.example", "cluster").existing;
+      return evaluatedWith("existing.example", {
+        config: {
+          "eks-calico:cluster": { existing: { ...existing, networkPolicyAgent: "off" } },
+          "eks-calico:calico": { ...stackValue<object>("existing.example", "calico"), installer: "operator" },
+        },
+        simulate: {
+          existingCluster: {
+            vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' },
+          },
+        },
+      });
+    },
   },
   {
     title: "the kubeconfig example stack",

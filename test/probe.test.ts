@@ -1,12 +1,10 @@
 /**
- * The enforcement probe: what its objects are, what its two NetworkPolicies mean, what its client
- * scripts do, when its Jobs run again, and what the offline world concludes from them.
+ * The enforcement probe: what its objects are, what its two NetworkPolicies mean, when its
+ * Jobs run again, and what the offline world concludes from them. What the client scripts do:
+ * test/probe-scripts.test.ts. Where its pairs of clients run, and the report of a cluster with one
+ * eligible node: test/probe-pairs.test.ts.
  */
 import * as assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import {
   DEFAULT_PROBE_REGISTRY,
   PROBE_NAMESPACE,
@@ -15,17 +13,17 @@ import {
   REPLACE_UNREADY_ANNOTATION,
   renderProbeObjects,
 } from "../components/calico/probe/objects";
+import { PAIRS } from "../components/calico/probe/clients";
 import {
-  COULD_NOT_RUN,
   DNS_BLOCKED_MESSAGE,
   NOT_ALLOWED_MESSAGE,
   NOT_ENFORCING_MESSAGE,
-  allowedClientScript,
-  deniedClientScript,
 } from "../components/calico/probe/script";
 import { type ClusterSimulation, evaluateStackExpectingError, SimulatedFailure } from "../offline/engine";
 import { type AppliedObject, runJob } from "../offline/world/jobs";
 import { nodesOfGroup } from "../offline/world/nodes";
+import type { PlacedPod } from "../offline/world/scheduling";
+import { applyObject } from "../offline/world/workloads";
 import { ingressAllowed, isolatingPolicies, type NetworkPolicyObject } from "../offline/world/network-policy";
 import { evaluated, evaluatedWith, ofType } from "./helpers";
 import { validateKubernetesObject } from "./k8s-schema";
@@ -41,8 +39,15 @@ const SETTINGS: ProbeSettings = {
   },
 };
 const objects = renderProbeObjects(SETTINGS);
-const jobs = [objects.allowedClient, objects.deniedClient];
-const pods = [objects.server.spec.template, ...jobs.map((j) => j.spec.template)];
+const { "same-node": sameNode, "other-node": otherNode } = objects.clients;
+const jobs = PAIRS.flatMap((pair) => [objects.clients[pair].allowed, objects.clients[pair].denied]);
+const allowedJobs = [sameNode.allowed, otherNode.allowed];
+const deniedJobs = [sameNode.denied, otherNode.denied];
+const podSpecs = [
+  objects.server.spec.template.spec,
+  objects.anchor.spec,
+  ...jobs.map((j) => j.spec.template.spec),
+];
 const policies = [objects.denyAll, objects.allowClients] as unknown as NetworkPolicyObject[];
 const everyObject: ProbeObject[] = [
   objects.namespace,
@@ -50,9 +55,11 @@ const everyObject: ProbeObject[] = [
   objects.service,
   objects.denyAll,
   objects.allowClients,
+  objects.anchor,
   ...jobs,
 ];
-const labelsOf = (template: (typeof pods)[number]) => template.metadata?.labels ?? {};
+type Template = (typeof jobs)[number]["spec"]["template"];
+const labelsOf = (template: Template) => template.metadata?.labels ?? {};
 
 describe("policy probe: objects", () => {
   it("validates every object against the Kubernetes schema", () => {
@@ -66,8 +73,8 @@ describe("policy probe: objects", () => {
   });
 
   it("runs every pod non-root, read-only, without a token, with requests and limits, on ordinary nodes", () => {
-    for (const template of pods) {
-      const spec = template.spec;
+    assert.equal(podSpecs.length, 6, "the server, the anchor and four clients");
+    for (const spec of podSpecs) {
       assert.equal(spec?.automountServiceAccountToken, false);
       assert.equal(spec?.securityContext?.runAsNonRoot, true);
       assert.equal(spec?.securityContext?.seccompProfile?.type, "RuntimeDefault");
@@ -100,6 +107,7 @@ describe("policy probe: objects", () => {
   });
 
   it("fails each client Job on its first failed pod, within calico.probe.timeoutMinutes", () => {
+    assert.equal(jobs.length, 4, "two pairs of an allowed and a denied client");
     for (const job of jobs) {
       assert.equal(job.spec.backoffLimit, 0);
       assert.equal(job.spec.activeDeadlineSeconds, 300);
@@ -110,115 +118,51 @@ describe("policy probe: objects", () => {
 
 describe("policy probe: what the two NetworkPolicies mean", () => {
   const server = { namespace: PROBE_NAMESPACE, labels: labelsOf(objects.server.spec.template) };
-  const client = (template: (typeof pods)[number]) => ({
+  const client = (job: (typeof jobs)[number]) => ({
     namespace: PROBE_NAMESPACE,
-    labels: labelsOf(template),
+    labels: labelsOf(job.spec.template),
   });
   const namespaces = [{ name: PROBE_NAMESPACE, labels: objects.namespace.metadata.labels }];
 
-  it("admits the allowed client on the server's port", () => {
-    const verdict = ingressAllowed({ policies, namespaces, server, client: client(pods[1]), port: 8080 });
-    assert.equal(verdict.allowed, true, verdict.reason);
-    assert.match(verdict.reason, /allow-probe-clients/);
+  it("admits each pair's allowed client on the server's port", () => {
+    for (const job of allowedJobs) {
+      const verdict = ingressAllowed({ policies, namespaces, server, client: client(job), port: 8080 });
+      assert.equal(verdict.allowed, true, verdict.reason);
+      assert.match(verdict.reason, /allow-probe-clients/);
+    }
   });
 
-  it("denies the denied client, and the allowed client on any other port", () => {
-    assert.equal(
-      ingressAllowed({ policies, namespaces, server, client: client(pods[2]), port: 8080 }).allowed,
-      false,
-    );
-    assert.equal(
-      ingressAllowed({ policies, namespaces, server, client: client(pods[1]), port: 9090 }).allowed,
-      false,
-    );
+  it("denies each pair's denied client, and the allowed clients on any other port", () => {
+    for (const job of deniedJobs) {
+      assert.equal(
+        ingressAllowed({ policies, namespaces, server, client: client(job), port: 8080 }).allowed,
+        false,
+      );
+    }
+    for (const job of allowedJobs) {
+      assert.equal(
+        ingressAllowed({ policies, namespaces, server, client: client(job), port: 9090 }).allowed,
+        false,
+      );
+    }
   });
 
   it("denies a pod with the allowed label from another namespace", () => {
-    const outsider = { namespace: "default", labels: labelsOf(pods[1]) };
+    const outsider = { namespace: "default", labels: labelsOf(sameNode.allowed.spec.template) };
     assert.equal(
       ingressAllowed({ policies, namespaces, server, client: outsider, port: 8080 }).allowed,
       false,
     );
   });
 
-  it("isolates the server only: no client pod, and nothing outside the probe namespace", () => {
+  it("isolates the server only: no client pod, not the anchor, and nothing outside the probe namespace", () => {
     assert.equal(isolatingPolicies(policies, server).length, 2);
-    for (const template of pods.slice(1)) assert.deepEqual(isolatingPolicies(policies, client(template)), []);
+    for (const job of jobs) assert.deepEqual(isolatingPolicies(policies, client(job)), []);
+    const anchor = { namespace: PROBE_NAMESPACE, labels: objects.anchor.metadata.labels };
+    assert.deepEqual(isolatingPolicies(policies, anchor), []);
     // The same labels in any other namespace are not selected.
     assert.deepEqual(isolatingPolicies(policies, { namespace: "kube-system", labels: server.labels }), []);
     assert.deepEqual(isolatingPolicies(policies, { namespace: "default", labels: {} }), []);
-  });
-});
-
-/** Runs a client script with a stand-in for `agnhost connect`, no pauses, and a local termination log. */
-function runScript(script: string, connect: string): { status: number | null; message: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "probe-"));
-  try {
-    const stub = path.join(dir, "agnhost");
-    fs.writeFileSync(stub, `#!/bin/sh\n${connect}\n`, { mode: 0o755 });
-    const log = path.join(dir, "termination-log");
-    const local = script
-      .replaceAll("/agnhost", stub)
-      .replaceAll("/dev/termination-log", log)
-      .replace(/sleep \d+/g, "true");
-    const result = spawnSync("/bin/sh", ["-c", local], {
-      env: { TARGET: "server:80", PATH: process.env.PATH },
-    });
-    return { status: result.status, message: fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim() : "" };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-describe("policy probe: the client scripts", () => {
-  it("the denied client fails with the message `pulumi up` shows when a connection gets through", () => {
-    const run = runScript(deniedClientScript(), "exit 0");
-    assert.equal(run.status, 1);
-    assert.ok(run.message.startsWith(NOT_ENFORCING_MESSAGE), run.message);
-  });
-
-  it("the denied client succeeds only when every attempt times out", () => {
-    const run = runScript(deniedClientScript(), 'echo "TIMEOUT"; exit 1');
-    assert.equal(run.status, 0);
-    assert.match(run.message, /blocked on all 5 attempts/);
-  });
-
-  it("the denied client cannot tell from a refused connection, and says the probe could not run", () => {
-    const run = runScript(deniedClientScript(), 'echo "REFUSED"; exit 1');
-    assert.equal(run.status, 2);
-    assert.ok(run.message.startsWith(`${COULD_NOT_RUN}: `), run.message);
-    assert.match(run.message, /cannot tell whether policy blocked it/);
-  });
-
-  it("either client blocked from DNS says the probe could not run and why, never 'not enforcing'", () => {
-    // agnhost connect prints `DNS: <error>` when the name does not resolve (test/images/agnhost/connect).
-    const dns = 'echo "DNS: lookup server on 10.96.0.10:53: read udp: i/o timeout"; exit 1';
-    for (const script of [allowedClientScript(), deniedClientScript()]) {
-      const run = runScript(script, dns);
-      assert.equal(run.status, 3, run.message);
-      assert.ok(run.message.startsWith(DNS_BLOCKED_MESSAGE), run.message);
-      assert.ok(!run.message.includes(NOT_ENFORCING_MESSAGE));
-    }
-  });
-
-  it("an allowed client that never connects says the probe could not run, naming a blocking policy as a cause", () => {
-    const run = runScript(
-      allowedClientScript().replace(/deadline=.*/, "deadline=0"),
-      'echo "TIMEOUT"; exit 1',
-    );
-    assert.equal(run.status, 1, run.message);
-    assert.ok(run.message.startsWith(NOT_ALLOWED_MESSAGE), run.message);
-    assert.match(run.message, /^the probe could not run: .*GlobalNetworkPolicy/);
-  });
-
-  it("the allowed client retries until it connects", () => {
-    // Fails twice, then connects: a counter file beside the stub.
-    const run = runScript(
-      allowedClientScript(),
-      'f="$(dirname "$0")/n"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) > "$f"; [ "$n" -ge 2 ] || { echo TIMEOUT; exit 1; }',
-    );
-    assert.equal(run.status, 0, run.message);
-    assert.match(run.message, /connected to server:80 on attempt 3/);
   });
 });
 
@@ -238,43 +182,59 @@ describe("policy probe: a cluster whose own policy blocks the clients", () => {
 });
 
 describe("policy probe: in the stacks", () => {
-  it("runs once calico-node is ready, and exports what each Job proved", async () => {
+  it("runs once calico-node is ready, and exports what each pair's Jobs proved", async () => {
     const evaluation = await evaluated("dev");
     const calico = evaluation.outputs.calico as { policyEnforced: boolean; probe: Record<string, unknown> };
     const names = ofType(evaluation, "kubernetes:batch/v1:Job").map(
       (j) => (j.inputs.metadata as { name: string }).name,
     );
-    assert.equal(calico.policyEnforced, true);
-    assert.deepEqual(calico.probe, {
-      namespace: PROBE_NAMESPACE,
+    const id = /^allowed-client-([0-9a-f]{8})$/.exec(names.find((n) => n.startsWith("allowed-")) ?? "")?.[1];
+    assert.ok(id !== undefined, names.join(", "));
+    assert.deepEqual(names.sort(), [
+      `allowed-client-${id}`,
+      `denied-client-${id}`,
+      `other-node-allowed-client-${id}`,
+      `other-node-denied-client-${id}`,
+    ]);
+    const pair = (prefix: string, node: string) => ({
+      node,
+      ran: true,
       allowedClient: {
-        job: names.find((n) => n.startsWith("allowed-client-")),
+        job: `${prefix}allowed-client-${id}`,
         expected: "connects to the server through allow-probe-clients",
         succeeded: true,
       },
       deniedClient: {
-        job: names.find((n) => n.startsWith("denied-client-")),
+        job: `${prefix}denied-client-${id}`,
         expected: "blocked by default-deny-ingress on every attempt",
         succeeded: true,
       },
+    });
+    assert.equal(calico.policyEnforced, true);
+    assert.deepEqual(calico.probe, {
+      namespace: PROBE_NAMESPACE,
+      sameNode: pair("", "the server's node"),
+      otherNode: pair("other-node-", "a node other than the server's"),
     });
     const component = evaluation.resources.find((r) => r.type === "eks-calico:calico:PolicyProbe");
     assert.ok(component?.parent?.endsWith("::calico"), "a child of the Calico component");
   });
 
-  it("fails the plan with the denied client's message when Calico does not enforce policy", async () => {
+  it("fails the plan with a denied client's message when Calico does not enforce policy", async () => {
     const { error, resources } = await evaluateStackExpectingError("dev", {
       simulate: { policyNotEnforced: true },
     });
     assert.ok(error instanceof SimulatedFailure, String(error));
     assert.match(
       error.message,
-      /^denied-client-[0-9a-f]{8}: a connection the default-deny policy must block got through: Calico is not enforcing policy/,
+      /^(other-node-)?denied-client-[0-9a-f]{8}: a connection the default-deny policy must block got through: Calico is not enforcing policy/,
     );
-    assert.ok(
-      resources.some((r) => r.name === "calico-probe-allowed-client"),
-      "the allowed client ran first",
-    );
+    for (const name of ["calico-probe-allowed-client", "calico-probe-other-node-probe-allowed-client"]) {
+      assert.ok(
+        resources.some((r) => r.name === name),
+        `${name}: both allowed clients ran first`,
+      );
+    }
   });
 
   it("has no probe, and says policy is not proven, when calico.probe.enabled is false", async () => {
@@ -326,11 +286,24 @@ describe("policy probe: in the stacks", () => {
       ...SETTINGS,
       enforcementInputs: { ...SETTINGS.enforcementInputs, installer: "operator" },
     });
-    assert.notEqual(installer.allowedClient.metadata.name, objects.allowedClient.metadata.name);
+    for (const pair of PAIRS) {
+      for (const access of ["allowed", "denied"] as const) {
+        assert.notEqual(
+          installer.clients[pair][access].metadata.name,
+          objects.clients[pair][access].metadata.name,
+        );
+      }
+    }
+    // The run's anchor too, and the other-node clients follow the new one.
+    assert.notEqual(installer.anchor.metadata.name, objects.anchor.metadata.name);
+    assert.notDeepEqual(
+      installer.clients["other-node"].allowed.spec.template.spec?.affinity?.podAffinity,
+      otherNode.allowed.spec.template.spec?.affinity?.podAffinity,
+    );
   });
 
   it("marks its Jobs for replacement when they did not complete, so a failed probe runs again on the next up", () => {
-    for (const job of [objects.allowedClient, objects.deniedClient]) {
+    for (const job of jobs) {
       assert.equal(job.metadata.annotations?.[REPLACE_UNREADY_ANNOTATION], "true", job.metadata.name);
     }
     assert.equal(REPLACE_UNREADY_ANNOTATION, "pulumi.com/replaceUnready");
@@ -355,6 +328,9 @@ describe("policy probe: in the stacks", () => {
         spec: { template: { spec: { tolerations: [{ operator: "Exists" }] } } },
       },
     };
+    // The server's pod bound as the world binds a Deployment's.
+    const pods: PlacedPod[] = [];
+    applyObject("kubernetes:apps/v1:Deployment", objects.server as never, nodes, {}, [], pods);
     const applied = (allow: unknown): AppliedObject[] => [
       calicoNode,
       { type: "kubernetes:core/v1:Namespace", inputs: objects.namespace as never },
@@ -363,19 +339,22 @@ describe("policy probe: in the stacks", () => {
       { type: "kubernetes:networking.k8s.io/v1:NetworkPolicy", inputs: objects.denyAll as never },
       { type: "kubernetes:networking.k8s.io/v1:NetworkPolicy", inputs: allow as never },
     ];
-    const run = (job: unknown, world: AppliedObject[]) => () => runJob(job as never, world, nodes, {}, []);
-    assert.doesNotThrow(run(objects.deniedClient, applied(objects.allowClients)));
+    const run = (job: unknown, world: AppliedObject[]) => () =>
+      runJob(job as never, world, nodes, {}, [], pods);
+    assert.doesNotThrow(run(sameNode.denied, applied(objects.allowClients)));
     const openToAll = { ...objects.allowClients, spec: { ...objects.allowClients.spec, ingress: [{}] } };
-    assert.throws(run(objects.deniedClient, applied(openToAll)), new RegExp(NOT_ENFORCING_MESSAGE));
+    assert.throws(run(sameNode.denied, applied(openToAll)), new RegExp(NOT_ENFORCING_MESSAGE));
     // Without calico-node on the nodes, nothing enforces the policies.
+    assert.throws(run(sameNode.denied, applied(objects.allowClients).slice(1)), /calico-node is not ready/);
+    // Without a server pod, the same-node client has nowhere to go.
     assert.throws(
-      run(objects.deniedClient, applied(objects.allowClients).slice(1)),
-      /calico-node is not ready/,
+      () => runJob(sameNode.allowed as never, applied(objects.allowClients), nodes, {}, []),
+      /its pod cannot be scheduled \(0\/2 nodes are available: 2 node\(s\) didn't match pod affinity rules\.\)/,
     );
     // A Job that is not a probe client is not simulated.
     const other = {
-      ...objects.allowedClient,
-      spec: { ...objects.allowedClient.spec, template: { spec: {} } },
+      ...sameNode.allowed,
+      spec: { ...sameNode.allowed.spec, template: { spec: {} } },
     };
     assert.throws(run(other, applied(objects.allowClients)), /not simulated/);
   });

@@ -13,6 +13,7 @@ import { stricterSchema } from "../components/calico/takeover/schemas";
 import { hasOpenSpec, renderCrds, withSchema } from "../components/calico/crds";
 import { TYPED_SPEC_KINDS } from "../components/calico/crd-schemas";
 import { DEFAULT_CALICO_VERSION } from "../components/calico/defaults";
+import { UNREACHABLE_KUBECONFIG } from "./helpers";
 
 const CSA = {
   manager: "kubectl-client-side-apply",
@@ -176,17 +177,10 @@ describe("takeover: handing kubectl's fields over", () => {
     // Every function the step calls is in the text: run against a server that is not there, it fails
     // reaching it, not on a name the serialization left out (a name that is also a global, as mocha's
     // \`run\`, is not captured).
-    const unreachable = [
-      "apiVersion: v1",
-      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true}}]",
-      "users: [{name: u, user: {token: t}}]",
-      "contexts: [{name: a, context: {cluster: c, user: u}}]",
-      "current-context: a",
-    ].join("\n");
     const objects = [{ apiVersion: "v1", kind: "ConfigMap", name: "x", namespace: "y" }];
     await assert.rejects(
       loaded.create({
-        kubeconfig: unreachable,
+        kubeconfig: UNREACHABLE_KUBECONFIG,
         fieldManager: "eks-calico",
         adopt: false,
         objects,

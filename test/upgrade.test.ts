@@ -14,6 +14,55 @@ const ADDONS: Record<string, "vpc-cni" | "kube-proxy" | "coredns"> = {
   "cluster-coredns": "coredns",
 };
 
+type Change = [string, string, unknown, unknown];
+
+/**
+ * What a new probe id changes: each Job's name, the anchor's name and run label, and the other-node
+ * clients' affinity to that anchor (their inputs also follow the anchor's replacement).
+ */
+function probeRunChanges(changed: ReturnType<typeof diffDocuments>["changed"]): Change[] {
+  const named = changed
+    .find((r) => r.heading === "kubernetes:batch/v1:Job calico-probe-allowed-client")
+    ?.changes.find((c) => c.path === "inputs.metadata.name");
+  const [from, to] = [named?.before, named?.after].map(
+    (n) => /^allowed-client-([0-9a-f]{8})$/.exec(String(n))?.[1],
+  );
+  assert.ok(from !== undefined && to !== undefined && from !== to, JSON.stringify(named));
+  const JOB = "kubernetes:batch/v1:Job calico-probe";
+  const RUN = '["eks-calico.io/probe-run"]';
+  return [
+    ...["allowed", "denied"].flatMap((access): Change[] => [
+      [
+        `${JOB}-${access}-client`,
+        "inputs.metadata.name",
+        `${access}-client-${from}`,
+        `${access}-client-${to}`,
+      ],
+      [
+        `${JOB}-other-node-probe-${access}-client`,
+        "inputs.metadata.name",
+        `other-node-${access}-client-${from}`,
+        `other-node-${access}-client-${to}`,
+      ],
+      [
+        `${JOB}-other-node-probe-${access}-client`,
+        `inputs.spec.template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels${RUN}`,
+        from,
+        to,
+      ],
+      [`${JOB}-other-node-probe-${access}-client`, "inputs.metadata", "(current)", "(new)"],
+      [`${JOB}-other-node-probe-${access}-client`, "inputs.spec", "(current)", "(new)"],
+    ]),
+    [
+      "kubernetes:core/v1:Pod calico-probe-anchor",
+      "inputs.metadata.name",
+      `probe-anchor-${from}`,
+      `probe-anchor-${to}`,
+    ],
+    ["kubernetes:core/v1:Pod calico-probe-anchor", `inputs.metadata.labels${RUN}`, from, to],
+  ];
+}
+
 for (const stack of STACKS) {
   it(`upgrading ${stack} one Kubernetes minor changes the cluster, node groups and add-on versions only`, async () => {
     const cluster = stackValue<{ version: string }>(stack, "cluster");
@@ -38,20 +87,8 @@ for (const stack of STACKS) {
           DEFAULT_ADDON_VERSIONS[from][addon],
           DEFAULT_ADDON_VERSIONS[to][addon],
         ]),
-      // New nodes: the enforcement probe runs again under new Job names.
-      ...["allowed", "denied"].map((access) => {
-        const job = diff.changed.find(
-          (r) => r.heading === `kubernetes:batch/v1:Job calico-probe-${access}-client`,
-        );
-        const change = job?.changes.find((c) => c.path === "inputs.metadata.name");
-        assert.match(String(change?.after), new RegExp(`^${access}-client-[0-9a-f]{8}$`));
-        return [
-          `kubernetes:batch/v1:Job calico-probe-${access}-client`,
-          "inputs.metadata.name",
-          change?.before,
-          change?.after,
-        ];
-      }),
+      // New nodes: the enforcement probe runs again, its run (Jobs and anchor) named from a new hash.
+      ...probeRunChanges(diff.changed),
     ];
     const actual = diff.changed.flatMap((r) => r.changes.map((c) => [r.heading, c.path, c.before, c.after]));
     assert.deepEqual(

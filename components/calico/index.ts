@@ -21,6 +21,7 @@ import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER, CalicoTakeover } from "./takeover";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
+import type { AfterCalico } from "./running";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -71,6 +72,8 @@ export interface CalicoPolicyOnlyArgs {
    * node groups) does.
    */
   probe?: CalicoProbeArgs;
+  /** What must follow calico-node's readiness, before the probe (./running.ts). */
+  afterCalico?: AfterCalico;
   /**
    * How `provider` reaches the cluster: for the CRDs' provider, and for the takeover step (./takeover),
    * which runs before any object is applied.
@@ -222,9 +225,14 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     this.typhaReplicas = typhaReplicas(settings.initialNodes);
 
     // Proof that policy is enforced, once calico-node is ready on every node.
+    const followers =
+      args.afterCalico?.({
+        resources: [node],
+        calicoNode: { namespace: settings.namespace, name: objects.node.metadata.name },
+      }) ?? [];
     ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
       provider: args.provider,
-      after: [node],
+      after: [node, ...followers],
       probe: args.probe,
       calico: {
         calicoVersion: settings.version,

@@ -3,6 +3,11 @@
  * the cluster's endpoint and CA, and its VPC CNI set up for Calico. A vpc-cni EKS add-on is taken into
  * the stack (imported in place, never replaced, retained on delete) with Calico's settings merged into its
  * configuration; a self-managed VPC CNI was checked before (stacks/existing.ts).
+ *
+ * One enforcer at a time, never none: an add-on whose network-policy agent enforces policy is updated
+ * before Calico only when the agent stays on (`networkPolicyAgent: on`, the hand-over's first step).
+ * Turning it off waits for Calico: calico-node ready, then the hand-over step (hand-over-step.ts), then
+ * the add-on's update, then the probe (`afterCalico`).
  */
 import * as aws from "@pulumi/aws";
 import type * as k8s from "@pulumi/kubernetes";
@@ -10,7 +15,20 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ExistingClusterFacts } from "./facts";
 import { execKubeconfig } from "./kubeconfig";
 import { type ClusterAccess, clusterProvider } from "../cluster/provider";
-import { vpcCniChange } from "./vpc-cni";
+import type { AfterCalico } from "../calico/running";
+import { NetworkPolicyAgentHandOver } from "./hand-over-step";
+import { HAND_OVER_TAG } from "./hand-over-tag";
+import { type ManagedVpcCni, type NetworkPolicyAgent, networkPolicyAgentOn, vpcCniChange } from "./vpc-cni";
+
+/** What this stack does with the VPC CNI's network-policy agent, as the `vpcCni` output shows it. */
+export interface VpcCniOutput {
+  readonly managed: boolean;
+  readonly changes: string[];
+  /** The agent after this update: "off", or "on" while Calico runs beside it. */
+  readonly networkPolicyAgent: NetworkPolicyAgent;
+  /** What is under way while the agent hands over to Calico; absent otherwise. */
+  readonly handOver?: string;
+}
 
 export interface ExistingClusterArgs {
   readonly facts: ExistingClusterFacts;
@@ -19,6 +37,8 @@ export interface ExistingClusterArgs {
   readonly tags: Record<string, string>;
   /** Protects the imported add-on from deletion by Pulumi. */
   readonly protect: boolean;
+  /** `cluster.existing.networkPolicyAgent`; unset only where the agent is off (stacks/existing.ts). */
+  readonly networkPolicyAgent?: NetworkPolicyAgent;
 }
 
 export class ExistingCluster extends pulumi.ComponentResource {
@@ -30,10 +50,20 @@ export class ExistingCluster extends pulumi.ComponentResource {
   readonly clusterArn: string;
   /** What every Kubernetes provider for this cluster is given: the kubeconfig and the ARN. */
   readonly access: ClusterAccess;
-  /** What Calico starts after (and is removed before): the VPC CNI add-on, when this stack manages it. */
+  /**
+   * What Calico starts after (and is removed before): the VPC CNI add-on, when this stack manages it and
+   * does not turn its network-policy agent off in this update.
+   */
   readonly calicoAfter: pulumi.Resource[];
-  /** How the VPC CNI is installed, and what this stack changes in its configuration. */
-  readonly vpcCni: { managed: boolean; changes: string[] };
+  /**
+   * What must follow Calico (and the probe must wait for): the hand-over step and the add-on's update,
+   * when this update turns the agent off; nothing otherwise.
+   */
+  readonly afterCalico: AfterCalico;
+  /** The agent stays on beside Calico: the probe cannot tell Calico's enforcement from the agent's. */
+  readonly agentKeptOn: boolean;
+  /** How the VPC CNI is installed, what this stack changes in its configuration, and the agent's state. */
+  readonly vpcCni: VpcCniOutput;
   /** The configuration values this stack gives the vpc-cni add-on; undefined when it does not own one. */
   readonly vpcCniConfiguration?: string;
 
@@ -56,45 +86,99 @@ export class ExistingCluster extends pulumi.ComponentResource {
     this.access = { kubeconfig: this.kubeconfig, clusterIdentifier: facts.arn };
     this.provider = clusterProvider(name, this.access, { parent: this });
 
+    this.afterCalico = () => [];
+    this.agentKeptOn = false;
     if (!facts.vpcCni.managed) {
       this.calicoAfter = [];
-      this.vpcCni = { managed: false, changes: [] };
+      this.vpcCni = { managed: false, changes: [], networkPolicyAgent: "off" };
     } else {
       const current = facts.vpcCni;
-      const change = vpcCniChange(current.configurationValues);
-      // Imported with its id `<cluster>:vpc-cni`; since pulumi/pulumi#19339 an import whose inputs differ
-      // succeeds and then updates the add-on in place. Everything but the configuration is what EKS
-      // reports now, so the update changes nothing else (version, IAM role, pod identity, tags).
-      const addon = new aws.eks.Addon(
-        `${name}-vpc-cni`,
-        {
-          clusterName: facts.name,
-          addonName: "vpc-cni",
-          addonVersion: current.addonVersion,
-          configurationValues: change.configurationValues,
-          ...(current.serviceAccountRoleArn === ""
-            ? {}
-            : { serviceAccountRoleArn: current.serviceAccountRoleArn }),
-          ...(current.podIdentityAssociations.length === 0
-            ? {}
-            : { podIdentityAssociations: [...current.podIdentityAssociations] }),
-          // Edits made to aws-node outside the add-on are kept, as EKS keeps them on an update with PRESERVE.
-          resolveConflictsOnUpdate: "PRESERVE",
-          preserve: true,
-          tags: { ...current.tags, ...args.tags },
-        },
-        {
-          parent: this,
-          import: `${facts.name}:vpc-cni`,
-          // The cluster's networking is not this stack's to delete.
-          retainOnDelete: true,
-          protect: args.protect,
-        },
-      );
-      this.calicoAfter = [addon];
-      this.vpcCni = { managed: true, changes: change.changes };
+      const agentOn = networkPolicyAgentOn(current.configurationValues);
+      const wanted = args.networkPolicyAgent ?? "off";
+      const change = vpcCniChange(current.configurationValues, wanted);
+      this.agentKeptOn = agentOn && wanted === "on";
       this.vpcCniConfiguration = change.configurationValues;
+      const addon = (dependsOn: pulumi.Resource[]) =>
+        this.vpcCniAddon(name, args, current, change.configurationValues, dependsOn);
+      if (agentOn && wanted === "off") {
+        // Calico first, then the check that it enforces and that nothing is left, then the agent off.
+        this.calicoAfter = [];
+        this.afterCalico = (calico) => {
+          const step = new NetworkPolicyAgentHandOver(
+            `${name}-network-policy-agent`,
+            { kubeconfig: this.kubeconfig, cluster: facts.name, calicoNode: calico.calicoNode },
+            { parent: this, dependsOn: calico.resources },
+          );
+          return [addon([step])];
+        };
+        this.vpcCni = {
+          managed: true,
+          changes: change.changes,
+          networkPolicyAgent: "off",
+          handOver:
+            "the agent is turned off once calico-node is ready and no network policy is left for it (the hand-over step), then the probe proves Calico enforces",
+        };
+      } else {
+        this.calicoAfter = [addon([])];
+        this.vpcCni = {
+          managed: true,
+          changes: change.changes,
+          networkPolicyAgent: agentOn ? "on" : "off",
+          ...(this.agentKeptOn
+            ? {
+                handOver:
+                  "Calico runs beside the agent, and the probe waits until the agent is off: copy the cluster's policies to Calico, delete them, then set cluster.existing.networkPolicyAgent: off",
+              }
+            : {}),
+        };
+      }
     }
     this.registerOutputs({ clusterName: this.clusterName, vpcCni: this.vpcCni });
+  }
+
+  /**
+   * The vpc-cni add-on, imported with its id `<cluster>:vpc-cni`; since pulumi/pulumi#19339 an import whose
+   * inputs differ succeeds and then updates the add-on in place. Everything but the configuration (and
+   * the hand-over tag) is what EKS reports now, so the update changes nothing else (version, IAM role, pod
+   * identity, tags).
+   */
+  private vpcCniAddon(
+    name: string,
+    args: ExistingClusterArgs,
+    current: ManagedVpcCni,
+    configurationValues: string,
+    dependsOn: pulumi.Resource[],
+  ): aws.eks.Addon {
+    return new aws.eks.Addon(
+      `${name}-vpc-cni`,
+      {
+        clusterName: args.facts.name,
+        addonName: "vpc-cni",
+        addonVersion: current.addonVersion,
+        configurationValues,
+        ...(current.serviceAccountRoleArn === ""
+          ? {}
+          : { serviceAccountRoleArn: current.serviceAccountRoleArn }),
+        ...(current.podIdentityAssociations.length === 0
+          ? {}
+          : { podIdentityAssociations: [...current.podIdentityAssociations] }),
+        // Edits made to aws-node outside the add-on are kept, as EKS keeps them on an update with PRESERVE.
+        resolveConflictsOnUpdate: "PRESERVE",
+        preserve: true,
+        tags: {
+          ...current.tags,
+          ...args.tags,
+          ...(this.agentKeptOn ? { [HAND_OVER_TAG.key]: HAND_OVER_TAG.value } : {}),
+        },
+      },
+      {
+        parent: this,
+        import: `${args.facts.name}:vpc-cni`,
+        // The cluster's networking is not this stack's to delete.
+        retainOnDelete: true,
+        protect: args.protect,
+        dependsOn,
+      },
+    );
   }
 }

@@ -24,6 +24,28 @@ export interface SelfManagedVpcCni {
 
 export type ExistingVpcCni = ManagedVpcCni | SelfManagedVpcCni;
 
+/**
+ * What this stack does with the VPC CNI's network-policy agent (`cluster.existing.networkPolicyAgent`):
+ * - "off": it stays off, or is turned off in AWS's order once Calico enforces (network-policy-agent.ts);
+ * - "on": left on while Calico runs beside it, the first step of a hand-over (README "An existing EKS
+ *   cluster"), so the cluster's policies can be copied to Calico before the Kubernetes ones are deleted.
+ */
+export type NetworkPolicyAgent = "on" | "off";
+
+/**
+ * Whether an add-on's configuration values turn the network-policy agent on. The add-on's schema takes
+ * `enableNetworkPolicy` as the string "true" or "false" (`aws eks describe-addon-configuration`); unset is
+ * off: "network policies are not enabled by default"
+ * (https://aws.github.io/amazon-vpc-cni-k8s/docs/network-policy-faq.html).
+ */
+export function networkPolicyAgentOn(configurationValues: string): boolean {
+  const parsed: unknown = configurationValues.trim() === "" ? {} : parse(configurationValues);
+  if (!isRecord(parsed)) {
+    throw new Error(`the vpc-cni add-on's configuration values are not a map: ${configurationValues}`);
+  }
+  return parsed.enableNetworkPolicy === "true" || parsed.enableNetworkPolicy === true;
+}
+
 /** What the stack changes in the add-on's configuration, and the configuration values it sets. */
 export interface VpcCniChange {
   /** The configuration values to set: the current ones, unchanged, when nothing needs changing. */
@@ -40,17 +62,19 @@ const shown = (value: unknown) => (value === undefined ? "unset" : JSON.stringif
 
 /**
  * The add-on's configuration with Calico's settings (components/cluster/addons.ts VPC_CNI_CONFIGURATION)
- * in place and every other setting kept. Throws on configuration values that are not a YAML or JSON map,
- * since merging into them would lose settings.
+ * in place and every other setting kept; with `agent` "on", `enableNetworkPolicy` is kept as it is.
+ * Throws on configuration values that are not a YAML or JSON map, since merging into them would lose
+ * settings.
  */
-export function vpcCniChange(current: string): VpcCniChange {
+export function vpcCniChange(current: string, agent: NetworkPolicyAgent = "off"): VpcCniChange {
   const parsed: unknown = current.trim() === "" ? {} : parse(current);
   if (!isRecord(parsed)) {
     throw new Error(`the vpc-cni add-on's configuration values are not a map: ${current}`);
   }
   const env = isRecord(parsed.env) ? parsed.env : {};
   const changes: string[] = [];
-  if (parsed.enableNetworkPolicy !== VPC_CNI_CONFIGURATION.enableNetworkPolicy) {
+  const turnOff = agent === "off" && parsed.enableNetworkPolicy !== VPC_CNI_CONFIGURATION.enableNetworkPolicy;
+  if (turnOff) {
     changes.push(
       `enableNetworkPolicy: ${shown(parsed.enableNetworkPolicy)} -> ${shown(VPC_CNI_CONFIGURATION.enableNetworkPolicy)}`,
     );
@@ -61,7 +85,7 @@ export function vpcCniChange(current: string): VpcCniChange {
   if (changes.length === 0) return { configurationValues: current, changes };
   const merged = {
     ...parsed,
-    enableNetworkPolicy: VPC_CNI_CONFIGURATION.enableNetworkPolicy,
+    ...(agent === "off" ? { enableNetworkPolicy: VPC_CNI_CONFIGURATION.enableNetworkPolicy } : {}),
     env: { ...env, ...VPC_CNI_CONFIGURATION.env },
   };
   return { configurationValues: JSON.stringify(merged), changes };

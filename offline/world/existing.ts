@@ -8,6 +8,8 @@
 import { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
 import { type SimulatedNode, nodesOfGroup } from "./nodes";
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
+import { SimulatedFailure } from "./workloads";
+import { handOverRefusal } from "../../components/existing-cluster/agent-hand-over";
 
 export interface ExistingClusterSimulation {
   /** The cluster's name; the world has no other existing cluster. Unset: the one the stack names. */
@@ -20,6 +22,11 @@ export interface ExistingClusterSimulation {
   /** The VPC CNI: the EKS add-on with these configuration values, or self-managed (no add-on). */
   readonly vpcCni?:
     { readonly managed: true; readonly configurationValues?: string } | { readonly managed: false };
+  /**
+   * What the network-policy agent's hand-over step finds left (`Kind namespace/name`: NetworkPolicies and
+   * objects of networking.k8s.aws). Unset: none, which the plan says it assumed.
+   */
+  readonly networkPolicies?: readonly string[];
 }
 
 /**
@@ -35,9 +42,14 @@ export const DEFAULT_EXISTING_CLUSTER = {
 
 /** The simulated existing cluster: its answers, and the nodes it adds to the world. */
 export class ExistingClusterWorld {
-  private readonly facts: Required<Omit<ExistingClusterSimulation, "name">> & { name: string };
+  private readonly facts: Required<Omit<ExistingClusterSimulation, "name" | "networkPolicies">> & {
+    name: string;
+  };
 
-  constructor(requested: string, simulation: ExistingClusterSimulation | undefined) {
+  constructor(
+    requested: string,
+    private readonly simulation: ExistingClusterSimulation | undefined,
+  ) {
     this.facts = { ...DEFAULT_EXISTING_CLUSTER, ...simulation, name: simulation?.name ?? requested };
   }
 
@@ -102,6 +114,20 @@ export class ExistingClusterWorld {
       podIdentityAssociations: [],
       tags: {},
     };
+  }
+
+  /**
+   * The hand-over step (components/existing-cluster/hand-over-step.ts), on what the simulation says is
+   * left; calico-node was awaited ready before it, as in a real update. Throws the real step's refusal.
+   */
+  handOver(simulated: string[]): { remaining: string[] } {
+    const remaining = [...(this.simulation?.networkPolicies ?? [])].sort();
+    simulated.push(
+      `the network-policy agent's hand-over step: ${this.facts.name}'s network policies cannot be read offline; simulated as ${remaining.length === 0 ? "none left" : remaining.join(", ")} (the real step reads them during pulumi up)`,
+    );
+    const refusal = handOverRefusal(this.facts.name, { remaining });
+    if (refusal !== undefined) throw new SimulatedFailure(refusal);
+    return { remaining };
   }
 
   /** An import of `<cluster>:<add-on>`: only an add-on the cluster has can be imported. */

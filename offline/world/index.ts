@@ -7,6 +7,7 @@
  * - nodes.ts: the nodes each node group starts with;
  * - scheduling.ts: where a pod can run;
  * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
+ * - pods.ts: bare Pods (the policy probe's anchor), bound to a node or reported unschedulable;
  * - jobs.ts: the policy probe's client Jobs, run against the NetworkPolicies applied (network-policy.ts);
  * - operator.ts: the Tigera operator installing Calico for an Installation, judged by `pulumi.com/waitFor`
  *   (wait-for.ts), and reads of the objects it creates;
@@ -27,11 +28,14 @@ import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
 import { SIMULATED_ISSUE_TIME, TLS_RESOURCES } from "./tls";
 import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
+import { applyPod } from "./pods";
+import type { PlacedPod } from "./scheduling";
 import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
 import { ExistingClusterWorld } from "./existing";
 import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
 import { ExistingObjects } from "./adoption";
 import { TAKEOVER_TYPE } from "../../components/calico/takeover";
+import { HAND_OVER_TYPE } from "../../components/existing-cluster/hand-over-step";
 import type { OpenSchema } from "../../components/calico/takeover/schemas";
 import type { ObjectRef } from "../../components/calico/takeover/run";
 
@@ -47,6 +51,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly groups = new Map<string, SimulatedNode[]>();
   /** The Kubernetes objects applied so far, in order: what the cluster's API would list. */
   private readonly objects: AppliedObject[] = [];
+  /** The pods bound to nodes so far (Deployments' and bare Pods'), for inter-pod affinity. */
+  private readonly pods: PlacedPod[] = [];
   /** What the world decided that AWS or the cluster would decide, for the plan to show as simulated. */
   readonly simulated: string[] = [];
   /** Kubernetes providers by id: whether each upserts existing objects. */
@@ -168,8 +174,10 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         }
         const applied =
           args.type === "kubernetes:batch/v1:Job"
-            ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated)
-            : applyObject(args.type, inputs, this.nodes, this.simulation, this.simulated);
+            ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated, this.pods)
+            : args.type === "kubernetes:core/v1:Pod"
+              ? applyPod(inputs, this.nodes, this.pods, this.simulated)
+              : applyObject(args.type, inputs, this.nodes, this.simulation, this.simulated, this.pods);
         this.objects.push({ type: args.type, inputs });
         return applied;
       } catch (error) {
@@ -185,6 +193,14 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       );
       const schemas = this.before.stricterSchemas((inputs.openSchemas ?? []) as OpenSchema[]);
       return { id: "takeover", state: { ...inputs, results, schemas } };
+    }
+    if (args.type === HAND_OVER_TYPE) {
+      if (this.existing === undefined)
+        throw new Error("offline engine: a hand-over step without an existing cluster");
+      return {
+        id: "network-policy-agent-hand-over",
+        state: { ...inputs, ...this.existing.handOver(this.simulated) },
+      };
     }
     // `import`: the existing resource must be there (only the existing cluster's add-on can be).
     if (args.id !== undefined && args.id !== "") {

@@ -3,9 +3,13 @@
  * pods say what they expect with the `eks-calico.io/probe-expect` label); any other Job's outcome is
  * something the world cannot know, so it refuses (CannotSimulate) rather than report a success.
  *
- * A probe client connects to its target Service's pods when the NetworkPolicies the world has seen admit
- * it (offline/world/network-policy.ts), or when nothing enforces policy: calico-node not ready on a node
- * the client or the server may land on, or a simulation in which Felix runs but does not enforce.
+ * A client's pod is placed as the scheduler would place it (scheduling.ts): on the first node that fits,
+ * its required pod affinity judged against the pods already bound (the server's, the anchor's); a
+ * completed Job's pod is never among them, as the scheduler ignores terminated pods. It connects to its
+ * target Service's pods when the NetworkPolicies the world has seen admit it
+ * (offline/world/network-policy.ts), or when nothing enforces policy: calico-node not ready on the
+ * client's node or the server's, or a simulation in which Felix runs but does not enforce. A suspended
+ * Job creates no pod; unless it is not awaited, `pulumi up` waits for it to start until it times out.
  */
 import {
   DNS_BLOCKED_MESSAGE,
@@ -14,7 +18,7 @@ import {
 } from "../../components/calico/probe/script";
 import { type NamespaceRef, type NetworkPolicyObject, ingressAllowed } from "./network-policy";
 import type { SimulatedNode } from "./nodes";
-import { CannotSimulate, type PodSpec, whyNot } from "./scheduling";
+import { CannotSimulate, type PlacedPod, type PodSpec, unschedulableMessage, whyNot } from "./scheduling";
 import { type ClusterSimulation, SimulatedFailure } from "./workloads";
 
 /** A Kubernetes object the world has applied. */
@@ -24,6 +28,7 @@ export interface AppliedObject {
 }
 
 const EXPECT_LABEL = "eks-calico.io/probe-expect";
+const SKIP_AWAIT = "pulumi.com/skipAwait";
 
 interface PodTemplate {
   metadata?: { labels?: Record<string, string> };
@@ -36,6 +41,7 @@ interface Meta {
   name?: string;
   namespace?: string;
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 const metaOf = (o: AppliedObject) => (o.inputs.metadata ?? {}) as Meta;
@@ -55,7 +61,7 @@ function calicoNodes(objects: readonly AppliedObject[], nodes: readonly Simulate
 
 /**
  * The outcome of a probe client Job: its state with `status.succeeded`, or the SimulatedFailure
- * `pulumi up` would end with (the client's own verdict).
+ * `pulumi up` would end with (the client's own verdict). `pods` are the pods bound so far.
  */
 export function runJob(
   inputs: Record<string, unknown>,
@@ -63,11 +69,13 @@ export function runJob(
   nodes: readonly SimulatedNode[],
   options: ClusterSimulation,
   notes: string[],
+  pods: readonly PlacedPod[] = [],
 ): { id: string; state: Record<string, unknown> } {
   const meta = (inputs.metadata ?? {}) as Meta;
   const name = meta.name ?? "(unnamed)";
   const namespace = meta.namespace ?? "default";
-  const template = ((inputs.spec ?? {}) as { template?: PodTemplate }).template ?? {};
+  const jobSpec = (inputs.spec ?? {}) as { template?: PodTemplate; suspend?: boolean };
+  const template = jobSpec.template ?? {};
   const labels = template.metadata?.labels ?? {};
   const expect = labels[EXPECT_LABEL];
   if (expect !== "connect" && expect !== "blocked") {
@@ -75,10 +83,23 @@ export function runJob(
       `${name}: what a Job's pod does is not simulated (only the policy probe's clients)`,
     );
   }
+  if (jobSpec.suspend === true) {
+    if (meta.annotations?.[SKIP_AWAIT] !== "true") {
+      throw new SimulatedFailure(`${name}: suspended, it never starts; the Job await times out`);
+    }
+    notes.push(`${name}: suspended, not run`);
+    return {
+      id: `${namespace}/${name}`,
+      state: { ...inputs, status: { conditions: [{ type: "Suspended", status: "True" }] } },
+    };
+  }
   const pod = template.spec ?? {};
-  const clientNodes = nodesFor(pod, nodes);
-  if (clientNodes.length === 0) {
-    throw new SimulatedFailure(`${name}: its pod cannot be scheduled on any node; the Job never completes`);
+  const context = { namespace, labels, placed: pods };
+  const clientNode = nodes.find((n) => whyNot(pod, n, context) === undefined);
+  if (clientNode === undefined) {
+    throw new SimulatedFailure(
+      `${name}: its pod cannot be scheduled (${unschedulableMessage(pod, nodes, context)}); the Job never completes`,
+    );
   }
 
   // The target: host:port of a Service in the world, its selector, and the pods behind it.
@@ -99,25 +120,18 @@ export function runJob(
     ports?: { port: number; targetPort?: number }[];
   };
   const port = serviceSpec.ports?.find((p) => p.port === Number(portText));
-  const server = objects.find((o) => {
-    if (
-      o.type !== "kubernetes:apps/v1:Deployment" ||
-      (metaOf(o).namespace ?? "default") !== serviceNamespace
-    ) {
-      return false;
-    }
-    const podLabels = (o.inputs.spec as { template?: PodTemplate }).template?.metadata?.labels ?? {};
-    return Object.entries(serviceSpec.selector ?? {}).every(([k, v]) => podLabels[k] === v);
-  });
-  if (port === undefined || server === undefined) {
+  const servers = pods.filter(
+    (p) =>
+      p.namespace === serviceNamespace &&
+      Object.entries(serviceSpec.selector ?? {}).every(([k, v]) => p.labels[k] === v),
+  );
+  if (port === undefined || servers.length === 0) {
     throw new SimulatedFailure(`${name}: ${target} has no port or no pods behind it; no connection can open`);
   }
-  const serverTemplate = (server.inputs.spec as { template?: PodTemplate }).template ?? {};
-  const serverNodes = nodesFor(serverTemplate.spec ?? {}, nodes);
 
-  // Enforced only if Felix runs, ready, wherever the server and the client may land.
+  // Enforced only if Felix runs, ready, on the client's node and the server's.
   const ready = calicoNodes(objects, nodes);
-  const unguarded = [...serverNodes, ...clientNodes].find((n) => !ready.has(n.name));
+  const unguarded = [...servers.map((p) => p.node), clientNode].find((n) => !ready.has(n.name));
   const enforced = options.policyNotEnforced !== true && unguarded === undefined;
   const namespaces: NamespaceRef[] = objects
     .filter((o) => o.type === "kubernetes:core/v1:Namespace")
@@ -128,7 +142,7 @@ export function runJob(
   const verdict = ingressAllowed({
     policies,
     namespaces,
-    server: { namespace: serviceNamespace, labels: serverTemplate.metadata?.labels ?? {} },
+    server: { namespace: serviceNamespace, labels: servers[0].labels },
     client: { namespace, labels },
     port: port.targetPort ?? port.port,
   });
@@ -151,7 +165,10 @@ export function runJob(
     throw new SimulatedFailure(`${name}: ${NOT_ALLOWED_MESSAGE} (${why})`);
   if (expect === "blocked" && connected)
     throw new SimulatedFailure(`${name}: ${NOT_ENFORCING_MESSAGE} (${why})`);
-  notes.push(`${name}: ${expect === "connect" ? "connected" : "blocked on every attempt"} (${why})`);
+  const where = servers.some((p) => p.node === clientNode) ? "the server's node" : "not the server's node";
+  notes.push(
+    `${name}: from ${clientNode.name} (${where}): ${expect === "connect" ? "connected" : "blocked on every attempt"} (${why})`,
+  );
   return {
     id: `${namespace}/${name}`,
     state: {

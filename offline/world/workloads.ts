@@ -9,7 +9,7 @@ import type { ExistingClusterSimulation } from "./existing";
 import type { KubeconfigClusterSimulation } from "./kubeconfig";
 import type { ManifestObject } from "../adoption/objects";
 import type { SimulatedNode } from "./nodes";
-import { type PodSpec, onePerNode, whyNot } from "./scheduling";
+import { type PlacedPod, type PodSpec, onePerNode, whyNot } from "./scheduling";
 
 /** How the simulated cluster behaves beyond what the program decides. */
 export interface ClusterSimulation {
@@ -45,7 +45,7 @@ export class SimulatedFailure extends Error {
 }
 
 interface Workload {
-  metadata?: { name?: string; namespace?: string };
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
   spec?: { replicas?: number; template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpec } };
 }
 
@@ -65,13 +65,18 @@ function placement(pod: PodSpec, nodes: readonly SimulatedNode[]) {
   return { eligible, excluded };
 }
 
-/** An object's id and state as the cluster would return them, or a SimulatedFailure. */
+/**
+ * An object's id and state as the cluster would return them, or a SimulatedFailure. A Deployment's pods
+ * join `pods`, each on the first node that fits (one per node where onePerNode says so): which node the
+ * scheduler picks among those is not known offline, so only what holds wherever it lands may depend on it.
+ */
 export function applyObject(
   type: string,
   inputs: Record<string, unknown>,
   nodes: readonly SimulatedNode[],
   simulation: ClusterSimulation,
   notes: string[],
+  pods: PlacedPod[] = [],
 ): { id: string; state: Record<string, unknown> } {
   const workload = inputs as Workload;
   const name = workload.metadata?.name ?? "(unnamed)";
@@ -120,6 +125,16 @@ export function applyObject(
     notes.push(
       `${name}: ${plural(replicas, "replica")} scheduled and ready on ${plural(eligible.length, "eligible node")}`,
     );
+    const template = workload.spec?.template;
+    for (let i = 0; i < replicas; i++) {
+      pods.push({
+        name: `${name}-${i + 1}`,
+        namespace: workload.metadata?.namespace ?? "default",
+        labels: template?.metadata?.labels ?? {},
+        node: eligible[perNode ? i : 0],
+        antiAffinity: pod.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [],
+      });
+    }
     state.status = {
       observedGeneration: 1,
       replicas,

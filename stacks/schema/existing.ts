@@ -38,6 +38,12 @@ export const existingClusterSchema = z.strictObject({
    * runs with its network-policy agent off and ANNOTATE_POD_IP set, as the refusal described.
    */
   vpcCniConfigured: z.boolean({ error: "must be true or false" }).default(false),
+  /**
+   * The vpc-cni add-on's network-policy agent: "off" turns it off in AWS's order once Calico enforces,
+   * "on" leaves it on beside Calico (the hand-over's first step). Required when the agent is on
+   * (stacks/existing.ts); unset means off.
+   */
+  networkPolicyAgent: z.enum(["on", "off"], { error: 'must be "on" or "off"' }).optional(),
 });
 
 export type ExistingClusterConfig = z.infer<typeof existingClusterSchema>;

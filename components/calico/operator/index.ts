@@ -20,6 +20,7 @@ import {
 import { operatorObjectName, renderOperatorObjects } from "./objects";
 import { requireOperatorVersion } from "./releases";
 import { CALICO_SYSTEM_NAMESPACE } from "./settings";
+import type { AfterCalico } from "../running";
 import { calicoAvailable, operatorTyphaReplicas, type TigeraStatus } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 
@@ -46,6 +47,8 @@ export interface CalicoOperatorArgs {
   readinessTimeoutMinutes: number;
   /** The enforcement probe, run once the Installation is Ready; undefined turns it off. */
   probe?: CalicoProbeArgs;
+  /** What must follow the Installation's readiness, before the probe (../running.ts). */
+  afterCalico?: AfterCalico;
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -172,9 +175,14 @@ export class CalicoOperator extends pulumi.ComponentResource {
     this.typhaReadyReplicas = readyReplicas(typha.status);
     this.typhaReplicas = operatorTyphaReplicas(args.initialNodes);
 
+    const followers =
+      args.afterCalico?.({
+        resources: [installation],
+        calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-node" },
+      }) ?? [];
     ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
       provider: args.provider,
-      after: [installation],
+      after: [installation, ...followers],
       probe: args.probe,
       calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
     }));

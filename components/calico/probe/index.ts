@@ -1,6 +1,9 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { type Job, type ProbeSettings, clientJobName, probeId, renderProbeObjects } from "./objects";
+import { anchorPlacement } from "./anchor";
+import { type Access, type Pair, forPlacement } from "./clients";
+import { type Job, type ProbeSettings, probeId, renderProbeBase, renderProbeRun } from "./objects";
+import { type JobStatus, type ProbeReport, policyEnforcedBy, probeReport } from "./report";
 
 export {
   DEFAULT_PROBE_REGISTRY,
@@ -10,6 +13,7 @@ export {
   type ProbeSettings,
 } from "./objects";
 export { NOT_ENFORCING_MESSAGE } from "./script";
+export type { ClientResult, PairReport, ProbeReport } from "./report";
 
 export interface PolicyProbeArgs {
   /** Provider of the target cluster. */
@@ -21,21 +25,6 @@ export interface PolicyProbeArgs {
   /** What must be ready before the probe starts: the calico-node DaemonSet. */
   after: pulumi.Resource[];
 }
-
-/** What one client Job proved, for the `calico.probe` output. */
-export interface ClientResult {
-  job: string;
-  expected: string;
-  succeeded: boolean;
-}
-
-export interface ProbeReport {
-  namespace: string;
-  allowedClient: ClientResult;
-  deniedClient: ClientResult;
-}
-
-type JobStatus = { succeeded?: number } | undefined;
 
 /** The probe as a Calico component is asked for it: where its image comes from, how long to wait, the nodes. */
 export interface CalicoProbeArgs {
@@ -94,27 +83,24 @@ export function probeOutputs(
 }
 
 /**
- * Proof that Calico enforces NetworkPolicy: a server isolated by a default-deny ingress policy, a client
- * the allow policy admits (must connect) and one it does not (must be blocked on every attempt). Both
- * Jobs are awaited by `pulumi up`, which fails with the client's own verdict if either fails. Create it
- * after calico-node is ready (`dependsOn` the DaemonSet).
+ * Proof that Calico enforces NetworkPolicy: a server isolated by a default-deny ingress policy, and two
+ * pairs of clients, one on the server's node and one on another node (held by the anchor pod), each an
+ * allowed client (must connect) and a denied client (must be blocked on every attempt) on one node. The
+ * Jobs that run are awaited by `pulumi up`, which fails with the client's own verdict if one fails.
+ * Create it after calico-node is ready (`dependsOn` the DaemonSet).
  */
 export class PolicyProbe extends pulumi.ComponentResource {
-  /** True only when both client Jobs succeeded. */
+  /** True only when every pair that ran proved enforcement (the same-node pair always runs). */
   readonly policyEnforced: pulumi.Output<boolean>;
   readonly report: pulumi.Output<ProbeReport>;
 
   constructor(name: string, args: PolicyProbeArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:calico:PolicyProbe", name, {}, opts);
-    // The Jobs' names come from every enforcement input, some known only once deployed.
+    // The run's names come from every enforcement input, some known only once deployed.
     const id = pulumi
       .output(args.settings.enforcementInputs)
       .apply((inputs) => probeId({ ...args.settings, enforcementInputs: inputs }));
-    const objects = renderProbeObjects({ ...args.settings, enforcementInputs: {} });
-    const named = (job: Job, access: "allowed" | "denied") => ({
-      ...job,
-      metadata: { ...job.metadata, name: id.apply((i) => clientJobName(access, i)) },
-    });
+    const objects = renderProbeBase(args.settings);
     const timeouts = {
       create: `${args.settings.timeoutMinutes}m`,
       update: `${args.settings.timeoutMinutes}m`,
@@ -139,39 +125,72 @@ export class PolicyProbe extends pulumi.ComponentResource {
       new k8s.networking.v1.NetworkPolicy(`${name}-default-deny`, objects.denyAll, inNamespace),
       new k8s.networking.v1.NetworkPolicy(`${name}-allow-clients`, objects.allowClients, inNamespace),
     ];
-    // The allowed client first: once it connected, the server is reachable and the policies exist, so
-    // the denied client's failures can only be the policy's doing.
-    const allowed = new k8s.batch.v1.Job(`${name}-allowed-client`, named(objects.allowedClient, "allowed"), {
-      ...base,
-      dependsOn: [namespace, server, service, ...policies],
-      customTimeouts: timeouts,
-    });
-    const denied = new k8s.batch.v1.Job(`${name}-denied-client`, named(objects.deniedClient, "denied"), {
-      ...base,
-      dependsOn: [allowed],
-      customTimeouts: timeouts,
-    });
+    // The run follows the server Deployment's own selector, read once the server is ready: pod
+    // (anti-)affinity is judged against pods already on nodes.
+    const run = pulumi
+      .all([id, server.spec])
+      .apply(([i, spec]) => renderProbeRun({ ...args.settings, enforcementInputs: {} }, i, spec.selector));
 
-    const succeeded = (status: JobStatus) => (status?.succeeded ?? 0) >= 1;
-    const statuses = pulumi.all([
-      allowed.status as pulumi.Output<JobStatus>,
-      denied.status as pulumi.Output<JobStatus>,
-      id,
-    ]);
-    this.policyEnforced = statuses.apply(([a, d]) => succeeded(a) && succeeded(d));
-    this.report = statuses.apply(([a, d, i]) => ({
-      namespace: objects.namespace.metadata.name,
-      allowedClient: {
-        job: clientJobName("allowed", i),
-        expected: `connects to the server through ${objects.allowClients.metadata.name}`,
-        succeeded: succeeded(a),
-      },
-      deniedClient: {
-        job: clientJobName("denied", i),
-        expected: `blocked by ${objects.denyAll.metadata.name} on every attempt`,
-        succeeded: succeeded(d),
-      },
-    }));
+    // Awaited until the scheduler has placed it on a node other than the server's, or said why not.
+    const anchor = new k8s.core.v1.Pod(
+      `${name}-anchor`,
+      { metadata: run.apply((r) => r.anchor.metadata), spec: run.apply((r) => r.anchor.spec) },
+      { ...inNamespace, customTimeouts: timeouts },
+    );
+    const placement = pulumi
+      .all([anchor.spec, anchor.status])
+      .apply(([spec, status]) => anchorPlacement({ spec, status }));
+
+    const rendered = (pair: Pair, access: Access): pulumi.Output<Job> =>
+      pair === "same-node"
+        ? run.apply((r) => r.clients[pair][access])
+        : pulumi.all([run, placement]).apply(([r, p]) => forPlacement(r.clients[pair][access], p));
+    const job = (pair: Pair, access: Access, dependsOn: pulumi.Resource[]) => {
+      const object = rendered(pair, access);
+      // `<...>-probe-allowed-client` and `<...>-probe-denied-client`: the Pulumi names the ordering rows of
+      // the allowed and denied clients select (components/ordering.ts), for both pairs.
+      const prefix = pair === "same-node" ? name : `${name}-other-node-probe`;
+      return new k8s.batch.v1.Job(
+        `${prefix}-${access}-client`,
+        { metadata: object.apply((o) => o.metadata), spec: object.apply((o) => o.spec) },
+        { ...base, dependsOn, customTimeouts: timeouts },
+      );
+    };
+    // The allowed clients first: once they connected, the server is reachable from both nodes and the
+    // policies exist, so the denied clients' failures can only be the policy's doing.
+    const allowed = {
+      "same-node": job("same-node", "allowed", [namespace, server, service, ...policies]),
+      "other-node": job("other-node", "allowed", [namespace, server, service, ...policies]),
+    };
+    const denied = {
+      "same-node": job("same-node", "denied", Object.values(allowed)),
+      "other-node": job("other-node", "denied", Object.values(allowed)),
+    };
+
+    const status = (j: k8s.batch.v1.Job) => j.status as pulumi.Output<JobStatus>;
+    this.report = pulumi
+      .all([
+        id,
+        placement,
+        status(allowed["same-node"]),
+        status(denied["same-node"]),
+        status(allowed["other-node"]),
+        status(denied["other-node"]),
+      ])
+      .apply(([i, p, sameAllowed, sameDenied, otherAllowed, otherDenied]) =>
+        probeReport({
+          namespace: objects.namespace.metadata.name,
+          id: i,
+          allowPolicy: objects.allowClients.metadata.name,
+          denyPolicy: objects.denyAll.metadata.name,
+          placement: p,
+          statuses: {
+            "same-node": { allowed: sameAllowed, denied: sameDenied },
+            "other-node": { allowed: otherAllowed, denied: otherDenied },
+          },
+        }),
+      );
+    this.policyEnforced = this.report.apply(policyEnforcedBy);
     this.registerOutputs({ policyEnforced: this.policyEnforced, report: this.report });
   }
 }

@@ -1,0 +1,89 @@
+/**
+ * The enforcement probe's client scripts, run with a stand-in for `agnhost connect`: what each client
+ * concludes from what its connections do, and the sentence it leaves for `pulumi up` to report.
+ */
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  COULD_NOT_RUN,
+  DNS_BLOCKED_MESSAGE,
+  NOT_ALLOWED_MESSAGE,
+  NOT_ENFORCING_MESSAGE,
+  allowedClientScript,
+  deniedClientScript,
+} from "../components/calico/probe/script";
+
+/** Runs a client script with a stand-in for `agnhost connect`, no pauses, and a local termination log. */
+function runScript(script: string, connect: string): { status: number | null; message: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "probe-"));
+  try {
+    const stub = path.join(dir, "agnhost");
+    fs.writeFileSync(stub, `#!/bin/sh\n${connect}\n`, { mode: 0o755 });
+    const log = path.join(dir, "termination-log");
+    const local = script
+      .replaceAll("/agnhost", stub)
+      .replaceAll("/dev/termination-log", log)
+      .replace(/sleep \d+/g, "true");
+    const result = spawnSync("/bin/sh", ["-c", local], {
+      env: { TARGET: "server:80", PATH: process.env.PATH },
+    });
+    return { status: result.status, message: fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim() : "" };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("policy probe: the client scripts", () => {
+  it("the denied client fails with the message `pulumi up` shows when a connection gets through", () => {
+    const run = runScript(deniedClientScript(), "exit 0");
+    assert.equal(run.status, 1);
+    assert.ok(run.message.startsWith(NOT_ENFORCING_MESSAGE), run.message);
+  });
+
+  it("the denied client succeeds only when every attempt times out", () => {
+    const run = runScript(deniedClientScript(), 'echo "TIMEOUT"; exit 1');
+    assert.equal(run.status, 0);
+    assert.match(run.message, /blocked on all 5 attempts/);
+  });
+
+  it("the denied client cannot tell from a refused connection, and says the probe could not run", () => {
+    const run = runScript(deniedClientScript(), 'echo "REFUSED"; exit 1');
+    assert.equal(run.status, 2);
+    assert.ok(run.message.startsWith(`${COULD_NOT_RUN}: `), run.message);
+    assert.match(run.message, /cannot tell whether policy blocked it/);
+  });
+
+  it("either client blocked from DNS says the probe could not run and why, never 'not enforcing'", () => {
+    // agnhost connect prints `DNS: <error>` when the name does not resolve (test/images/agnhost/connect).
+    const dns = 'echo "DNS: lookup server on 10.96.0.10:53: read udp: i/o timeout"; exit 1';
+    for (const script of [allowedClientScript(), deniedClientScript()]) {
+      const run = runScript(script, dns);
+      assert.equal(run.status, 3, run.message);
+      assert.ok(run.message.startsWith(DNS_BLOCKED_MESSAGE), run.message);
+      assert.ok(!run.message.includes(NOT_ENFORCING_MESSAGE));
+    }
+  });
+
+  it("an allowed client that never connects says the probe could not run, naming a blocking policy as a cause", () => {
+    const run = runScript(
+      allowedClientScript().replace(/deadline=.*/, "deadline=0"),
+      'echo "TIMEOUT"; exit 1',
+    );
+    assert.equal(run.status, 1, run.message);
+    assert.ok(run.message.startsWith(NOT_ALLOWED_MESSAGE), run.message);
+    assert.match(run.message, /^the probe could not run: .*GlobalNetworkPolicy/);
+  });
+
+  it("the allowed client retries until it connects", () => {
+    // Fails twice, then connects: a counter file beside the stub.
+    const run = runScript(
+      allowedClientScript(),
+      'f="$(dirname "$0")/n"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) > "$f"; [ "$n" -ge 2 ] || { echo TIMEOUT; exit 1; }',
+    );
+    assert.equal(run.status, 0, run.message);
+    assert.match(run.message, /connected to server:80 on attempt 3/);
+  });
+});
