@@ -9,123 +9,22 @@
 
 import { AWS_NODE_POD_PATCHER } from "./calico/names";
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "./calico/operator/settings";
-import { TAKEOVER_TYPE } from "./calico/takeover";
-import { HAND_OVER_TYPE } from "./existing-cluster/hand-over-step";
+import {
+  T,
+  VPC_CNI,
+  HAND_OVER,
+  PROBE_NAMESPACE,
+  NODE_GROUPS,
+  CLUSTER,
+  CALICO_OBJECTS,
+  CLUSTER_SCOPED,
+  INSTALLATION,
+  OPERATOR,
+  AUTOSCALER,
+  type OrderingRule,
+} from "./ordering-sets";
 
-/** Resources picked by type token and, optionally, Pulumi resource name. */
-export interface ResourceSet {
-  /** How the README names the set. */
-  readonly label: string;
-  readonly types: readonly string[];
-  readonly name?: RegExp;
-}
-
-export interface OrderingRule {
-  readonly before: ResourceSet;
-  readonly after: ResourceSet;
-  /** Pair resources of the two sets by Pulumi name instead of requiring every pair. */
-  readonly pairByName?: boolean;
-  /** The row does not apply to a stack that has a resource of this set (another row orders it). */
-  readonly unlessPresent?: ResourceSet;
-  /** What fails without the order. */
-  readonly why: string;
-  readonly source: string;
-}
-
-const T = {
-  vpc: "aws:ec2/vpc:Vpc",
-  igw: "aws:ec2/internetGateway:InternetGateway",
-  nat: "aws:ec2/natGateway:NatGateway",
-  routeTable: "aws:ec2/routeTable:RouteTable",
-  association: "aws:ec2/routeTableAssociation:RouteTableAssociation",
-  role: "aws:iam/role:Role",
-  attachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-  key: "aws:kms/key:Key",
-  logGroup: "aws:cloudwatch/logGroup:LogGroup",
-  cluster: "eks:index:Cluster",
-  nodeGroup: "eks:index:ManagedNodeGroup",
-  addon: "aws:eks/addon:Addon",
-  accessEntry: "aws:eks/accessEntry:AccessEntry",
-  accessPolicy: "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
-  namespace: "kubernetes:core/v1:Namespace",
-  crd: "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition",
-  serviceAccount: "kubernetes:core/v1:ServiceAccount",
-  clusterRole: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
-  clusterRoleBinding: "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-  k8sRole: "kubernetes:rbac.authorization.k8s.io/v1:Role",
-  k8sRoleBinding: "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
-  configMap: "kubernetes:core/v1:ConfigMap",
-  secret: "kubernetes:core/v1:Secret",
-  deployment: "kubernetes:apps/v1:Deployment",
-  service: "kubernetes:core/v1:Service",
-  pdb: "kubernetes:policy/v1:PodDisruptionBudget",
-  daemonSet: "kubernetes:apps/v1:DaemonSet",
-  networkPolicy: "kubernetes:networking.k8s.io/v1:NetworkPolicy",
-  job: "kubernetes:batch/v1:Job",
-  installation: "kubernetes:operator.tigera.io/v1:Installation",
-  apiServer: "kubernetes:operator.tigera.io/v1:APIServer",
-  goldmane: "kubernetes:operator.tigera.io/v1:Goldmane",
-  whisker: "kubernetes:operator.tigera.io/v1:Whisker",
-  takeover: TAKEOVER_TYPE,
-  handOver: HAND_OVER_TYPE,
-} as const;
-
-const VPC_CNI: ResourceSet = { label: "the vpc-cni add-on", types: [T.addon], name: /^cluster-vpc-cni$/ };
-const HAND_OVER: ResourceSet = { label: "the network-policy agent's hand-over step", types: [T.handOver] };
-const PROBE_NAMESPACE: ResourceSet = {
-  label: "the policy probe's namespace",
-  types: [T.namespace],
-  name: /-probe-namespace$/,
-};
-const NODE_GROUPS: ResourceSet = { label: "every node group", types: [T.nodeGroup] };
-const CLUSTER: ResourceSet = { label: "the EKS cluster", types: [T.cluster] };
-const CALICO_OBJECTS: ResourceSet = {
-  label: "every Calico object",
-  types: [
-    T.namespace,
-    T.crd,
-    T.serviceAccount,
-    T.clusterRole,
-    T.clusterRoleBinding,
-    T.k8sRole,
-    T.k8sRoleBinding,
-    T.configMap,
-    T.secret,
-    T.deployment,
-    T.service,
-    T.pdb,
-    T.daemonSet,
-    T.installation,
-    T.apiServer,
-    T.goldmane,
-    T.whisker,
-  ],
-};
-
-/** Kinds of Calico objects that live outside any namespace. */
-const CLUSTER_SCOPED: readonly string[] = [
-  T.namespace,
-  T.crd,
-  T.clusterRole,
-  T.clusterRoleBinding,
-  T.installation,
-  T.apiServer,
-  T.goldmane,
-  T.whisker,
-];
-
-/** The Installation `default` of the operator install mode. */
-const INSTALLATION: ResourceSet = { label: "the Installation", types: [T.installation] };
-
-/** The operator's Deployment (operator install mode). */
-const OPERATOR: ResourceSet = {
-  label: "the operator's Deployment",
-  types: [T.deployment],
-  name: new RegExp(`-deployment-${OPERATOR_NAME}$`),
-};
-
-/** Pulumi names of Typha's autoscaler objects: `<component>-<kind>-calico-typha-autoscaler`. */
-const AUTOSCALER = /-calico-typha-autoscaler$/;
+export type { OrderingRule, ResourceSet } from "./ordering-sets";
 
 export const ORDERING: readonly OrderingRule[] = [
   {
