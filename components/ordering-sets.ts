@@ -5,10 +5,11 @@
 import { OPERATOR_NAME } from "./calico/operator/settings";
 import { TAKEOVER_TYPE } from "./calico/takeover";
 import { HAND_OVER_TYPE } from "./existing-cluster/hand-over-step";
+import { TYPHA_RETIREMENT_TYPE } from "./calico/takeover/typha-retirement";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {
-  /** How the README names the set. */
+  /** How docs/ordering.md names the set. */
   readonly label: string;
   readonly types: readonly string[];
   readonly name?: RegExp;
@@ -62,6 +63,7 @@ export const T = {
   whisker: "kubernetes:operator.tigera.io/v1:Whisker",
   takeover: TAKEOVER_TYPE,
   handOver: HAND_OVER_TYPE,
+  typhaRetirement: TYPHA_RETIREMENT_TYPE,
 } as const;
 
 export const VPC_CNI: ResourceSet = {
@@ -124,6 +126,9 @@ export const OPERATOR: ResourceSet = {
   types: [T.deployment],
   name: new RegExp(`-deployment-${OPERATOR_NAME}$`),
 };
+
+/** Pulumi names of Typha's objects: `calico-typha`, or `calico-typha-takeover` during a takeover. */
+export const TYPHA = /-calico-typha(-takeover)?$/;
 
 /** Pulumi names of Typha's autoscaler objects: `<component>-<kind>-calico-typha-autoscaler`. */
 export const AUTOSCALER = /-calico-typha-autoscaler$/;

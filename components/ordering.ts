@@ -4,7 +4,7 @@
  * `after` is gone before any `before` is deleted. Pulumi orders only along dependencies, so each row must
  * hold in the dependency graph, directly or through other resources: test/ordering.test.ts checks every
  * row for every stack, and that no explicit `dependsOn` edge exists without a row that needs it. The
- * README's "Creation and deletion order" table is this table.
+ * table in docs/ordering.md is this table.
  */
 
 import { AWS_NODE_POD_PATCHER } from "./calico/names";
@@ -21,6 +21,7 @@ import {
   INSTALLATION,
   OPERATOR,
   AUTOSCALER,
+  TYPHA,
   type OrderingRule,
 } from "./ordering-sets";
 
@@ -175,7 +176,7 @@ export const ORDERING: readonly OrderingRule[] = [
     after: {
       label: "Typha and calico-node",
       types: [T.deployment, T.daemonSet],
-      name: /-calico-(typha|node)$/,
+      name: /-calico-(typha|typha-takeover|node)$/,
     },
     why: "Felix and Typha list Calico's kinds with their service accounts' permissions at start and crash-loop without them",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
@@ -184,7 +185,7 @@ export const ORDERING: readonly OrderingRule[] = [
     before: {
       label: "Typha's Deployment and Service",
       types: [T.deployment, T.service],
-      name: /-calico-typha$/,
+      name: TYPHA,
     },
     after: { label: "the calico-node DaemonSet", types: [T.daemonSet] },
     why: "Felix connects to Typha through its Service and is not ready until it can",
@@ -199,13 +200,13 @@ export const ORDERING: readonly OrderingRule[] = [
     after: {
       label: "Typha and calico-node",
       types: [T.deployment, T.daemonSet],
-      name: /-calico-(typha|node)$/,
+      name: /-calico-(typha|typha-takeover|node)$/,
     },
     why: "their pods mount the CA and certificates and stay in ContainerCreating until they exist",
     source: "https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod",
   },
   {
-    before: { label: "Typha's Deployment", types: [T.deployment], name: /-calico-typha$/ },
+    before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
     after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
     why: "the autoscaler scales calico-typha and fails while its target does not exist",
     source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
@@ -296,6 +297,12 @@ export const ORDERING: readonly OrderingRule[] = [
     why: "the Installation is awaited until the operator reports calico-node Ready on every node: the probe run before that could see its denied client connect",
     source:
       "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
+  },
+  {
+    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    after: { label: "the Typha retirement step (`calico.adopt`)", types: [T.typhaRetirement] },
+    why: "an old manifest's Typha serves the calico-node pods not yet replaced, which cannot reach this program's mutual-TLS Typha: it is deleted only once the DaemonSet's update, awaited until every pod is replaced, is done",
+    source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.34.2/provider/pkg/await/daemonset.go",
   },
   {
     before: PROBE_NAMESPACE,

@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import YAML from "yaml";
-import { type Credentials, KubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
+import { type Credentials, isKubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
 
 export interface ApiAccess {
   readonly server: string;
@@ -13,7 +13,7 @@ export interface ApiAccess {
 }
 
 /** A non-2xx answer of the API server (its status and body). */
-export { KubeRequestError as ApiError } from "../components/calico/takeover/kube-client";
+export type { KubeRequestError as ApiError } from "../components/calico/takeover/kube-client";
 
 /** The server, token and CA of a kubeconfig written by local-cluster/control-plane.ts. */
 export function accessFromKubeconfig(file: string): ApiAccess {
@@ -59,7 +59,7 @@ export class Api {
     try {
       return await this.get<T>(path);
     } catch (error) {
-      if (error instanceof KubeRequestError && error.status === 404) return undefined;
+      if (isKubeRequestError(error, 404)) return undefined;
       throw error;
     }
   }

@@ -17,7 +17,7 @@
  *   then sends a server-side apply, forced as patchForce decides with the live object.
  */
 import { randomBytes } from "node:crypto";
-import { type Credentials, KubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
+import { type Credentials, isKubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
 import { type ObjectRef, objectPath } from "../components/calico/takeover/run";
 import { FIELD_MANAGER_ANNOTATION } from "../components/calico/takeover";
 import { type ManagedFieldsEntry, handOver } from "../components/calico/takeover/managed-fields";
@@ -109,7 +109,7 @@ function patchForce(
 }
 
 function refusalOf(object: KubeObject, error: unknown): ProviderAnswer {
-  if (!(error instanceof KubeRequestError)) throw error;
+  if (!isKubeRequestError(error)) throw error;
   const message = (() => {
     try {
       return (JSON.parse(error.body) as { message?: string }).message ?? error.body;

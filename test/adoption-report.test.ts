@@ -50,9 +50,18 @@ describe("adoption report", () => {
       d.path.endsWith('["scheduler.alpha.kubernetes.io/critical-pod"]'),
     );
     assert.match(critical?.note ?? "", /ignored since Kubernetes 1\.16/);
-    // The typha Deployment had no selector: the API server defaulted it to the template's labels.
-    takenOver(report, "Deployment kube-system/calico-typha");
+    // The old Typha serves the old pods until they are replaced, then the retirement step deletes it.
+    assert.deepEqual(
+      report.retired.map((r) => r.object),
+      [
+        "Deployment kube-system/calico-typha",
+        "PodDisruptionBudget kube-system/calico-typha",
+        "Service kube-system/calico-typha",
+      ],
+    );
+    assert.match(report.retired[0].why, /accepts only Felix clients with this stack's certificates/);
     const left = leftBehind(report);
+    assert.equal(left.has("Deployment kube-system/calico-typha"), false);
     assert.equal(
       left.get("Deployment kube-system/calico-typha-horizontal-autoscaler")?.command,
       "kubectl delete -n kube-system deployment.apps calico-typha-horizontal-autoscaler",
@@ -149,15 +158,18 @@ describe("adoption report", () => {
       adoptionReport(withoutCrds, plain).problems[0],
       /pulumi up fails with AlreadyExists on the first/,
     );
-    const otherSelector = fixture("amazon-vpc-cni-v1.6.yaml").map((o) =>
-      o.kind === "Deployment" && o.metadata.name === "calico-typha"
-        ? { ...o, spec: { ...(o.spec as object), selector: { matchLabels: { app: "typha" } } } }
-        : o,
-    );
+    const withSelector = (kind: string, name: string) =>
+      fixture("amazon-vpc-cni-v1.6.yaml").map((o) =>
+        o.kind === kind && o.metadata.name === name
+          ? { ...o, spec: { ...(o.spec as object), selector: { matchLabels: { app: "other" } } } }
+          : o,
+      );
     assert.match(
-      adoptionReport(otherSelector, adopting).problems.join("\n"),
-      /Deployment kube-system\/calico-typha: the takeover would be refused: spec\.selector: .*field is immutable/,
+      adoptionReport(withSelector("DaemonSet", "calico-node"), adopting).problems.join("\n"),
+      /DaemonSet kube-system\/calico-node: the takeover would be refused: spec\.selector: .*field is immutable/,
     );
+    // The old Typha is not taken over (the takeover runs its own beside it), so its selector is free.
+    assert.deepEqual(adoptionReport(withSelector("Deployment", "calico-typha"), adopting).problems, []);
   });
 
   it("stops a manifest install beside a calico-node it would not take over (another namespace)", async () => {

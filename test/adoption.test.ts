@@ -16,8 +16,11 @@ import { SimulatedFailure, type StackEvaluation, evaluateStackExpectingError } f
 import { resourcesDocument } from "../offline/plan";
 import { evaluated, evaluatedWith, input, one, ofType } from "./helpers";
 import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION, TAKEOVER_TYPE } from "../components/calico/takeover";
+import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
+import { CALICO_TYPHA } from "../components/calico/names";
 
 const PROVIDER = "pulumi:providers:kubernetes";
+const TYPHA_KINDS = new Set(["Deployment", "Service", "PodDisruptionBudget"]);
 const ADOPT = { "eks-calico:calico": { adopt: true } };
 const PROBE_NAMESPACE = "calico-policy-probe";
 
@@ -66,7 +69,16 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     const takenOver = adopted.simulated.filter((line) =>
       line.includes(": taken over from the existing object"),
     );
-    assert.equal(takenOver.length, applied(dev).length);
+    // All but the old Typha, which serves the old pods beside the takeover's own, then is deleted.
+    const typha = applied(dev).filter((o) => o.metadata.name === CALICO_TYPHA && TYPHA_KINDS.has(o.kind));
+    assert.equal(typha.length, 3);
+    assert.equal(takenOver.length, applied(dev).length - typha.length);
+    assert.ok(
+      adopted.simulated.includes(
+        "the old Typha deleted once every calico-node pod runs this program's spec (simulated as rolled out): Deployment kube-system/calico-typha, Service kube-system/calico-typha, PodDisruptionBudget kube-system/calico-typha",
+      ),
+      adopted.simulated.join("\n"),
+    );
     assert.equal((adopted.outputs.calico as { isReady: boolean }).isReady, true);
   });
 
@@ -222,15 +234,28 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
         "kubernetes:core/v1:Pod calico-probe-anchor",
       ],
     );
+    // The takeover's Typha and its retirement step go (last, as Pulumi deletes removed resources after
+    // every other step); calico-typha comes back under the ordinary provider.
     assert.deepEqual(
       diff.removed.map((r) => r.heading),
-      [`${PROVIDER} calico-adopt`],
+      [
+        "kubernetes:apps/v1:Deployment calico-deployment-calico-typha-takeover",
+        "kubernetes:core/v1:Service calico-service-calico-typha-takeover",
+        "kubernetes:policy/v1:PodDisruptionBudget calico-pdb-calico-typha-takeover",
+        `${TYPHA_RETIREMENT_TYPE} calico-typha-retirement`,
+        `${PROVIDER} calico-adopt`,
+      ],
     );
     // The step stays, checking the CRDs only; the CRDs move to their own upserting provider.
     assert.equal(diff.changed.find((r) => r.heading === `${TAKEOVER_TYPE} calico-takeover`)?.op, "update");
     assert.deepEqual(
       diff.added.map((r) => r.heading),
-      [`${PROVIDER} calico-crds`],
+      [
+        "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
+        "kubernetes:core/v1:Service calico-service-calico-typha",
+        "kubernetes:policy/v1:PodDisruptionBudget calico-pdb-calico-typha",
+        `${PROVIDER} calico-crds`,
+      ],
     );
     const moved = diff.changed.filter((r) => r.changes.some((c) => c.path === "provider"));
     assert.ok(moved.length > 10);
@@ -249,7 +274,7 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     });
     assert.equal(
       adopted.simulated.filter((line) => line.includes(": taken over from the existing object")).length,
-      applied(existing).length,
+      applied(existing).filter((o) => !(o.metadata.name === CALICO_TYPHA && TYPHA_KINDS.has(o.kind))).length,
     );
     assert.equal(
       input(one(adopted, PROVIDER, "calico-adopt"), "clusterIdentifier"),

@@ -114,6 +114,13 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
     },
   },
   {
+    title: "dev taking over a Calico installed with kubectl (calico.adopt)",
+    evaluation: () =>
+      evaluatedWith("dev", {
+        config: { "eks-calico:calico": { ...stackValue<object>("dev", "calico"), adopt: true } },
+      }),
+  },
+  {
     title: "the kubeconfig example stack",
     evaluation: () => evaluated("kubeconfig.example"),
   },
@@ -195,9 +202,8 @@ describe("creation and deletion order", () => {
     );
   });
 
-  it("is the README's table, row for row", () => {
-    const readme = fs.readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
-    const section = readme.split("### Creation and deletion order")[1]?.split("\n## ")[0] ?? "";
+  it("is the table of docs/ordering.md, row for row", () => {
+    const section = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "ordering.md"), "utf8");
     const rows = [...section.matchAll(/^\| ([^|]+?) +\| ([^|]+?) +\|/gm)]
       .map((m) => `${m[1]} | ${m[2]}`)
       .filter((row) => !row.startsWith("Exists first") && !row.startsWith("---"));

@@ -7,7 +7,7 @@
  */
 import { nonRootPodSecurity, restrictedContainerSecurity } from "./security";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
-import { CALICO_TYPHA, CALICO_TYPHA_AUTOSCALER } from "./names";
+import { CALICO_TYPHA_AUTOSCALER, STANDARD_TYPHA } from "./names";
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import { MAX_TYPHA_REPLICAS, typhaReplicas } from "./typha";
 import type {
@@ -80,7 +80,11 @@ export function autoscalerObjectList(objects: AutoscalerObjects): CalicoObject[]
 }
 
 /** Every object of Typha's autoscaler, in the namespace Calico runs in. */
-export function renderTyphaAutoscaler(namespace: string, registry: string): AutoscalerObjects {
+export function renderTyphaAutoscaler(
+  namespace: string,
+  registry: string,
+  typha = STANDARD_TYPHA.name,
+): AutoscalerObjects {
   const subject = { kind: "ServiceAccount", name: CALICO_TYPHA_AUTOSCALER, namespace };
   return {
     serviceAccount: {
@@ -114,11 +118,11 @@ export function renderTyphaAutoscaler(namespace: string, registry: string): Auto
           resourceNames: [CALICO_TYPHA_AUTOSCALER],
           verbs: ["get"],
         },
-        // The scale of calico-typha only.
+        // The scale of its Typha only.
         {
           apiGroups: ["apps"],
           resources: ["deployments/scale"],
-          resourceNames: [CALICO_TYPHA],
+          resourceNames: [typha],
           verbs: ["get", "update"],
         },
       ],
@@ -136,12 +140,12 @@ export function renderTyphaAutoscaler(namespace: string, registry: string): Auto
       metadata: meta(CALICO_TYPHA_AUTOSCALER, namespace),
       data: { [LADDER_KEY]: JSON.stringify({ nodesToReplicas: typhaLadder() }) },
     },
-    deployment: renderAutoscalerDeployment(namespace, registry),
+    deployment: renderAutoscalerDeployment(namespace, registry, typha),
   };
 }
 
 /** Labelled with the autoscaler's own release, so a Calico upgrade does not restart it. */
-function renderAutoscalerDeployment(namespace: string, registry: string): Deployment {
+function renderAutoscalerDeployment(namespace: string, registry: string, typha: string): Deployment {
   const selector = selectorLabels(CALICO_TYPHA_AUTOSCALER);
   return {
     apiVersion: "apps/v1",
@@ -174,7 +178,7 @@ function renderAutoscalerDeployment(namespace: string, registry: string): Deploy
                 "/cluster-proportional-autoscaler",
                 `--namespace=${namespace}`,
                 `--configmap=${CALICO_TYPHA_AUTOSCALER}`,
-                `--target=deployment/${CALICO_TYPHA}`,
+                `--target=deployment/${typha}`,
                 "--logtostderr=true",
                 "--v=2",
               ],

@@ -7,7 +7,7 @@ import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./sched
 import type { MaxUnavailable } from "./rollout";
 import { felixTls } from "./typha-tls";
 import { selectorLabels, workloadLabels } from "./labels";
-import { CALICO_NODE, CALICO_TYPHA } from "./names";
+import { CALICO_NODE, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
 import type { Container, DaemonSet, EnvVar } from "./types";
 
 /** Route tables Felix may use: outside the VPC CNI's per-ENI policy-routing tables. */
@@ -18,7 +18,7 @@ function env(name: string, value: string): EnvVar {
 }
 
 /** calico-node's environment, in a fixed order so renders diff cleanly. */
-export function calicoNodeEnv(namespace: string): EnvVar[] {
+export function calicoNodeEnv(namespace: string, typha: TyphaEndpoint = STANDARD_TYPHA): EnvVar[] {
   return [
     // The Kubernetes API is the datastore; no etcd.
     env("DATASTORE_TYPE", "kubernetes"),
@@ -41,7 +41,7 @@ export function calicoNodeEnv(namespace: string): EnvVar[] {
     // v3.31+ Felix reads RouteTableRanges; RouteTableRange is deprecated and overridden by it.
     env("FELIX_ROUTETABLERANGES", FELIX_ROUTE_TABLE_RANGES),
     // Felix finds Typha through this Service's endpoints, in the namespace Calico runs in.
-    env("FELIX_TYPHAK8SSERVICENAME", CALICO_TYPHA),
+    env("FELIX_TYPHAK8SSERVICENAME", typha.name),
     env("FELIX_TYPHAK8SNAMESPACE", namespace),
     // Host-to-local-pod traffic stays allowed (kubelet probes reach pods).
     env("FELIX_DEFAULTENDPOINTTOHOSTACTION", "ACCEPT"),
@@ -77,13 +77,18 @@ function felixProbe(flag: "-felix-live" | "-felix-ready") {
   return { exec: { command: ["/bin/calico-node", flag] }, periodSeconds: 10, timeoutSeconds: 10 };
 }
 
-function calicoNodeContainer(registry: string, version: string, namespace: string): Container {
+function calicoNodeContainer(
+  registry: string,
+  version: string,
+  namespace: string,
+  typha: TyphaEndpoint,
+): Container {
   return {
     name: CALICO_NODE,
     image: `${registry}/node:${version}`,
     imagePullPolicy: "IfNotPresent",
     // Felix reaches Typha over mutual TLS (typha-tls.ts).
-    env: [...calicoNodeEnv(namespace), ...felixTls.env],
+    env: [...calicoNodeEnv(namespace, typha), ...felixTls.env],
     // Felix programs iptables in the host network namespace.
     securityContext: { privileged: true },
     // Requests only: a CPU or memory limit on the node's policy enforcer risks throttling or OOM kills.
@@ -103,6 +108,7 @@ export function renderCalicoNode(
   registry: string,
   version: string,
   maxUnavailable: MaxUnavailable,
+  typha: TyphaEndpoint = STANDARD_TYPHA,
 ): DaemonSet {
   return {
     apiVersion: "apps/v1",
@@ -124,7 +130,7 @@ export function renderCalicoNode(
           serviceAccountName: CALICO_NODE,
           // Felix leaves its rules in place when it stops; upstream kills it at once to shorten rollouts.
           terminationGracePeriodSeconds: 0,
-          containers: [calicoNodeContainer(registry, version, namespace)],
+          containers: [calicoNodeContainer(registry, version, namespace, typha)],
           volumes: [
             ...CALICO_NODE_HOST_MOUNTS.map((m) => ({
               name: m.name,

@@ -20,6 +20,8 @@ import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } fro
 import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER, CalicoTakeover } from "./takeover";
+import { TyphaRetirement } from "./takeover/typha-retirement";
+import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "./running";
 
@@ -126,6 +128,8 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       initialNodes: args.initialNodes,
       maxUnavailable: args.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE,
       fieldManager: args.adopt ? ADOPT_FIELD_MANAGER : undefined,
+      // Beside the old manifest's Typha until calico-node has rolled out (takeover/typha-retirement.ts).
+      typha: args.adopt ? TAKEOVER_TYPHA : STANDARD_TYPHA,
     };
     const objects = renderCalicoObjectGroups(settings);
     // Every object waits for the nodes and for the takeover of what exists: every object when adopting,
@@ -208,6 +212,21 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
         customTimeouts: timeouts,
       },
     );
+
+    if (args.adopt) {
+      new TyphaRetirement(
+        `${name}-typha-retirement`,
+        {
+          kubeconfig: args.access.kubeconfig,
+          context: args.access.context,
+          namespace: settings.namespace,
+          calicoNode: objects.node.metadata.name,
+          retired: CALICO_TYPHA,
+          serving: TAKEOVER_TYPHA.name,
+        },
+        { parent: this, dependsOn: [node] },
+      );
+    }
 
     const status: pulumi.Output<DaemonSetCounts | undefined> = node.status;
     this.installer = pulumi.output("manifest");

@@ -24,3 +24,34 @@ export const TYPHA_HEALTH_PORT = 9098;
 
 /** The cluster-proportional-autoscaler that scales Typha, its ServiceAccount, roles and ConfigMap. */
 export const CALICO_TYPHA_AUTOSCALER = "calico-typha-autoscaler";
+
+/**
+ * A Typha as Felix finds it: the name of its Deployment, Service and PodDisruptionBudget (also its pods'
+ * `k8s-app` label, so two Typhas never select each other's pods), and its two host ports.
+ */
+export interface TyphaEndpoint {
+  readonly name: string;
+  readonly port: number;
+  readonly healthPort: number;
+}
+
+export const STANDARD_TYPHA: TyphaEndpoint = {
+  name: CALICO_TYPHA,
+  port: TYPHA_PORT,
+  healthPort: TYPHA_HEALTH_PORT,
+};
+
+/**
+ * The Typha a takeover (`calico.adopt`) runs while an old manifest's `calico-typha` still serves the
+ * old calico-node pods. Its own name keeps the two apart: Felix finds Typha through the EndpointSlices of
+ * the Service its FELIX_TYPHAK8SSERVICENAME names (typha/pkg/discovery/discovery.go, v3.31.7), so old
+ * pods keep the old Typha (no TLS) and new pods get this one (mutual TLS only, which old Felix cannot
+ * speak: typha/pkg/config/config_params.go requiringTLS). Its own host ports let both run on one node:
+ * both use the host network, and the scheduler places no two pods with the same host port on a node.
+ * Felix takes the port from the Service's port named `calico-typha`, so the port needs no Felix setting.
+ */
+export const TAKEOVER_TYPHA: TyphaEndpoint = {
+  name: "calico-typha-takeover",
+  port: 5474,
+  healthPort: 9097,
+};

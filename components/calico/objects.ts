@@ -19,6 +19,7 @@ import {
   typhaReplicas,
 } from "./typha";
 import { COMMON_LABELS } from "./labels";
+import { STANDARD_TYPHA, type TyphaEndpoint } from "./names";
 import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "./takeover/field-manager";
 import type { MaxUnavailable } from "./rollout";
 import {
@@ -59,6 +60,8 @@ export interface CalicoSettings {
    * provider's own per-resource name, except for the CRDs, which always name ADOPT_FIELD_MANAGER.
    */
   fieldManager?: string;
+  /** The Typha calico-node connects to: names.ts STANDARD_TYPHA unless a takeover runs beside an old one. */
+  typha?: TyphaEndpoint;
 }
 
 /** The objects grouped the way the component creates them. */
@@ -81,6 +84,7 @@ export function renderCalicoObjectGroups(settings: CalicoSettings): CalicoObject
 
 function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
   const { namespace, version, registry } = settings;
+  const typha = settings.typha ?? STANDARD_TYPHA;
   return {
     namespace: BUILT_IN_NAMESPACES.includes(namespace)
       ? undefined
@@ -89,17 +93,23 @@ function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
     crds: withFieldManager(renderCrds(version), ADOPT_FIELD_MANAGER),
     rbac: renderRbac(namespace, version),
     typha: {
-      deployment: renderTyphaDeployment(namespace, registry, version, typhaReplicas(settings.initialNodes)),
-      service: renderTyphaService(namespace),
-      disruptionBudget: renderTyphaDisruptionBudget(namespace),
+      deployment: renderTyphaDeployment(
+        namespace,
+        registry,
+        version,
+        typhaReplicas(settings.initialNodes),
+        typha,
+      ),
+      service: renderTyphaService(namespace, typha),
+      disruptionBudget: renderTyphaDisruptionBudget(namespace, typha),
     },
     tls: {
       ca: renderTyphaCaConfigMap(namespace),
       server: renderTlsSecret(TYPHA_SERVER_SECRET, namespace),
       client: renderTlsSecret(FELIX_CLIENT_SECRET, namespace),
     },
-    autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry),
-    node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable),
+    autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry, typha.name),
+    node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable, typha),
   };
 }
 

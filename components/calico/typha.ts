@@ -1,10 +1,11 @@
 /**
  * Typha: fans datastore updates out to every Felix, so the API server sees a few watchers instead of one
- * per node. Deployment, Service and PodDisruptionBudget `calico-typha`.
+ * per node. Deployment, Service and PodDisruptionBudget `calico-typha` (another name and ports during a
+ * takeover: names.ts TAKEOVER_TYPHA).
  */
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
-import { CALICO_TYPHA, TYPHA_HEALTH_PORT, TYPHA_PORT } from "./names";
+import { CALICO_TYPHA, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
 import type { Container, Deployment, PodDisruptionBudget, Service } from "./types";
 import { typhaTls } from "./typha-tls";
 
@@ -38,23 +39,34 @@ function env(name: string, value: string) {
   return { name, value };
 }
 
-function healthProbe(path: "/liveness" | "/readiness") {
-  return { httpGet: { path, port: TYPHA_HEALTH_PORT, host: "localhost" }, timeoutSeconds: 10 };
+function healthProbe(path: "/liveness" | "/readiness", typha: TyphaEndpoint) {
+  return { httpGet: { path, port: typha.healthPort, host: "localhost" }, timeoutSeconds: 10 };
 }
 
-function typhaContainer(registry: string, version: string, namespace: string): Container {
+/** The port's name: Felix takes the port of the Service's port with this name (discovery.go). */
+const TYPHA_PORT_NAME = CALICO_TYPHA;
+
+function typhaContainer(
+  registry: string,
+  version: string,
+  namespace: string,
+  typha: TyphaEndpoint,
+): Container {
   return {
     name: CALICO_TYPHA,
     image: `${registry}/typha:${version}`,
     imagePullPolicy: "IfNotPresent",
-    ports: [{ containerPort: TYPHA_PORT, name: CALICO_TYPHA, protocol: "TCP" }],
+    ports: [{ containerPort: typha.port, name: TYPHA_PORT_NAME, protocol: "TCP" }],
     env: [
       env("TYPHA_DATASTORETYPE", "kubernetes"),
+      // The port the Service names (Typha's default is 5473, typha/pkg/config ServerPort).
+      env("TYPHA_SERVERPORT", String(typha.port)),
       env("TYPHA_HEALTHENABLED", "true"),
-      env("TYPHA_HEALTHPORT", String(TYPHA_HEALTH_PORT)),
-      // Rebalance Felix connections across replicas from the calico-typha Service in this namespace.
+      env("TYPHA_HEALTHPORT", String(typha.healthPort)),
+      // Rebalance Felix connections across the replicas behind this Typha's own Service.
       env("TYPHA_CONNECTIONREBALANCINGMODE", "kubernetes"),
       env("TYPHA_K8SNAMESPACE", namespace),
+      env("TYPHA_K8SSERVICENAME", typha.name),
       env("TYPHA_SHUTDOWNTIMEOUTSECS", String(TYPHA_SHUTDOWN_SECONDS)),
       // Log to stdout only.
       env("TYPHA_LOGSEVERITYSCREEN", "info"),
@@ -67,8 +79,8 @@ function typhaContainer(registry: string, version: string, namespace: string): C
     ],
     volumeMounts: [...typhaTls.volumeMounts],
     resources: { requests: { cpu: "100m", memory: "128Mi" } },
-    livenessProbe: { ...healthProbe("/liveness"), periodSeconds: 30, initialDelaySeconds: 30 },
-    readinessProbe: { ...healthProbe("/readiness"), periodSeconds: 10 },
+    livenessProbe: { ...healthProbe("/liveness", typha), periodSeconds: 30, initialDelaySeconds: 30 },
+    readinessProbe: { ...healthProbe("/readiness", typha), periodSeconds: 10 },
     securityContext: {
       runAsNonRoot: true,
       runAsUser: 10001,
@@ -89,12 +101,13 @@ export function renderTyphaDeployment(
   registry: string,
   version: string,
   replicas: number,
+  typha: TyphaEndpoint = STANDARD_TYPHA,
 ): Deployment {
-  const selector = selectorLabels(CALICO_TYPHA);
+  const selector = selectorLabels(typha.name);
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: CALICO_TYPHA, namespace, labels: workloadLabels(CALICO_TYPHA, version) },
+    metadata: { name: typha.name, namespace, labels: workloadLabels(typha.name, version) },
     spec: {
       replicas,
       revisionHistoryLimit: 2,
@@ -103,7 +116,7 @@ export function renderTyphaDeployment(
       strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "100%", maxUnavailable: 1 } },
       template: {
         metadata: {
-          labels: workloadLabels(CALICO_TYPHA, version),
+          labels: workloadLabels(typha.name, version),
           // Host-network pods with a host port otherwise block cluster-autoscaler scale-down.
           annotations: { "cluster-autoscaler.kubernetes.io/safe-to-evict": "true" },
         },
@@ -135,7 +148,7 @@ export function renderTyphaDeployment(
           terminationGracePeriodSeconds: TYPHA_SHUTDOWN_SECONDS,
           // fsGroup makes the projected ServiceAccount token readable by the non-root user (kubernetes#82573).
           securityContext: { fsGroup: 65534, seccompProfile: { type: "RuntimeDefault" } },
-          containers: [typhaContainer(registry, version, namespace)],
+          containers: [typhaContainer(registry, version, namespace, typha)],
           volumes: [...typhaTls.volumes],
         },
       },
@@ -144,14 +157,14 @@ export function renderTyphaDeployment(
 }
 
 /** The Service Felix discovers Typha through (its endpoints, not its ClusterIP). */
-export function renderTyphaService(namespace: string): Service {
+export function renderTyphaService(namespace: string, typha: TyphaEndpoint = STANDARD_TYPHA): Service {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { name: CALICO_TYPHA, namespace, labels: appLabels(CALICO_TYPHA) },
+    metadata: { name: typha.name, namespace, labels: appLabels(typha.name) },
     spec: {
-      selector: selectorLabels(CALICO_TYPHA),
-      ports: [{ name: CALICO_TYPHA, port: TYPHA_PORT, protocol: "TCP", targetPort: CALICO_TYPHA }],
+      selector: selectorLabels(typha.name),
+      ports: [{ name: TYPHA_PORT_NAME, port: typha.port, protocol: "TCP", targetPort: TYPHA_PORT_NAME }],
     },
   };
 }
@@ -163,11 +176,14 @@ export function renderTyphaService(namespace: string): Service {
  * running, and it allows one disruption at a time however many replicas run, where minAvailable 1 would
  * let all but one go at once. Same choice as Calico's manifests and the Tigera operator.
  */
-export function renderTyphaDisruptionBudget(namespace: string): PodDisruptionBudget {
+export function renderTyphaDisruptionBudget(
+  namespace: string,
+  typha: TyphaEndpoint = STANDARD_TYPHA,
+): PodDisruptionBudget {
   return {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
-    metadata: { name: CALICO_TYPHA, namespace, labels: appLabels(CALICO_TYPHA) },
-    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(CALICO_TYPHA) } },
+    metadata: { name: typha.name, namespace, labels: appLabels(typha.name) },
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(typha.name) } },
   };
 }

@@ -13,7 +13,7 @@
  * `calicoctl convert` writes a Kubernetes NetworkPolicy as one, under the same name (calicoctl/calicoctl/
  * commands/convert.go at v3.31.7 trims the `knp.default.` prefix; the command was removed in v3.32.0).
  */
-import { type Credentials, KubeRequestError, kubeRequest } from "../calico/takeover/kube-client";
+import { type Credentials, kubeGetOrMissing, kubeRequest } from "../calico/takeover/kube-client";
 
 /** The VPC CNI network-policy agent's API group. */
 export const AGENT_API_GROUP = "networking.k8s.aws";
@@ -44,15 +44,6 @@ interface DaemonSetStatus {
   };
 }
 
-async function getOrMissing<T>(credentials: Credentials, path: string): Promise<T | undefined> {
-  try {
-    return await kubeRequest<T>(credentials, "GET", path);
-  } catch (error) {
-    if (error instanceof KubeRequestError && error.status === 404) return undefined;
-    throw error;
-  }
-}
-
 const named = (kind: string, item: { metadata: { name: string; namespace?: string } }) =>
   `${kind} ${item.metadata.namespace ? `${item.metadata.namespace}/` : ""}${item.metadata.name}`;
 
@@ -71,7 +62,7 @@ export function calicoNodeNotReady(ref: CalicoNodeRef, daemonSet: DaemonSetStatu
 
 /** Every object of the agent's API group, across namespaces; none when the group is not served. */
 async function agentObjects(credentials: Credentials): Promise<string[]> {
-  const group = await getOrMissing<{ preferredVersion?: { groupVersion: string } }>(
+  const group = await kubeGetOrMissing<{ preferredVersion?: { groupVersion: string } }>(
     credentials,
     `/apis/${AGENT_API_GROUP}`,
   );
@@ -96,7 +87,7 @@ export async function handOverFindings(
   credentials: Credentials,
   calicoNode: CalicoNodeRef,
 ): Promise<HandOverFindings> {
-  const daemonSet = await getOrMissing<DaemonSetStatus>(
+  const daemonSet = await kubeGetOrMissing<DaemonSetStatus>(
     credentials,
     `/apis/apps/v1/namespaces/${encodeURIComponent(calicoNode.namespace)}/daemonsets/${encodeURIComponent(calicoNode.name)}`,
   );

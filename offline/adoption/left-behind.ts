@@ -32,7 +32,7 @@ const RULES: readonly Rule[] = [
   {
     matches: named("calico-typha-horizontal-autoscaler", "typha-cpha"),
     reason: {
-      why: "the old Typha autoscaler (cluster-proportional-autoscaler) or its RBAC: this program runs its own, calico-typha-autoscaler, and until the old one is deleted both resize calico-typha",
+      why: "the old Typha autoscaler (cluster-proportional-autoscaler) or its RBAC: this program runs its own, calico-typha-autoscaler, for its own Typha; the old one resizes only the old calico-typha, which the takeover deletes at its end",
       delete: true,
     },
   },

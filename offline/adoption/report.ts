@@ -11,6 +11,7 @@ import type { DaemonSet } from "../../components/calico/types";
 import { removedApi } from "../../policy/calico";
 import { COMMON_LABELS } from "../../components/calico/labels";
 import { isOurs } from "../../components/calico/takeover/run";
+import { TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
 import { calicoObjects } from "../calico-yaml";
 import type { StackEvaluation } from "../engine";
 import { type FieldDifference, fieldDifferences } from "./fields";
@@ -49,6 +50,8 @@ export interface AdoptionReport {
   readonly installer: "manifest" | "operator";
   readonly takenOver: TakenOver[];
   readonly leftBehind: (LeftBehind & { readonly object: string; readonly command?: string })[];
+  /** The old manifest's Typha: it serves the old calico-node pods until they are replaced, then goes. */
+  readonly retired: { readonly object: string; readonly why: string }[];
   readonly created: string[];
   /** API versions of the manifest a current cluster no longer serves, and what it stores them as. */
   readonly removedApis: string[];
@@ -99,6 +102,13 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
       ];
     }),
   );
+  const retirement = plan.resources.find((r) => r.type === TYPHA_RETIREMENT_TYPE)?.inputs;
+  const retires = (o: ManifestObject) =>
+    retirement !== undefined &&
+    ["Deployment", "Service", "PodDisruptionBudget"].includes(o.kind) &&
+    o.metadata.namespace === retirement.namespace &&
+    o.metadata.name === retirement.retired;
+  const retired: AdoptionReport["retired"] = [];
   const problems: string[] = [];
   const takenOver: TakenOver[] = [];
   const left: AdoptionReport["leftBehind"] = [];
@@ -134,6 +144,13 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
       });
       const conflict = immutableConflict(o.kind, o, ours);
       if (conflict !== undefined) problems.push(`${describe(o)}: the takeover would be refused: ${conflict}`);
+      continue;
+    }
+    if (retires(o)) {
+      retired.push({
+        object: describe(o),
+        why: `it serves the old calico-node pods until each is replaced: this plan's Typha, ${String(retirement?.serving)}, accepts only Felix clients with this stack's certificates (mutual TLS), which they do not have; the stack deletes it once every calico-node pod runs this plan's spec (the Typha retirement step)`,
+      });
       continue;
     }
     if (
@@ -194,7 +211,15 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
   const created = [...planned.entries()]
     .filter(([key]) => !matched.has(key))
     .map(([, o]) => describe(o as ManifestObject));
-  return { installer, takenOver, leftBehind: left, created, removedApis: [...removedApis], problems };
+  return {
+    installer,
+    takenOver,
+    leftBehind: left,
+    retired,
+    created,
+    removedApis: [...removedApis],
+    problems,
+  };
 }
 
 function shown(value: unknown): string {
@@ -224,6 +249,10 @@ export function renderAdoptionReport(report: AdoptionReport, source: string): st
   for (const l of report.leftBehind) {
     lines.push(`  ${l.object}: ${l.why}`);
     if (l.command !== undefined) lines.push(`    after the switch: ${l.command}`);
+  }
+  if (report.retired.length > 0) {
+    lines.push("", "Replaced, then deleted by the stack at the end of the takeover:");
+    for (const r of report.retired) lines.push(`  ${r.object}: ${r.why}`);
   }
   lines.push("", "Created (in this plan, not in the old manifest):", ...report.created.map((c) => `  ${c}`));
   if (report.removedApis.length > 0) {

@@ -112,4 +112,25 @@ export class ExistingObjects {
       }`,
     );
   }
+
+  /**
+   * The Typha retirement step (components/calico/takeover/typha-retirement.ts), once calico-node has
+   * rolled out: the old Typha's Deployment, Service and PodDisruptionBudget that exist are deleted.
+   */
+  retireTypha(namespace: string, name: string, simulated: string[]): string[] {
+    const kinds = [
+      ["apps/v1", "Deployment"],
+      ["v1", "Service"],
+      ["policy/v1", "PodDisruptionBudget"],
+    ] as const;
+    const deleted = kinds
+      .filter(([apiVersion, kind]) => this.byKey.delete(objectKey(apiVersion, kind, namespace, name)))
+      .map(([, kind]) => `${kind} ${namespace}/${name}`);
+    simulated.push(
+      deleted.length === 0
+        ? `the old Typha ${namespace}/${name}: none in the cluster, nothing to delete`
+        : `the old Typha deleted once every calico-node pod runs this program's spec (simulated as rolled out): ${deleted.join(", ")}`,
+    );
+    return deleted;
+  }
 }

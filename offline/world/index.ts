@@ -35,6 +35,7 @@ import { ExistingClusterWorld } from "./existing";
 import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
 import { ExistingObjects } from "./adoption";
 import { TAKEOVER_TYPE } from "../../components/calico/takeover";
+import { TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
 import { HAND_OVER_TYPE } from "../../components/existing-cluster/hand-over-step";
 import type { OpenSchema } from "../../components/calico/takeover/schemas";
 import type { ObjectRef } from "../../components/calico/takeover/run";
@@ -193,6 +194,14 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       );
       const schemas = this.before.stricterSchemas((inputs.openSchemas ?? []) as OpenSchema[]);
       return { id: "takeover", state: { ...inputs, results, schemas } };
+    }
+    if (args.type === TYPHA_RETIREMENT_TYPE) {
+      const deleted = this.before.retireTypha(
+        String(inputs.namespace),
+        String(inputs.retired),
+        this.simulated,
+      );
+      return { id: "typha-retirement", state: { ...inputs, deleted } };
     }
     if (args.type === HAND_OVER_TYPE) {
       if (this.existing === undefined)

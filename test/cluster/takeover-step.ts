@@ -14,10 +14,17 @@ import {
   takeoverProvider,
 } from "../../components/calico/takeover";
 
-/** The takeover's provider as Pulumi's dynamic provider host loads it: from its serialized text. */
-export async function loadedTakeoverProvider(): Promise<pulumi.dynamic.ResourceProvider> {
-  const serialized = await pulumi.runtime.serializeFunction(() => takeoverProvider, { allowSecrets: true });
+/** A dynamic provider as Pulumi's dynamic provider host loads it: from its serialized text. */
+export async function loadedProvider(
+  provider: pulumi.dynamic.ResourceProvider,
+): Promise<pulumi.dynamic.ResourceProvider> {
+  const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
   return (requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
+}
+
+/** The takeover's provider as Pulumi's dynamic provider host loads it. */
+export function loadedTakeoverProvider(): Promise<pulumi.dynamic.ResourceProvider> {
+  return loadedProvider(takeoverProvider);
 }
 
 /** Creates the plan's takeover step on the cluster `kubeconfig` (text) reaches; returns what it did. */

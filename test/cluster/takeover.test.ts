@@ -17,14 +17,14 @@ import { refOf } from "../../local-cluster/provider-requests";
 import { parseManifest } from "../../offline/adoption/manifest";
 import { adoptionReport } from "../../offline/adoption/report";
 import { fieldDifferences } from "../../offline/adoption/fields";
-import { asServedToday, type ManifestObject } from "../../offline/adoption/objects";
+import { asServedToday } from "../../offline/adoption/objects";
 import { ADOPT_FIELD_MANAGER } from "../../components/calico/takeover";
 import { credentialsOf, kubeRequest } from "../../components/calico/takeover/kube-client";
-import { isHandedOver, type ManagedFieldsEntry } from "../../components/calico/takeover/managed-fields";
+import { isHandedOver } from "../../components/calico/takeover/managed-fields";
 import { objectPath } from "../../components/calico/takeover/run";
 import { compare, summary } from "./agreement";
 import { runTakeoverStep } from "./takeover-step";
-import { removedApi } from "../../policy/calico";
+import { type KubeObject, asStoredToday } from "./old-manifest";
 
 const DIR = path.join(os.tmpdir(), `eks-calico-takeover-test-${process.pid}`);
 const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
@@ -34,44 +34,6 @@ const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
  * stored with none (amazon-vpc-cni v1.5 was published for EKS 1.12-1.14).
  */
 const BEFORE_MANAGED_FIELDS = new Set(["amazon-vpc-cni-v1.5.yaml"]);
-
-type KubeObject = ManifestObject & {
-  apiVersion: string;
-  metadata: ManifestObject["metadata"] & {
-    annotations?: Record<string, string>;
-    labels?: Record<string, string>;
-    managedFields?: ManagedFieldsEntry[];
-  };
-};
-
-/**
- * An object of an old manifest as a cluster upgraded to today's Kubernetes stores it: at the API
- * version that replaced a removed one (extensions/v1beta1 workloads as apps/v1, whose selector that API
- * defaulted to the template's labels), v1beta1 CRDs as v1 (asServedToday), with an open schema where
- * the old one had none (stored v1beta1 CRDs have none; the v1 API refuses to create one without).
- */
-function asStoredToday(o: ManifestObject): Record<string, unknown> {
-  const served = asServedToday(o) as KubeObject & { spec?: Record<string, unknown> };
-  // The API version a removed one is served as today (policy/calico.ts's table of removed APIs).
-  const successor = removedApi(o.apiVersion, o.kind)?.use ?? "";
-  const stored = { ...served, apiVersion: /^[\w.]+\/v\w+$/.test(successor) ? successor : served.apiVersion };
-  if (o.apiVersion === "extensions/v1beta1" && (o.kind === "DaemonSet" || o.kind === "Deployment")) {
-    const spec = served.spec as { selector?: unknown; template: { metadata: { labels: object } } };
-    return {
-      ...stored,
-      spec: { ...spec, selector: spec.selector ?? { matchLabels: spec.template.metadata.labels } },
-    };
-  }
-  if (o.kind === "CustomResourceDefinition") {
-    const spec = served.spec as { versions: { schema?: unknown }[] };
-    const open = { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } };
-    return {
-      ...stored,
-      spec: { ...spec, versions: spec.versions.map((v) => ({ ...v, schema: v.schema ?? open })) },
-    };
-  }
-  return stored;
-}
 
 /** Managers that may own fields after the takeover: ours, and the controllers that write status. */
 function foreignManagers(live: KubeObject): string[] {

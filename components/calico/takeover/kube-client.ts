@@ -99,14 +99,26 @@ export function credentialsOf(kubeconfig: string, context?: string): Credentials
   return credentials;
 }
 
-export class KubeRequestError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    what: string,
-  ) {
-    super(`${what}: HTTP ${status}: ${body.slice(0, 500)}`);
-  }
+/** A non-2xx answer: an Error with the answer's status and body. */
+export interface KubeRequestError extends Error {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * A plain Error with fields, not a subclass: Pulumi serializes a dynamic provider's code, and a serialized
+ * `class extends Error` constructs objects that are not Errors and have no message (checked with
+ * @pulumi/pulumi 3.248 `runtime.serializeFunction`), so a failed request would reach the user without
+ * its reason.
+ */
+export function kubeRequestError(status: number, body: string, what: string): KubeRequestError {
+  return Object.assign(new Error(`${what}: HTTP ${status}: ${body.slice(0, 500)}`), { status, body });
+}
+
+/** Whether `error` is an answer of the API server (with the given status, when one is given). */
+export function isKubeRequestError(error: unknown, status?: number): error is KubeRequestError {
+  if (!(error instanceof Error) || !("status" in error) || typeof error.status !== "number") return false;
+  return status === undefined || error.status === status;
 }
 
 /** One request to the API server (JSON body; JSON or text answer); a non-2xx answer is a KubeRequestError. */
@@ -141,7 +153,7 @@ export function kubeRequest<T>(
         res.on("end", () => {
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300)
-            return reject(new KubeRequestError(status, text, `${method} ${path}`));
+            return reject(kubeRequestError(status, text, `${method} ${path}`));
           const json = (res.headers["content-type"] ?? "").includes("json");
           try {
             resolve((json ? JSON.parse(text) : text) as T);
@@ -156,4 +168,14 @@ export function kubeRequest<T>(
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/** A GET of one object, or undefined when the server answers 404. */
+export async function kubeGetOrMissing<T>(credentials: Credentials, path: string): Promise<T | undefined> {
+  try {
+    return await kubeRequest<T>(credentials, "GET", path);
+  } catch (error) {
+    if (isKubeRequestError(error, 404)) return undefined;
+    throw error;
+  }
 }

@@ -3,7 +3,7 @@
  * fields kubectl owns to the program's field manager (managed-fields.ts), so the apply that follows leaves
  * exactly what the program renders.
  */
-import { type Credentials, KubeRequestError, kubeRequest } from "./kube-client";
+import { type Credentials, isKubeRequestError, kubeRequest } from "./kube-client";
 import { type ManagedFieldsEntry, handOver, isHandedOver } from "./managed-fields";
 
 /** An object the takeover looks for. */
@@ -57,7 +57,7 @@ async function find(credentials: Credentials, path: string): Promise<LiveObject 
   try {
     return await kubeRequest<LiveObject>(credentials, "GET", path);
   } catch (error) {
-    if (error instanceof KubeRequestError && error.status === 404) return undefined;
+    if (isKubeRequestError(error, 404)) return undefined;
     throw error;
   }
 }
@@ -123,7 +123,7 @@ export async function takeOver(
       path = await objectPath(credentials, ref, discovery);
     } catch (error) {
       // A kind the cluster does not serve yet (a CRD this update creates) has no object to take over.
-      if (error instanceof KubeRequestError && error.status === 404) {
+      if (isKubeRequestError(error, 404)) {
         results.push({ object: describeRef(ref), outcome: "absent" });
         continue;
       }
@@ -155,7 +155,7 @@ export function foreignObjectsMessage(objects: readonly string[]): string {
     "These Calico objects exist already, and this program did not make them:",
     ...objects.map((o) => `  - ${o}`),
     "Calico is installed on this cluster already. To take its objects over, set calico.adopt: true",
-    '(README, "Taking over a Calico installed with kubectl"). Nothing was changed.',
+    "(docs/adoption.md). Nothing was changed.",
   ].join("\n");
 }
 

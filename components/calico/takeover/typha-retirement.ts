@@ -1,0 +1,192 @@
+/**
+ * The end of a takeover's Typha hand-over. During `calico.adopt`, this program's Typha runs under its own
+ * name (names.ts TAKEOVER_TYPHA) while the old manifest's `calico-typha` keeps serving the calico-node
+ * pods that still run the old spec: those Felixes speak no TLS, and this program's Typha accepts only
+ * mutual TLS (typha/pkg/config/config_params.go requiringTLS, v3.31.7). Once the calico-node DaemonSet
+ * has rolled out, no pod names the old Typha any more, and this step deletes its Deployment, Service and
+ * PodDisruptionBudget.
+ *
+ * It runs after the DaemonSet's update, which pulumi-kubernetes awaits until the rollout is complete
+ * (provider/pkg/await/daemonset.go: kstatus Current, every pod updated and available), and it checks that
+ * itself again before deleting anything: every calico-node pod, a terminating one too, must name the new
+ * Typha, read from the pod rather than from the DaemonSet. A dynamic resource: it runs in the Node.js
+ * program with the stack's kubeconfig, and checks again on every update while adoption is on.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { calicoNodeNotReady } from "../../existing-cluster/agent-hand-over";
+import {
+  type Credentials,
+  credentialsOf,
+  isKubeRequestError,
+  kubeGetOrMissing,
+  kubeRequest,
+} from "./kube-client";
+
+/** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
+export const TYPHA_RETIREMENT_TYPE = "pulumi-nodejs:dynamic/calico:TyphaRetirement";
+
+/** The env var naming the Service whose endpoints Felix connects to (felix/config TyphaK8sServiceName). */
+const SERVICE_ENV = "FELIX_TYPHAK8SSERVICENAME";
+
+export interface RetirementInputs {
+  readonly kubeconfig: string;
+  readonly context?: string;
+  /** Where Calico runs. */
+  readonly namespace: string;
+  /** The calico-node DaemonSet's name. */
+  readonly calicoNode: string;
+  /** The old Typha: the name of its Deployment, Service and PodDisruptionBudget. */
+  readonly retired: string;
+  /** The Typha every calico-node pod must name before the old one goes. */
+  readonly serving: string;
+}
+
+/** The old Typha's objects, as API paths under the namespace. */
+const RETIRED_KINDS = [
+  { kind: "Deployment", path: "apis/apps/v1", resource: "deployments" },
+  { kind: "Service", path: "api/v1", resource: "services" },
+  { kind: "PodDisruptionBudget", path: "apis/policy/v1", resource: "poddisruptionbudgets" },
+] as const;
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { configMapKeyRef?: { name: string; key: string } };
+}
+interface PodList {
+  items: {
+    metadata: { name: string; deletionTimestamp?: string };
+    spec: { nodeName?: string; containers: { name: string; env?: EnvVar[] }[] };
+  }[];
+}
+interface DaemonSet {
+  metadata: { generation?: number };
+  spec: { selector: { matchLabels?: Record<string, string> } };
+  status?: { observedGeneration?: number; desiredNumberScheduled?: number; numberReady?: number };
+}
+
+/** The Typha Service a container's env names: a value, or a ConfigMap key as old manifests set it. */
+async function typhaServiceOf(
+  credentials: Credentials,
+  namespace: string,
+  env: readonly EnvVar[],
+): Promise<string | undefined> {
+  const variable = env.find((e) => e.name === SERVICE_ENV);
+  const ref = variable?.valueFrom?.configMapKeyRef;
+  if (ref === undefined) return variable?.value;
+  const configMap = await kubeGetOrMissing<{ data?: Record<string, string> }>(
+    credentials,
+    `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(ref.name)}`,
+  );
+  return configMap?.data?.[ref.key];
+}
+
+/**
+ * Why the old Typha cannot go yet: the DaemonSet has not rolled out, or a calico-node pod still names
+ * another Typha Service (`pod on node: names X`). Empty when it can go.
+ */
+export async function retirementBlockers(
+  credentials: Credentials,
+  inputs: RetirementInputs,
+): Promise<string[]> {
+  const ns = encodeURIComponent(inputs.namespace);
+  const daemonSet = await kubeGetOrMissing<DaemonSet>(
+    credentials,
+    `/apis/apps/v1/namespaces/${ns}/daemonsets/${encodeURIComponent(inputs.calicoNode)}`,
+  );
+  const ref = { namespace: inputs.namespace, name: inputs.calicoNode };
+  const notReady = calicoNodeNotReady(ref, daemonSet);
+  if (daemonSet === undefined || notReady !== undefined) return [notReady ?? "no DaemonSet"];
+  const blockers: string[] = [];
+  const observed = daemonSet.status?.observedGeneration ?? 0;
+  if (observed < (daemonSet.metadata.generation ?? 0)) {
+    blockers.push(`the DaemonSet controller has not seen ${inputs.calicoNode}'s update yet`);
+  }
+  const selector = Object.entries(daemonSet.spec.selector.matchLabels ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  const pods = await kubeRequest<PodList>(
+    credentials,
+    "GET",
+    `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`,
+  );
+  for (const pod of pods.items) {
+    const container = pod.spec.containers.find((c) => c.name === inputs.calicoNode) ?? pod.spec.containers[0];
+    const service = await typhaServiceOf(credentials, inputs.namespace, container?.env ?? []);
+    if (service === inputs.serving) continue;
+    const where = `pod ${pod.metadata.name} on ${pod.spec.nodeName ?? "no node"}`;
+    const state = pod.metadata.deletionTimestamp === undefined ? "" : " (terminating)";
+    blockers.push(`${where}${state} names Typha Service ${service ?? "(none)"}, not ${inputs.serving}`);
+  }
+  return blockers;
+}
+
+/** Deletes the old Typha's objects that exist; returns `Kind namespace/name` of each deleted. */
+async function deleteRetired(credentials: Credentials, inputs: RetirementInputs): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const { kind, path, resource } of RETIRED_KINDS) {
+    const url = `/${path}/namespaces/${encodeURIComponent(inputs.namespace)}/${resource}/${encodeURIComponent(inputs.retired)}`;
+    try {
+      // apps/v1 deletes a Deployment's ReplicaSets and pods in the background by default.
+      await kubeRequest(credentials, "DELETE", url);
+      deleted.push(`${kind} ${inputs.namespace}/${inputs.retired}`);
+    } catch (error) {
+      if (!isKubeRequestError(error, 404)) throw error;
+    }
+  }
+  return deleted;
+}
+
+/** Named apart from any global (mocha defines `run`): a global is not captured when Pulumi serializes. */
+async function retireTypha(inputs: RetirementInputs): Promise<{ deleted: string[] }> {
+  const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
+  const blockers = await retirementBlockers(credentials, inputs);
+  if (blockers.length > 0) {
+    throw new Error(
+      `the old Typha ${inputs.namespace}/${inputs.retired} still serves calico-node pods, so it stays:\n${blockers
+        .map((b) => `  - ${b}`)
+        .join(
+          "\n",
+        )}\nRun \`pulumi up\` again once \`kubectl rollout status -n ${inputs.namespace} daemonset/${inputs.calicoNode}\` completes.`,
+    );
+  }
+  return { deleted: await deleteRetired(credentials, inputs) };
+}
+
+/** The methods call only imported functions: Pulumi serializes this object with what it references. */
+export const retirementProvider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: RetirementInputs) {
+    return { id: "typha-retirement", outs: { ...inputs, ...(await retireTypha(inputs)) } };
+  },
+  diff() {
+    return Promise.resolve({ changes: true });
+  },
+  async update(_id: string, _olds: RetirementInputs, news: RetirementInputs) {
+    return { outs: { ...news, ...(await retireTypha(news)) } };
+  },
+};
+
+export interface TyphaRetirementArgs {
+  readonly kubeconfig: pulumi.Input<string>;
+  readonly context?: pulumi.Input<string>;
+  readonly namespace: string;
+  readonly calicoNode: string;
+  readonly retired: string;
+  readonly serving: string;
+}
+
+export class TyphaRetirement extends pulumi.dynamic.Resource {
+  /** What the step deleted on its last run. */
+  declare readonly deleted: pulumi.Output<string[]>;
+
+  constructor(name: string, args: TyphaRetirementArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      retirementProvider,
+      name,
+      { ...args, kubeconfig: pulumi.secret(args.kubeconfig), deleted: undefined },
+      opts,
+      "calico",
+      "TyphaRetirement",
+    );
+  }
+}
