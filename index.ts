@@ -180,7 +180,7 @@ function probeArgs(settings: StackSettings, nodes: unknown, vpcCni?: string): Ca
 /**
  * Calico for policy: Felix on every node, after `after` (the node groups, so its readiness await sees
  * nodes) and destroyed before them. Installed by this program's manifests, or by the Tigera operator. The
- * first update of a reinstall (README "Switching install mode") removes the deployed install only.
+ * first update of a reinstall (docs/install-modes.md) removes the deployed install only.
  */
 function installCalico(
   settings: StackSettings,
@@ -190,8 +190,8 @@ function installCalico(
   afterCalico?: AfterCalico,
 ): CalicoPolicyOnly | CalicoOperator | undefined {
   if (settings.calicoStep === "remove-for-reinstall") return undefined;
-  // `calico.adopt`: Calico's objects take over those that exist (README "Taking over a Calico installed
-  // with kubectl"); the probe keeps the ordinary provider. Both manage the same cluster (same kubeconfig,
+  // `calico.adopt`: Calico's objects take over those that exist (docs/adoption.md);
+  // the probe keeps the ordinary provider. Both manage the same cluster (same kubeconfig,
   // context and cluster identifier), so turning adoption off moves the objects back without replacing them.
   const provider = settings.calico.adopt
     ? adoptingProvider("calico-adopt", cluster.access, {})

@@ -1,9 +1,9 @@
 /**
  * `npm run bench [-- --skip-test] [--runs N]`: how fast the offline plan starts compared with a
  * type-checked start (Pulumi's default for TypeScript), how long `npm test` takes, and how the plan
- * scales with node-group size. Prints a table, writes out/bench.json, and exits 1 if a target fails.
+ * scales with node-group size. Prints each benchmark as it starts and ends (with a heartbeat while one
+ * is silent, scripts/progress.ts), then a table; writes out/bench.json, and exits 1 if a target fails.
  */
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -26,6 +26,8 @@ import { operatorTyphaReplicas } from "../components/calico/operator/status";
 import type { Installer } from "../components/calico/operator/settings";
 import { measureRealCluster } from "./cluster";
 import { devNodeGroupsAt } from "./node-groups";
+import { duration, runCommand, stdoutProgress, timedStep } from "../scripts/progress";
+import { runMain } from "../scripts/entry";
 
 /** The most the probe may add to the critical path of a first `pulumi up`. */
 const PROBE_BUDGET_SECONDS = 90;
@@ -49,21 +51,27 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Wall time of a command run to completion; throws with its output if it fails. */
-function timeCommand(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * Wall time of a command run to completion, its output kept (the step it is part of beats meanwhile);
+ * throws with the output if it fails.
+ */
+async function timeCommand(args: string[]): Promise<number> {
   const started = process.hrtime.bigint();
-  const result = spawnSync(command, args, { cwd: PROJECT_ROOT, env, encoding: "utf8" });
+  const result = await runCommand(args, { cwd: PROJECT_ROOT });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(" ")} exited ${String(result.status ?? result.signal)}:\n${result.stdout}${result.stderr}`,
-    );
+  if (result.code !== 0) {
+    throw new Error(`${args.join(" ")} exited ${result.signal ?? result.code}:\n${result.output}`);
   }
   return elapsed;
 }
 
-function timeRuns(runs: number, command: string, args: string[]): Timed {
-  const runsMs = Array.from({ length: runs }, () => timeCommand(command, args));
+/** `runs` timed runs of a command, each printed as it ends. */
+async function timeRuns(runs: number, args: string[], log: (line: string) => void): Promise<Timed> {
+  const runsMs: number[] = [];
+  for (let run = 1; run <= runs; run++) {
+    runsMs.push(await timeCommand(args));
+    log(`  run ${run}/${runs}: ${duration(runsMs[runsMs.length - 1])}`);
+  }
   return { runsMs, medianMs: median(runsMs) };
 }
 
@@ -103,19 +111,22 @@ function devAt(maxNodes: number, installer: Installer): Record<string, unknown> 
   };
 }
 
-/** Evaluates and renders the plan files; the evaluation and its wall time. */
-async function timedPlan(config: Record<string, unknown>) {
+/** Evaluates and renders the plan files, printing the size as it starts and the time as it ends. */
+async function timedPlan(config: Record<string, unknown>, maxNodes: number, log: (line: string) => void) {
+  log(`  maxSize ${maxNodes}: planning...`);
   const started = process.hrtime.bigint();
   const evaluation = await evaluateStack("dev", { config });
   renderPlanFiles(evaluation);
-  return { evaluation, planMs: Number(process.hrtime.bigint() - started) / 1e6 };
+  const planMs = Number(process.hrtime.bigint() - started) / 1e6;
+  log(`  maxSize ${maxNodes}: ${planMs.toFixed(0)} ms, ${evaluation.resources.length} resources`);
+  return { evaluation, planMs };
 }
 
 /** Operator mode at each node count: plan time, resources, and the Installation's planned wait. */
-async function measureOperatorScale(): Promise<OperatorScalePoint[]> {
+async function measureOperatorScale(log: (line: string) => void): Promise<OperatorScalePoint[]> {
   const points: OperatorScalePoint[] = [];
   for (const maxNodes of NODE_COUNTS) {
-    const { evaluation, planMs } = await timedPlan(devAt(maxNodes, "operator"));
+    const { evaluation, planMs } = await timedPlan(devAt(maxNodes, "operator"), maxNodes, log);
     const installation = evaluation.resources.find(
       (r) => r.type === "kubernetes:operator.tigera.io/v1:Installation",
     );
@@ -134,11 +145,11 @@ async function measureOperatorScale(): Promise<OperatorScalePoint[]> {
 }
 
 /** In-process plan (evaluate and render) at each node count, after one warm-up evaluation. */
-async function measureScale(): Promise<ScalePoint[]> {
+async function measureScale(log: (line: string) => void): Promise<ScalePoint[]> {
   await evaluateStack("dev");
   const points: ScalePoint[] = [];
   for (const maxNodes of NODE_COUNTS) {
-    const { evaluation, planMs } = await timedPlan(devAt(maxNodes, "manifest"));
+    const { evaluation, planMs } = await timedPlan(devAt(maxNodes, "manifest"), maxNodes, log);
     points.push({
       maxNodes,
       planMs,
@@ -177,38 +188,61 @@ async function main(argv: string[]): Promise<number> {
   });
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1`);
+  const progress = stdoutProgress();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-bench-"));
 
   try {
-    console.log(`Cold npm start, transpile-only (median of ${runs})...`);
-    const offline = timeRuns(runs, process.execPath, [
-      TS_NODE,
-      "--transpile-only",
-      "scripts/start.ts",
-      "--out",
-      path.join(tmp, "offline"),
-    ]);
+    const offline = await timedStep(`cold npm start, transpile-only (median of ${runs})`, progress, (log) =>
+      timeRuns(
+        runs,
+        [
+          process.execPath,
+          TS_NODE,
+          "--transpile-only",
+          "scripts/start.ts",
+          "--out",
+          path.join(tmp, "offline"),
+        ],
+        log,
+      ),
+    );
     // The same work started as Pulumi starts a TypeScript program unless told otherwise: ts-node
     // type-checking every file it loads. tsconfig.check.json is tsconfig.json with checking on.
-    console.log(`The same, type-checked at start (median of ${runs})...`);
-    const typeChecked = timeRuns(runs, process.execPath, [
-      TS_NODE,
-      "--project",
-      "tsconfig.check.json",
-      "scripts/start.ts",
-      "--out",
-      path.join(tmp, "checked"),
-    ]);
+    const typeChecked = await timedStep(
+      `the same, type-checked at start (median of ${runs})`,
+      progress,
+      (log) =>
+        timeRuns(
+          runs,
+          [
+            process.execPath,
+            TS_NODE,
+            "--project",
+            "tsconfig.check.json",
+            "scripts/start.ts",
+            "--out",
+            path.join(tmp, "checked"),
+          ],
+          log,
+        ),
+    );
     let npmTestMs: number | null = null;
     if (!values["skip-test"]) {
-      console.log("npm test (once)...");
-      npmTestMs = timeCommand("npm", ["test", "--silent"]);
+      npmTestMs = await timedStep("npm test (once)", progress, () =>
+        timeCommand(["npm", "test", "--silent"]),
+      );
     }
-    console.log(`Plan at total node-group maxSize ${NODE_COUNTS.join(", ")}...`);
-    const scale = await measureScale();
-    console.log("The same in operator install mode...");
-    const operatorScale = await measureOperatorScale();
-    const real = await measureRealCluster((line) => console.log(line));
+    const scale = await timedStep(
+      `plan at total node-group maxSize ${NODE_COUNTS.join(", ")}`,
+      progress,
+      measureScale,
+    );
+    const operatorScale = await timedStep(
+      "the same in operator install mode",
+      progress,
+      measureOperatorScale,
+    );
+    const real = await timedStep("real control plane", progress, measureRealCluster);
 
     const speedup = typeChecked.medianMs / offline.medianMs;
     const transpileOnly = pulumiStartsTranspileOnly();
@@ -333,12 +367,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

@@ -1,60 +1,15 @@
-/** calico.yaml: the Calico objects of a plan as multi-document YAML, in the order kubectl applies them. */
+/**
+ * calico.yaml: the Calico objects of a plan as multi-document YAML, in the order kubectl applies them,
+ * under a header with the commands that apply it. The objects carrying TLS material are left to
+ * calico-tls.sh (offline/calico-tls.ts), so every value in the file applies as written.
+ */
 import YAML from "yaml";
+import { applySteps, customResources, deployTimeValues, yamlRecords } from "./calico-apply";
+import { calicoObjects, describeObject, tlsRecords } from "./calico-objects";
 import type { ResourceRecord, StackEvaluation } from "./engine";
-import { Hierarchy, compare } from "./hierarchy";
 import { CALICO_COMPONENT_TYPE, CALICO_COMPONENT_TYPES, maskedInputs, sortKeys } from "./plan";
 
-/**
- * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
- * custom resource cannot be applied before its definition), then name. The Kubernetes
- * provider is not an object.
- */
-export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
-  const tree = new Hierarchy(evaluation.resources);
-  const objects = evaluation.resources.filter(
-    (r) =>
-      r.type.startsWith("kubernetes:") &&
-      tree.ancestors(r).some((a) => CALICO_COMPONENT_TYPES.includes(a.type)),
-  );
-  // Registration order is not stable (objects built from certificates register when those resolve), so
-  // order by kind, as kubectl must apply them, then by name (CRDs keep the renderer's order).
-  const rank = (r: ResourceRecord) => {
-    const kind = r.type.split(":").pop() ?? "";
-    const index = APPLY_ORDER.indexOf(kind);
-    return index === -1 ? APPLY_ORDER.length : index;
-  };
-  return objects
-    .map((r, i) => ({ r, i }))
-    .sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? a.i - b.i : compare(a.r.name, b.r.name)))
-    .map(({ r }) => r);
-}
-
-/** Kinds in the order `kubectl apply` needs them: namespaces and definitions, permissions, then workloads. */
-const APPLY_ORDER = [
-  "Namespace",
-  "CustomResourceDefinition",
-  "ServiceAccount",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  "Role",
-  "RoleBinding",
-  "ConfigMap",
-  "Secret",
-  "Service",
-  "PodDisruptionBudget",
-  "Deployment",
-  "DaemonSet",
-  // The operator's custom resources: their kinds exist once the operator Deployment has created them.
-  "Installation",
-  "APIServer",
-  "Goldmane",
-  "Whisker",
-  // The enforcement probe: its policies, its anchor, then the client Jobs, which run once everything
-  // else exists.
-  "NetworkPolicy",
-  "Pod",
-  "Job",
-];
+export { calicoObjects } from "./calico-objects";
 
 /** An object's manifest: apiVersion, kind and metadata first (as kubectl prints), the rest sorted. */
 function manifest(record: ResourceRecord): Record<string, unknown> {
@@ -63,19 +18,61 @@ function manifest(record: ResourceRecord): Record<string, unknown> {
   return { apiVersion, kind, metadata, ...rest };
 }
 
-/** calico.yaml: the Calico objects as multi-document YAML for `kubectl apply -f`. */
+/** The header's line width, as the code's. */
+const WIDTH = 110;
+
+/** `text` as comment lines of at most WIDTH characters, continuation lines indented by `indent`. */
+function comment(text: string, indent = ""): string[] {
+  const lines: string[] = [];
+  let line = "#";
+  for (const word of text.split(" ")) {
+    if (line.length + 1 + word.length > WIDTH && line.trim() !== "#") {
+      lines.push(line);
+      line = `#${indent}`;
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, line];
+}
+
+/** calico.yaml: the Calico objects as multi-document YAML for `kubectl apply`, with how to apply them. */
 export function renderCalicoYaml(evaluation: StackEvaluation): string {
   const components = evaluation.resources.filter((r) => CALICO_COMPONENT_TYPES.includes(r.type));
   if (components.length === 0) {
     return `# Stack ${evaluation.stack} has no ${CALICO_COMPONENT_TYPE} component: there are no Calico objects to apply.\n`;
   }
-  const objects = calicoObjects(evaluation);
+  const objects = yamlRecords(evaluation);
+  const kinds = new Set(objects.map((r) => String(r.inputs.kind)));
   const operator = components.some((r) => r.type !== CALICO_COMPONENT_TYPE);
+  const tls = tlsRecords(evaluation);
   const header = [
-    operator
-      ? `# Calico (Tigera operator) objects of stack ${evaluation.stack}: ${objects.length} objects; the operator creates the CRDs, so apply the Deployment and wait for it before the custom resources.`
-      : `# Calico (policy-only) objects of stack ${evaluation.stack}: ${objects.length} objects, CRDs first.`,
-    "# Apply with: kubectl apply --server-side -f calico.yaml",
+    ...comment(
+      `Calico (${operator ? "Tigera operator" : "policy-only"}) objects of stack ${evaluation.stack}: ${objects.length} objects` +
+        (kinds.has("CustomResourceDefinition") ? ", custom resource definitions first" : "") +
+        (customResources(objects).length === 0
+          ? "; no custom resource (kubectl maps every kind before it applies anything, so one would fail in " +
+            "the run that creates its definition)."
+          : ".") +
+        (operator
+          ? " The operator creates Calico's CRDs, those of its own custom resources here included."
+          : ""),
+    ),
+    ...(tls.length > 0
+      ? comment(
+          `Not in this file: ${tls.map(describeObject).join(", ")}, the Typha TLS material \`pulumi up\` makes ` +
+            "with @pulumi/tls. calico-tls.sh makes it with openssl and creates them.",
+        )
+      : []),
+    ...comment(
+      "Apply from this directory, in this order (as `pulumi up` creates and awaits the same objects):",
+    ),
+    ...applySteps(evaluation).map((step) => `#   ${step.command}${step.note ? `  # ${step.note}` : ""}`),
+    ...deployTimeValues(evaluation).flatMap((note, i) => [
+      ...(i === 0
+        ? comment("Values only `pulumi up` knows, which the file holds as the offline plan has them:")
+        : []),
+      ...comment(`- ${note}`, "  "),
+    ]),
   ];
   const documents = objects.map((record) =>
     YAML.stringify(manifest(record), { lineWidth: 0, aliasDuplicateObjects: false }),

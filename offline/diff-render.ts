@@ -3,7 +3,7 @@
  * deletes, then each resource with `+`, `~`, `+-`, `-` (and `?` where the offline world cannot judge),
  * its changed properties and what each does.
  */
-import type { PlanDiff, PropertyChange, ResourceDiff } from "./diff";
+import { type PlanDiff, type PropertyChange, type ResourceDiff, blockedResources } from "./diff";
 
 const SYMBOLS: Record<ResourceDiff["op"], string> = {
   create: "+",
@@ -77,7 +77,7 @@ export function renderDiff(diff: PlanDiff, baseLabel: string): string {
       ? `stack ${diff.after.stack}`
       : `stack ${diff.after.stack} (base is stack ${diff.before.stack})`;
   const counts = summarize(diff);
-  const blocked = [...diff.changed, ...diff.removed].filter((r) => r.blocked !== undefined);
+  const blocked = blockedResources(diff);
   const compact =
     `+ ${counts.create} to create, ~ ${counts.update} to update, +- ${counts.replace} to replace, ` +
     `- ${counts.delete} to delete, ? ${counts.unknown} unknown, ${diff.unchanged} unchanged` +

@@ -63,6 +63,11 @@ export interface PlanDiff {
   readonly outputs: PropertyChange[];
 }
 
+/** The resources `pulumi up` would refuse to change: protected ones replaced or deleted. */
+export function blockedResources(diff: PlanDiff): ResourceDiff[] {
+  return [...diff.changed, ...diff.removed].filter((r) => r.blocked !== undefined);
+}
+
 /** Thrown for a file that is not a resources.json this code can read. */
 export class ResourcesFileError extends Error {
   constructor(message: string) {

@@ -4,7 +4,7 @@
  * started, by PID.
  */
 import { parseArgs } from "node:util";
-import { parseConfigOverride } from "./start";
+import { parseConfigOverride } from "./start-args";
 import { defaultClusterDir, downCluster, upCluster } from "../local-cluster";
 
 export const CLUSTER_USAGE = `Usage: npm run cluster -- up [--stack NAME] [--fargate N] [--pod-start-seconds S] [--config KEY=VALUE]... [--dir DIR]

@@ -8,7 +8,7 @@ import { ConfigError, type ConfigProblem } from "./problems";
 import { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./schema";
 import type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 import { type ExistingVpcCni, networkPolicyAgentOn } from "../components/existing-cluster/vpc-cni";
-import { handOverSteps } from "../components/existing-cluster/agent-hand-over";
+import { HAND_OVER_STEPS } from "../components/existing-cluster/agent-hand-over";
 
 export type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 
@@ -75,7 +75,8 @@ function networkPolicyAgentProblems(
         path: AGENT_KEY,
         value: wanted,
         rule: `is unset, and ${existing.name}'s vpc-cni add-on runs its network-policy agent (enableNetworkPolicy: "true"): Calico takes over only once it enforces, and AWS requires every network policy deleted before the agent is turned off (https://docs.aws.amazon.com/eks/latest/userguide/network-policy-disable.html)`,
-        hint: `hand over in order, with a policy enforced at every step: ${handOverSteps()}`,
+        hint: "hand over in order, with a policy enforced at every step:",
+        steps: [...HAND_OVER_STEPS],
       },
     ];
   }

@@ -54,19 +54,30 @@ export function calicoStep(
   if (previous === undefined || previous.installer === "none" || previous.installer === calico.installer) {
     return { step: "install" };
   }
-  const problem = (rule: string): { problems: ConfigProblem[] } => ({
-    problems: [{ path: "calico.installer", value: calico.installer, rule }],
+  const problem = (rule: string, hint: string, details?: string[]): { problems: ConfigProblem[] } => ({
+    problems: [
+      {
+        path: "calico.installer",
+        value: calico.installer,
+        rule,
+        hint,
+        ...(details !== undefined ? { details } : {}),
+      },
+    ],
   });
   if (previous.installer === "operator") {
     return problem(
-      'cannot go back from "operator" to "manifest" on a deployed stack: the operator created Calico\'s CRDs, which the manifest install would have to create again (it fails with AlreadyExists). Keep "operator", or follow "Switching install mode" in the README',
+      'cannot go back from "operator" to "manifest" on a deployed stack: the operator created Calico\'s CRDs, which the manifest install would have to create again (it fails with AlreadyExists)',
+      'keep "operator", or follow "Switching install mode" in docs/install-modes.md',
     );
   }
   const blockers = migrationBlockers(previous, calico.version);
   if (blockers.length === 0) return { step: "install" };
   if (calico.reinstall) return { step: "remove-for-reinstall" };
   return problem(
-    `cannot switch this deployed stack from "manifest" to "operator" in place: the operator cannot convert its manifest install (${blockers.join("; ")}). Set calico.reinstall: true to reinstall instead: this update removes the manifest install (its CRDs and your policies stay), the next installs the operator; pods created in between get no policy until then`,
+    `cannot switch this deployed stack from "manifest" to "operator" in place: the operator cannot convert its manifest install, for ${blockers.length === 1 ? "this reason" : `these ${blockers.length} reasons`}`,
+    "set calico.reinstall: true to reinstall instead: this update removes the manifest install (its CRDs and your policies stay), the next installs the operator; pods created in between get no policy until then",
+    blockers,
   );
 }
 

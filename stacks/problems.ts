@@ -15,11 +15,15 @@ export interface ConfigProblem {
   readonly rule: string;
   /** What to do, when it is more specific than the key's general hint. */
   readonly hint?: string;
+  /** Each reason behind the rule, when there are several (listed under it, one a line). */
+  readonly details?: readonly string[];
+  /** What to do, in order, after the hint (numbered under it, one a line). */
+  readonly steps?: readonly string[];
 }
 
 /**
  * What to do about a problem at a key, by key path with list indexes written `[]`. Keys not listed
- * point to the README's config reference.
+ * point to docs/config-reference.md.
  */
 const HINTS: Readonly<Record<string, string>> = {
   "aws:region": "set it with `pulumi config set aws:region us-west-2`",
@@ -81,11 +85,17 @@ export function maskedProblem(problem: ConfigProblem): ConfigProblem {
     problem.hint !== undefined && text !== undefined
       ? problem.hint.replaceAll(text, SECRET_VALUE)
       : problem.hint;
+  const masked = (lines: readonly string[] | undefined) =>
+    lines?.map((line) => (text === undefined ? line : line.replaceAll(text, SECRET_VALUE)));
+  const details = masked(problem.details);
+  const steps = masked(problem.steps);
   return {
     path: problem.path,
     value: SECRET_VALUE,
     rule: problem.rule,
     ...(hint !== undefined ? { hint } : {}),
+    ...(details !== undefined ? { details } : {}),
+    ...(steps !== undefined ? { steps } : {}),
   };
 }
 
@@ -93,7 +103,7 @@ export function maskedProblem(problem: ConfigProblem): ConfigProblem {
 export function hintFor(path: string): string {
   const general = path.replace(/\[\d+\]/g, "[]");
   const key = Object.hasOwn(HINTS, general) ? general : general.split(".")[0];
-  return Object.hasOwn(HINTS, key) ? HINTS[key] : "see the config reference in README.md";
+  return Object.hasOwn(HINTS, key) ? HINTS[key] : "see docs/config-reference.md";
 }
 
 /**
@@ -114,13 +124,48 @@ export class ConfigError extends pulumi.RunError {
   }
 }
 
+/**
+ * The refusal as a list: a line per problem (`  - path: rule (got value)`), its reasons under it, then its
+ * hint and numbered steps, every line at most MESSAGE_WIDTH characters. Pulumi prints the message as it
+ * is, so the line breaks are in the text; a continuation line is indented under the text it continues.
+ */
 export function formatProblems(stack: string, problems: readonly ConfigProblem[]): string {
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  const lines = problems.map(
-    (p) =>
-      `  - ${p.path}: ${p.rule} (got ${describeValue(p.value)})\n      hint: ${p.hint ?? hintFor(p.path)}`,
-  );
+  const lines = problems.flatMap((p) => [
+    ...wrapLines(`${p.path}: ${p.rule} (got ${describeValue(p.value)})`, "  - ", "    "),
+    ...(p.details ?? []).flatMap((detail) => wrapLines(detail, "      - ", "        ")),
+    ...wrapLines(p.hint ?? hintFor(p.path), "      hint: ", " ".repeat(12)),
+    ...(p.steps ?? []).flatMap((step, i) => wrapLines(step, `        (${i + 1}) `, " ".repeat(12))),
+  ]);
   return [`Stack "${stack}" has invalid configuration (${count}):`, ...lines].join("\n");
+}
+
+/** The widest line of a refusal: a terminal's usual width. */
+export const MESSAGE_WIDTH = 100;
+
+/**
+ * `text` broken at spaces into lines of at most `width` characters, the first line led by `first`, the
+ * others by `rest`. A command in backticks stays on one line where it fits, so it can be copied; a word
+ * longer than a line (a URL) is kept whole on its own.
+ */
+export function wrapLines(text: string, first: string, rest: string, width = MESSAGE_WIDTH): string[] {
+  const room = width - Math.max(first.length, rest.length);
+  const words = (text.match(/[^\s`]*`[^`]*`[^\s`]*|\S+/g) ?? []).flatMap((word) =>
+    word.length > room && word.includes(" ") ? word.split(" ") : [word],
+  );
+  const lines: string[] = [];
+  let line = "";
+  for (const word of words) {
+    const lead = lines.length === 0 ? first : rest;
+    if (line !== "" && lead.length + line.length + 1 + word.length > width) {
+      lines.push(`${lead}${line}`);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(`${lines.length === 0 ? first : rest}${line}`);
+  return lines;
 }
 
 function describeValue(value: unknown): string {
@@ -203,11 +248,11 @@ function unknownKey(
     value,
     rule:
       known.length === 0
-        ? "is not a known key (check its spelling against the README's config reference)"
+        ? "is not a known key (check its spelling against docs/config-reference.md)"
         : `is not a known key${didYouMean(near)}`,
     ...(known.length > 0
       ? {
-          hint: `${near.length === 1 ? `rename it to ${near[0]}; ` : ""}${place} takes ${known.join(", ")} (see the README's config reference)`,
+          hint: `${near.length === 1 ? `rename it to ${near[0]}; ` : ""}${place} takes ${known.join(", ")} (see docs/config-reference.md)`,
         }
       : {}),
   };

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import { type ResourceRecord, evaluateStackExpectingError } from "../offline/engine";
 import { ConfigError } from "../stacks";
 import { holdsSecret, secretLeaves } from "../stacks/secrets";
-import { evaluated, evaluatedWith, ofType } from "./helpers";
+import { evaluated, evaluatedWith, ofType, unwrapped } from "./helpers";
 
 const MIRROR = "123456789012.dkr.ecr.us-west-2.amazonaws.com/calico-mirror";
 
@@ -87,7 +87,7 @@ describe("secret config values", () => {
       error.problems.map((p) => p.path),
       ["nodeGroups[0].name"],
     );
-    assert.match(error.message, /set with --secret, but it becomes part of a resource name/);
+    assert.match(unwrapped(error.message), /set with --secret, but it becomes part of a resource name/);
     assert.ok(!error.message.includes('"general"'), error.message);
     assert.deepEqual(
       resources.filter((r) => r.type !== "pulumi:pulumi:Stack"),
@@ -115,7 +115,7 @@ describe("secret config values", () => {
       secrets: ["eks-calico:calico"],
     });
     assert.ok(ConfigError.isConfigError(error), String(error));
-    assert.match(error.message, /calico\.registry: .*\(got a secret value\)/);
+    assert.match(unwrapped(error.message), /calico\.registry: .*\(got a secret value\)/);
     assert.ok(!error.message.includes("Not A Registry!"), error.message);
   });
 });

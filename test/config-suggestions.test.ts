@@ -73,7 +73,7 @@ describe("unknown config keys", () => {
       path: "nodeGroups[0].instanceType",
       value: ["m6i.large"],
       rule: "is not a known key; did you mean instanceTypes?",
-      hint: "rename it to instanceTypes; nodeGroups[0] takes name, instanceTypes, capacityType, amiType, diskSizeGiB, minSize, desiredSize, maxSize, labels, taints, clusterAddons (see the README's config reference)",
+      hint: "rename it to instanceTypes; nodeGroups[0] takes name, instanceTypes, capacityType, amiType, diskSizeGiB, minSize, desiredSize, maxSize, labels, taints, clusterAddons (see docs/config-reference.md)",
     });
     assert.ok(
       formatProblems("dev", problemsFor(raw)).includes(
@@ -135,11 +135,11 @@ describe("unknown config keys", () => {
     assert.equal(problem.value, 4);
     assert.equal(
       problem.hint,
-      "network takes cidr, availabilityZones, natGateways (see the README's config reference)",
+      "network takes cidr, availabilityZones, natGateways (see docs/config-reference.md)",
     );
   });
 
-  it("points to the README where the keys of a place are not known", () => {
+  it("points to docs/config-reference.md where the keys of a place are not known", () => {
     const parsed = stackConfigSchema.safeParse(
       { nodeGroups: [GROUP], protected: true },
       { reportInput: true },
@@ -148,7 +148,7 @@ describe("unknown config keys", () => {
       {
         path: "protected",
         value: true,
-        rule: "is not a known key (check its spelling against the README's config reference)",
+        rule: "is not a known key (check its spelling against docs/config-reference.md)",
       },
     ]);
   });

@@ -131,3 +131,11 @@ export const UNREACHABLE_KUBECONFIG = [
   "contexts: [{name: a, context: {cluster: c, user: u}}]",
   "current-context: a",
 ].join("\n");
+
+/**
+ * A refusal (stacks/problems.ts formatProblems) with its wrapped lines joined again: each problem, each
+ * reason under it, each hint and each step on one line, as before the text was wrapped to its width.
+ */
+export function unwrapped(message: string): string {
+  return message.replace(/\n(?! {2}- | {6}- | {6}hint: | {8}\(\d+\) ) +/g, " ");
+}

@@ -27,7 +27,7 @@ import { HAND_OVER_TYPE, handOverProvider } from "../components/existing-cluster
 import { networkPolicyAgentOn, vpcCniChange } from "../components/existing-cluster/vpc-cni";
 import { policies, vpcCniNetworkPolicyOff } from "../policy/policies";
 import { broken, expectOne, replaced } from "./policy-records";
-import { UNREACHABLE_KUBECONFIG, evaluatedWith, input, one, ofType } from "./helpers";
+import { UNREACHABLE_KUBECONFIG, evaluatedWith, input, one, ofType, unwrapped } from "./helpers";
 import { runPack } from "./policy-harness";
 
 const STACK = "existing.example";
@@ -81,13 +81,15 @@ describe("an existing cluster's VPC CNI network-policy agent", () => {
     const [problem] = error.problems;
     assert.equal(problem.path, "cluster.existing.networkPolicyAgent");
     assert.match(problem.rule, /runs its network-policy agent .*AWS requires every network policy deleted/);
-    // Every step, in order, in the hint.
-    let at = -1;
-    for (const step of HAND_OVER_STEPS) {
-      const found = problem.hint?.indexOf(step) ?? -1;
-      assert.ok(found > at, `step in order: ${step}`);
-      at = found;
-    }
+    // Every step, in order, under the hint: numbered, each on its own line.
+    assert.deepEqual(problem.steps, HAND_OVER_STEPS);
+    const lines = unwrapped(error.message).split("\n");
+    const first = lines.indexOf(`      hint: ${problem.hint}`);
+    assert.ok(first > 0, error.message);
+    assert.deepEqual(
+      lines.slice(first + 1),
+      HAND_OVER_STEPS.map((step, i) => `        (${i + 1}) ${step}`),
+    );
     assert.deepEqual(
       resources.map((r) => r.type),
       ["pulumi:pulumi:Stack"],
@@ -101,13 +103,13 @@ describe("an existing cluster's VPC CNI network-policy agent", () => {
       simulate: { existingCluster: { vpcCni: { managed: true, configurationValues: "" } } },
     });
     assert.ok(ConfigError.isConfigError(off.error));
-    assert.match(off.error.message, /cluster\.existing\.networkPolicyAgent: .*never turns it on/);
+    assert.match(unwrapped(off.error.message), /cluster\.existing\.networkPolicyAgent: .*never turns it on/);
     const selfManaged = await evaluateStackExpectingError(STACK, {
       config: existing({ networkPolicyAgent: "off", vpcCniConfigured: true }),
       simulate: { existingCluster: { vpcCni: { managed: false } } },
     });
     assert.ok(ConfigError.isConfigError(selfManaged.error));
-    assert.match(selfManaged.error.message, /applies to the vpc-cni EKS add-on only/);
+    assert.match(unwrapped(selfManaged.error.message), /applies to the vpc-cni EKS add-on only/);
   });
 
   it("changes nothing about an agent already off, and needs no key for it", async () => {
@@ -262,8 +264,8 @@ describe("an existing cluster's VPC CNI network-policy agent", () => {
     );
   });
 
-  it("is the README's hand-over, step for step", () => {
-    const readme = fs.readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+  it("is the hand-over of docs/existing-clusters.md, step for step", () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "existing-clusters.md"), "utf8");
     const section = readme.split("network-policy agent enforces policy")[1]?.split("\n- ")[0] ?? "";
     const steps = [...section.matchAll(/^ {4}(\d)\. /gm)].map((m) => Number(m[1]));
     assert.deepEqual(

@@ -137,8 +137,18 @@ describe("switching install mode", () => {
     const refused = calicoStep(previousManifest, config);
     assert.ok("problems" in refused);
     assert.equal(refused.problems[0].path, "calico.installer");
-    assert.match(refused.problems[0].rule, /release changes from v3\.31\.7 to v3\.32\.1/);
-    assert.match(refused.problems[0].rule, /CALICO_MANAGE_CNI/);
+    // Each reason the operator cannot convert the install is listed under the rule.
+    const reasons = refused.problems[0].details ?? [];
+    assert.match(refused.problems[0].rule, new RegExp(`for these ${reasons.length} reasons$`));
+    assert.ok(
+      reasons.some((r) => /release changes from v3\.31\.7 to v3\.32\.1/.test(r)),
+      reasons.join("\n"),
+    );
+    assert.ok(
+      reasons.some((r) => r.includes("CALICO_MANAGE_CNI")),
+      reasons.join("\n"),
+    );
+    assert.match(refused.problems[0].hint ?? "", /^set calico\.reinstall: true to reinstall instead/);
     assert.deepEqual(calicoStep(previousManifest, { ...config, reinstall: true }), {
       step: "remove-for-reinstall",
     });

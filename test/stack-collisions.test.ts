@@ -6,6 +6,7 @@ import * as path from "path";
 import { PROJECT_ROOT, evaluateStackExpectingError, listStacks } from "../offline/engine";
 import { ConfigError } from "../stacks";
 import { type SiblingStack, clusterNameFor, nameCollisions, siblingStacks } from "../stacks/collisions";
+import { unwrapped } from "./helpers";
 
 describe("stacks that derive the same names", () => {
   const cases: { title: string; stack: string; region: string; siblings: SiblingStack[]; clash: string[] }[] =
@@ -114,7 +115,7 @@ describe("stacks that derive the same names", () => {
         ["(stack name)"],
       );
       assert.match(
-        error.message,
+        unwrapped(error.message),
         /and so does stack "twin\.check" \(Pulumi\.twin\.check\.yaml\) in us-west-2/,
       );
       assert.deepEqual(

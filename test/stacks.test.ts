@@ -1,5 +1,5 @@
 /**
- * The stacks come from the Pulumi.<stack>.yaml files: a copied stack file (the README's way to add a
+ * The stacks come from the Pulumi.<stack>.yaml files: a copied stack file (docs/stacks.md's way to add a
  * stack) is planned, and tested by every per-stack test, without editing a list.
  */
 import * as assert from "node:assert/strict";

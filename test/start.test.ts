@@ -7,8 +7,9 @@ import * as path from "node:path";
 import { PROJECT_ROOT, listStacks } from "../offline/engine";
 import { renderResourcesJson } from "../offline/plan";
 import { PLAN_FILES, renderPlanFiles } from "../offline/plan-files";
-import { UsageError, parseConfigOverride, parseStartArgs } from "../scripts/start";
+import { EXIT, USAGE, UsageError, parseConfigOverride, parseStartArgs } from "../scripts/start-args";
 import { devNodeGroupsWithDesired, evaluated, evaluatedWith } from "./helpers";
+import { runStart } from "./start-runner";
 
 describe("npm start: arguments", () => {
   it("defaults to the dev stack and out/ in the project", () => {
@@ -43,6 +44,28 @@ describe("npm start: arguments", () => {
     assert.throws(() => parseStartArgs(["--stak", "dev"], {}), UsageError);
     assert.throws(() => parseStartArgs(["dev"], {}), UsageError);
   });
+
+  it("takes a bare --diff as the stack's last plan under --out, and --tree as a flag", () => {
+    const last = (out: string, stack: string) => path.join(out, stack, "resources.json");
+    const atEnd = parseStartArgs(["--stack", "prod", "--diff"], {});
+    assert.equal(atEnd.diff, last(path.join(PROJECT_ROOT, "out"), "prod"));
+    assert.equal(atEnd.tree, false);
+    const beforeOption = parseStartArgs(["--diff", "--tree", "--out", "/plans"], {});
+    assert.equal(beforeOption.diff, last("/plans", "dev"));
+    assert.equal(beforeOption.tree, true);
+    assert.equal(parseStartArgs(["--diff", "/saved.json", "--tree"], {}).diff, "/saved.json");
+  });
+
+  it("names --tree and every exit status in --help, the blocked one distinct from the others", () => {
+    assert.match(USAGE, /^ {2}--tree {15}with --diff: print the resource tree and outputs too/m);
+    assert.match(USAGE, /^ {2}--diff \[FILE\] {8}/m);
+    const statuses = Object.values(EXIT);
+    assert.equal(new Set(statuses).size, statuses.length);
+    assert.deepEqual(statuses, [0, 1, 2, 3]);
+    const text = USAGE.replace(/\s+/g, " ");
+    for (const status of statuses) assert.ok(text.includes(` ${status} `), `exit status ${status}`);
+    assert.ok(text.includes("; 3 the diff has a change `pulumi up` refuses: a protected resource replaced"));
+  });
 });
 
 describe("npm start: options written before --", () => {
@@ -63,6 +86,8 @@ describe("npm start: options written before --", () => {
         npm_config_adopt_from: "calico.yaml",
         // Two --config=..., as npm joins a repeated option.
         npm_config_config: "eks-calico:protect=false\n\naws:region=eu-west-1",
+        // A flag: --tree.
+        npm_config_tree: "true",
       }),
     );
     assert.deepEqual(options, {
@@ -71,6 +96,7 @@ describe("npm start: options written before --", () => {
       diff: "/somewhere/old/resources.json",
       adoptFrom: "/somewhere/calico.yaml",
       config: { "eks-calico:protect": false, "aws:region": "eu-west-1" },
+      tree: true,
       help: false,
     });
   });
@@ -156,9 +182,58 @@ describe("npm start: the command", () => {
     }
     const diff = fs.readFileSync(path.join(tmp, "out", "dev", "diff.txt"), "utf8");
     assert.match(diff, / {4}inputs\.scalingConfig\.desiredSize: 4 → 2 {2}\(ignored: ignoreScalingChanges/);
-    assert.ok(result.stdout.startsWith("Stack dev (project eks-calico): "));
-    assert.ok(result.stdout.includes(diff), "the diff is printed too");
-    assert.ok(result.stdout.includes("kubeconfig") && !result.stdout.includes("certificate-authority-data"));
+    // What changes leads; the tree, the same at every run, only with --tree.
+    assert.ok(result.stdout.startsWith(`${diff}\n(The resource tree and outputs: add --tree.)\n`));
+    assert.ok(!result.stdout.includes("Stack dev (project eks-calico): "), "no tree without --tree");
+    assert.ok(diff.startsWith(`Changes to stack dev against ${base}: `));
+  });
+
+  it("with --diff --tree, prints the summary and the changed resources first, then the tree", async () => {
+    const base = path.join(tmp, "tree-base.json");
+    const bigger = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(4) },
+    });
+    fs.writeFileSync(base, renderResourcesJson(bigger));
+    const { code, out } = await runStart("--out", path.join(tmp, "tree"), "--diff", base, "--tree");
+    assert.equal(code, EXIT.planned);
+    const at = (text: string) => {
+      assert.ok(out.includes(text), text);
+      return out.indexOf(text);
+    };
+    assert.equal(at(`Changes to stack dev against ${base}: `), 0, "the summary comes first");
+    const changed = at("~ eks:index:ManagedNodeGroup cluster-general");
+    const tree = at("Stack dev (project eks-calico): ");
+    assert.ok(changed < tree, "the changed resources come before the tree");
+    assert.ok(tree < at("\nOutputs:\n"));
+    assert.ok(out.includes("kubeconfig") && !out.includes("certificate-authority-data"), "outputs masked");
+    assert.ok(!out.includes("add --tree"));
+  });
+
+  it("exits 3 for a diff that replaces protected resources, after writing the plan files and diff.txt", async () => {
+    const base = path.join(tmp, "prod-base.json");
+    fs.writeFileSync(base, renderResourcesJson(await evaluated("prod")));
+    const out = path.join(tmp, "blocked");
+    // Another VPC CIDR replaces the VPC and, through its subnets, the EKS cluster: both protected in prod.
+    const cidr = ["--config", 'eks-calico:network.cidr="10.64.0.0/16"'];
+    const run = await runStart("--stack", "prod", "--out", out, "--diff", base, ...cidr);
+    assert.equal(run.code, EXIT.blocked, run.err);
+    assert.equal(EXIT.blocked, 3);
+    for (const name of [...PLAN_FILES, "diff.txt"]) {
+      assert.ok(fs.existsSync(path.join(out, "prod", name)), `${name} is written`);
+    }
+    const diff = fs.readFileSync(path.join(out, "prod", "diff.txt"), "utf8");
+    assert.match(diff.split("\n")[0], /; BLOCKED: 2 protected\.$/);
+    assert.match(diff, /^\+- aws:ec2\/vpc:Vpc network-vpc {2}\[BLOCKED: protected/m);
+    assert.match(diff, /^\+- eks:index:Cluster cluster-eks {2}\[BLOCKED: protected/m);
+    assert.ok(run.out.startsWith(diff));
+    assert.equal(
+      run.err,
+      "error: stack prod: `pulumi up` would stop: 2 protected resources would be replaced or deleted (BLOCKED in the diff)\n",
+    );
+    // Two saved plans compare the same way: blocked is exit 3 there too; the same plan, 0.
+    const head = path.join(out, "prod", "resources.json");
+    assert.equal((await runStart("--diff", base, "--head", head)).code, EXIT.blocked);
+    assert.equal((await runStart("--diff", base, "--head", base)).code, EXIT.planned);
   });
 
   it("plans the stack of `npm start --stack=prod`, written without --", () => {

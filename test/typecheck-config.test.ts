@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
 import { PROJECT_ROOT } from "../offline/config";
+import { testSteps } from "../scripts/test";
 
 function parsed(file: string): ts.ParsedCommandLine {
   const config = ts.getParsedCommandLineOfConfigFile(path.join(PROJECT_ROOT, file), undefined, {
@@ -47,6 +48,8 @@ describe("type-check configuration", () => {
       scripts: Record<string, string>;
     };
     assert.equal(scripts.typecheck, "tsc -p tsconfig.check.json");
-    assert.match(scripts.test, /^npm run typecheck && /);
+    // npm test runs its steps through scripts/test.ts, the type check first.
+    assert.equal(scripts.test, "ts-node --transpile-only scripts/test.ts");
+    assert.equal(testSteps(scripts)[0].command, "tsc -p tsconfig.check.json");
   });
 });

@@ -7,7 +7,7 @@
 # BASE_DIR and HEAD_DIR are checkouts with dependencies installed; the plans go to WORK_DIR/base and
 # WORK_DIR/head. A base that cannot be planned (one from before `npm start` existed, or a broken one)
 # only means there is nothing to compare with. Exits 1, after writing the whole document, if the head
-# cannot be planned for some stack.
+# cannot be planned for some stack or its diff has a blocked change (`npm start` exit 3).
 set -euo pipefail
 
 if [ "$#" -ne 3 ]; then
@@ -37,7 +37,14 @@ for file in "$head_dir"/Pulumi.*.yaml; do
   fi
 
   echo
-  if ! (cd "$head_dir" && npm start --silent -- --stack "$stack" --out "$work/head" "${diff_args[@]}") >"$work/head-$stack.log" 2>&1; then
+  planned=0
+  (cd "$head_dir" && npm start --silent -- --stack "$stack" --out "$work/head" "${diff_args[@]}") >"$work/head-$stack.log" 2>&1 || planned=$?
+  blocked=""
+  # Exit 3: planned, but the diff has a change `pulumi up` refuses (BLOCKED); the diff is shown.
+  if [ "$planned" -eq 3 ]; then
+    status=1
+    blocked="BLOCKED: pulumi up would stop; "
+  elif [ "$planned" -ne 0 ]; then
     status=1
     echo "<details open><summary><b>$stack</b>: the plan failed</summary>"
     echo
@@ -51,7 +58,7 @@ for file in "$head_dir"/Pulumi.*.yaml; do
   if [ "${#diff_args[@]}" -gt 0 ]; then
     # The first line ends with the summary: "+ 0 to create, ~ 2 to update, +- 1 to replace, ...".
     counts=$(head -n 1 "$work/head/$stack/diff.txt" | sed -n 's/^Changes to .* against [^:]*: //p')
-    echo "<details><summary><b>$stack</b>: ${counts%.}</summary>"
+    echo "<details><summary><b>$stack</b>: ${blocked}${counts%.}</summary>"
     echo
     echo '```diff'
     head -n "$max_diff_lines" "$work/head/$stack/diff.txt"

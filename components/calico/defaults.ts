@@ -1,6 +1,6 @@
 /**
  * Every Calico default lives here, once. The stack config schema (stacks/schema.ts) imports these, so
- * the schema, the README and the component can never disagree about a default.
+ * the schema, the docs and the component can never disagree about a default.
  */
 
 /** Calico release installed when the stack does not pin one. Images are tagged with it. */

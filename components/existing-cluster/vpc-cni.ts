@@ -27,8 +27,8 @@ export type ExistingVpcCni = ManagedVpcCni | SelfManagedVpcCni;
 /**
  * What this stack does with the VPC CNI's network-policy agent (`cluster.existing.networkPolicyAgent`):
  * - "off": it stays off, or is turned off in AWS's order once Calico enforces (network-policy-agent.ts);
- * - "on": left on while Calico runs beside it, the first step of a hand-over (README "An existing EKS
- *   cluster"), so the cluster's policies can be copied to Calico before the Kubernetes ones are deleted.
+ * - "on": left on while Calico runs beside it, the first step of a hand-over (docs/existing-clusters.md),
+ *   so the cluster's policies can be copied to Calico before the Kubernetes ones are deleted.
  */
 export type NetworkPolicyAgent = "on" | "off";
 

@@ -1,7 +1,7 @@
 /**
  * The stack configuration contract: every `eks-calico:*` key a stack file may set, its rules and its
- * default. This folder is the single home of every default (one file per top-level key); README's config
- * reference is tested against it.
+ * default. This folder is the single home of every default (one file per top-level key);
+ * docs/config-reference.md is tested against it.
  */
 import { z } from "zod";
 import { calicoSchema, checkProbeNodes } from "./calico";
