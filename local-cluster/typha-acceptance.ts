@@ -71,20 +71,28 @@ export interface Verdict {
   readonly detail: string;
 }
 
-const FELIX_TLS = [
-  "FELIX_TYPHAKEYFILE",
-  "FELIX_TYPHACERTFILE",
-  "FELIX_TYPHACAFILE",
-  "FELIX_TYPHACN",
-  "FELIX_TYPHAURISAN",
-];
-const TYPHA_TLS = [
-  "TYPHA_SERVERKEYFILE",
-  "TYPHA_SERVERCERTFILE",
-  "TYPHA_CAFILE",
-  "TYPHA_CLIENTCN",
-  "TYPHA_CLIENTURISAN",
-];
+/** The env names of one side's TLS settings: its own files, and the name it requires of its peer. */
+interface TlsSettings {
+  readonly key: string;
+  readonly cert: string;
+  readonly ca: string;
+  readonly peerCn: string;
+  readonly peerUri: string;
+}
+const FELIX_TLS: TlsSettings = {
+  key: "FELIX_TYPHAKEYFILE",
+  cert: "FELIX_TYPHACERTFILE",
+  ca: "FELIX_TYPHACAFILE",
+  peerCn: "FELIX_TYPHACN",
+  peerUri: "FELIX_TYPHAURISAN",
+};
+const TYPHA_TLS: TlsSettings = {
+  key: "TYPHA_SERVERKEYFILE",
+  cert: "TYPHA_SERVERCERTFILE",
+  ca: "TYPHA_CAFILE",
+  peerCn: "TYPHA_CLIENTCN",
+  peerUri: "TYPHA_CLIENTURISAN",
+};
 
 /** A container's env as values, ConfigMap references resolved. */
 function envOf(pod: Pod, container: Container, snapshot: ClusterSnapshot): Map<string, string> {
@@ -132,33 +140,41 @@ interface Side {
   readonly env: Map<string, string>;
 }
 
-/** Why a TLS side's settings are incomplete (its program refuses to start), or undefined. */
-function incomplete(side: Side, keys: string[], who: string): string | undefined {
-  const [key, cert, ca, cn, uri] = keys.map((k) => side.env.get(k));
-  if (
-    key === undefined ||
-    cert === undefined ||
-    ca === undefined ||
-    (cn === undefined && uri === undefined)
-  ) {
-    return `${who} has some TLS settings but not all (${keys.filter((k) => side.env.has(k)).join(", ")})`;
-  }
-  return undefined;
+const settingNames = (tls: TlsSettings) => [tls.key, tls.cert, tls.ca, tls.peerCn, tls.peerUri];
+
+/** Whether a side has any TLS setting: then it requires TLS. */
+function requiresTls(side: Side, tls: TlsSettings): boolean {
+  return settingNames(tls).some((name) => side.env.has(name));
 }
 
-/** Why `side`'s certificate (and key) is not one the peer with CA `caPem` and name `cn`/`uri` accepts. */
+/** Why a TLS side's settings are incomplete (its program refuses to start), or undefined. */
+function incomplete(side: Side, tls: TlsSettings, who: string): string | undefined {
+  const has = (name: string) => side.env.has(name);
+  if (has(tls.key) && has(tls.cert) && has(tls.ca) && (has(tls.peerCn) || has(tls.peerUri))) return undefined;
+  const set = settingNames(tls).filter(has);
+  return `${who} has some TLS settings but not all (${set.join(", ")})`;
+}
+
+/** A file a side's env names, from what its container mounts there. */
+function fileNamed(side: Side, env: string, snapshot: ClusterSnapshot): string | undefined {
+  return fileOf(side.pod, side.container, side.env.get(env) ?? "", snapshot);
+}
+
+/**
+ * Why `verifier` refuses the certificate `presenter` shows (signed by the verifier's CA, valid now,
+ * matching its key, with the CN or URI SAN the verifier requires), or undefined when it accepts it.
+ */
 function certificateProblem(
-  side: Side,
-  certEnv: string,
-  keyEnv: string,
-  caPem: string | undefined,
-  cn: string | undefined,
-  uri: string | undefined,
+  presenter: Side,
+  presented: TlsSettings,
+  verifier: Side,
+  verifying: TlsSettings,
   snapshot: ClusterSnapshot,
 ): string | undefined {
-  const who = `${side.pod.metadata.name}'s certificate`;
-  const certPem = fileOf(side.pod, side.container, side.env.get(certEnv) ?? "", snapshot);
-  const keyPem = fileOf(side.pod, side.container, side.env.get(keyEnv) ?? "", snapshot);
+  const who = `${presenter.pod.metadata.name}'s certificate`;
+  const certPem = fileNamed(presenter, presented.cert, snapshot);
+  const keyPem = fileNamed(presenter, presented.key, snapshot);
+  const caPem = fileNamed(verifier, verifying.ca, snapshot);
   if (certPem === undefined || keyPem === undefined || caPem === undefined) {
     return `${who}, key or the peer's CA is not mounted where the env points`;
   }
@@ -171,6 +187,8 @@ function certificateProblem(
   if (!derived.equals(cert.publicKey.export({ format: "der", type: "spki" }))) {
     return `${who} does not match its key`;
   }
+  const cn = verifier.env.get(verifying.peerCn);
+  const uri = verifier.env.get(verifying.peerUri);
   const subjectCn = /^CN=(.*)$/m.exec(cert.subject)?.[1];
   const uris = (cert.subjectAltName ?? "").split(", ").filter((n) => n.startsWith("URI:"));
   const cnOk = cn !== undefined && subjectCn === cn;
@@ -185,34 +203,16 @@ function certificateProblem(
 function refusal(felix: Side, typha: Side, port: number, snapshot: ClusterSnapshot): string | undefined {
   const listens = Number(typha.env.get("TYPHA_SERVERPORT") ?? "5473");
   if (listens !== port) return `it listens on ${listens}, the Service sends Felix to ${port}`;
-  const felixTls = FELIX_TLS.some((k) => felix.env.has(k));
-  const typhaTls = TYPHA_TLS.some((k) => typha.env.has(k));
+  const felixTls = requiresTls(felix, FELIX_TLS);
+  const typhaTls = requiresTls(typha, TYPHA_TLS);
   if (!felixTls && !typhaTls) return undefined;
   if (typhaTls && !felixTls) return "it accepts only TLS clients and this Felix has no TLS settings";
   if (felixTls && !typhaTls) return "this Felix requires TLS and the Typha serves none";
-  const settings = incomplete(felix, FELIX_TLS, "Felix") ?? incomplete(typha, TYPHA_TLS, "Typha");
-  if (settings !== undefined) return settings;
-  const caFile = (side: Side, env: string) =>
-    fileOf(side.pod, side.container, side.env.get(env) ?? "", snapshot);
   return (
-    certificateProblem(
-      felix,
-      "FELIX_TYPHACERTFILE",
-      "FELIX_TYPHAKEYFILE",
-      caFile(typha, "TYPHA_CAFILE"),
-      typha.env.get("TYPHA_CLIENTCN"),
-      typha.env.get("TYPHA_CLIENTURISAN"),
-      snapshot,
-    ) ??
-    certificateProblem(
-      typha,
-      "TYPHA_SERVERCERTFILE",
-      "TYPHA_SERVERKEYFILE",
-      caFile(felix, "FELIX_TYPHACAFILE"),
-      felix.env.get("FELIX_TYPHACN"),
-      felix.env.get("FELIX_TYPHAURISAN"),
-      snapshot,
-    )
+    incomplete(felix, FELIX_TLS, "Felix") ??
+    incomplete(typha, TYPHA_TLS, "Typha") ??
+    certificateProblem(felix, FELIX_TLS, typha, TYPHA_TLS, snapshot) ??
+    certificateProblem(typha, TYPHA_TLS, felix, FELIX_TLS, snapshot)
   );
 }
 

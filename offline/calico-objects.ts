@@ -5,6 +5,7 @@
 import type { ResourceRecord, StackEvaluation } from "./engine";
 import { Hierarchy, compare } from "./hierarchy";
 import { CALICO_COMPONENT_TYPES } from "./plan";
+import { describeRef } from "../components/calico/takeover/run";
 
 /**
  * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
@@ -72,5 +73,5 @@ export function tlsRecords(evaluation: StackEvaluation): ResourceRecord[] {
 /** `Kind namespace/name`, as the headers and the script name an object. */
 export function describeObject(record: ResourceRecord): string {
   const metadata = record.inputs.metadata as { name: string; namespace?: string };
-  return `${String(record.inputs.kind)} ${metadata.namespace ? `${metadata.namespace}/` : ""}${metadata.name}`;
+  return describeRef({ kind: String(record.inputs.kind), ...metadata });
 }

@@ -5,6 +5,7 @@
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { PROJECT_ROOT } from "../offline/engine";
+import { shellWord } from "../offline/calico-tls";
 
 /** `npm start`'s exit statuses. */
 export const EXIT = {
@@ -128,11 +129,6 @@ type ValueOptions = {
 function npmVariables(option: ValueOption): string[] {
   const variable = `npm_config_${option.replace(/-/g, "_")}`;
   return option === "head" ? [variable, "npm_config_heading"] : [variable];
-}
-
-/** A word as a shell reads it back: quoted unless it is plain. */
-function shellWord(word: string): string {
-  return /^[\w./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -16,11 +16,11 @@ import { SimulatedFailure, type StackEvaluation, evaluateStackExpectingError } f
 import { resourcesDocument } from "../offline/plan";
 import { evaluated, evaluatedWith, input, one, ofType } from "./helpers";
 import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION, TAKEOVER_TYPE } from "../components/calico/takeover";
-import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
+import { TYPHA_OBJECT_KINDS, TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
 import { CALICO_TYPHA } from "../components/calico/names";
 
 const PROVIDER = "pulumi:providers:kubernetes";
-const TYPHA_KINDS = new Set(["Deployment", "Service", "PodDisruptionBudget"]);
+const TYPHA_KINDS = new Set<string>(TYPHA_OBJECT_KINDS.map((k) => k.kind));
 const ADOPT = { "eks-calico:calico": { adopt: true } };
 const PROBE_NAMESPACE = "calico-policy-probe";
 

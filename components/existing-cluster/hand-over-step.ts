@@ -8,6 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { credentialsOf } from "../calico/takeover/kube-client";
+import { checkOnEveryUpdate } from "../calico/takeover/checking-step";
 import {
   type CalicoNodeRef,
   type HandOverFindings,
@@ -37,18 +38,8 @@ async function checkHandOver(inputs: HandOverInputs): Promise<HandOverFindings> 
   return findings;
 }
 
-/** The methods call only imported functions: Pulumi serializes this object with what it references. */
-export const handOverProvider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: HandOverInputs) {
-    return { id: "network-policy-agent-hand-over", outs: { ...inputs, ...(await checkHandOver(inputs)) } };
-  },
-  diff() {
-    return Promise.resolve({ changes: true });
-  },
-  async update(_id: string, _olds: HandOverInputs, news: HandOverInputs) {
-    return { outs: { ...news, ...(await checkHandOver(news)) } };
-  },
-};
+/** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
+export const handOverProvider = checkOnEveryUpdate("network-policy-agent-hand-over", checkHandOver);
 
 export interface HandOverStepArgs {
   readonly kubeconfig: pulumi.Input<string>;

@@ -10,8 +10,8 @@ import { CALICO_VERSION_ANNOTATION } from "../../components/calico/operator/cust
 import type { DaemonSet } from "../../components/calico/types";
 import { removedApi } from "../../policy/calico";
 import { COMMON_LABELS } from "../../components/calico/labels";
-import { isOurs } from "../../components/calico/takeover/run";
-import { TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
+import { describeRef, isOurs } from "../../components/calico/takeover/run";
+import { TYPHA_OBJECT_KINDS, TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
 import { calicoObjects } from "../calico-yaml";
 import type { StackEvaluation } from "../engine";
 import { type FieldDifference, fieldDifferences } from "./fields";
@@ -67,7 +67,7 @@ const MIGRATED_BY_OPERATOR = new Set([
 ]);
 
 function describe(o: { kind: string; metadata: { name: string; namespace?: string } }): string {
-  return `${o.kind} ${o.metadata.namespace === undefined ? "" : `${o.metadata.namespace}/`}${o.metadata.name}`;
+  return describeRef({ kind: o.kind, ...o.metadata });
 }
 
 /** `kubectl delete` of an object, with its group as served today. */
@@ -105,7 +105,7 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
   const retirement = plan.resources.find((r) => r.type === TYPHA_RETIREMENT_TYPE)?.inputs;
   const retires = (o: ManifestObject) =>
     retirement !== undefined &&
-    ["Deployment", "Service", "PodDisruptionBudget"].includes(o.kind) &&
+    TYPHA_OBJECT_KINDS.some((k) => k.kind === o.kind) &&
     o.metadata.namespace === retirement.namespace &&
     o.metadata.name === retirement.retired;
   const retired: AdoptionReport["retired"] = [];

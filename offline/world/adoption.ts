@@ -20,6 +20,7 @@ import {
 } from "../../components/calico/takeover/run";
 import { COMMON_LABELS } from "../../components/calico/labels";
 import { type OpenSchema, stricterSchema } from "../../components/calico/takeover/schemas";
+import { TYPHA_OBJECT_KINDS } from "../../components/calico/takeover/typha-retirement";
 import { isPlainObject } from "../plan";
 
 function keyOf(ref: ObjectRef): string {
@@ -118,14 +119,9 @@ export class ExistingObjects {
    * rolled out: the old Typha's Deployment, Service and PodDisruptionBudget that exist are deleted.
    */
   retireTypha(namespace: string, name: string, simulated: string[]): string[] {
-    const kinds = [
-      ["apps/v1", "Deployment"],
-      ["v1", "Service"],
-      ["policy/v1", "PodDisruptionBudget"],
-    ] as const;
-    const deleted = kinds
-      .filter(([apiVersion, kind]) => this.byKey.delete(objectKey(apiVersion, kind, namespace, name)))
-      .map(([, kind]) => `${kind} ${namespace}/${name}`);
+    const deleted = TYPHA_OBJECT_KINDS.filter(({ apiVersion, kind }) =>
+      this.byKey.delete(objectKey(apiVersion, kind, namespace, name)),
+    ).map(({ kind }) => `${kind} ${namespace}/${name}`);
     simulated.push(
       deleted.length === 0
         ? `the old Typha ${namespace}/${name}: none in the cluster, nothing to delete`

@@ -28,8 +28,10 @@ import { adoptionReport } from "../../offline/adoption/report";
 import { CALICO_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
 import {
   type RetirementInputs,
+  TYPHA_OBJECT_KINDS,
   TYPHA_RETIREMENT_TYPE,
   retirementProvider,
+  typhaObjectPath,
 } from "../../components/calico/takeover/typha-retirement";
 import { PROBE_NAMESPACE } from "../../components/calico/probe/common";
 import { compare, summary } from "./agreement";
@@ -39,7 +41,6 @@ import { loadedProvider, runTakeoverStep } from "./takeover-step";
 const DIR = path.join(os.tmpdir(), `eks-calico-typha-takeover-test-${process.pid}`);
 const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
 const NS = "kube-system";
-const TYPHA_KINDS = new Set(["Deployment", "Service", "PodDisruptionBudget"]);
 
 async function snapshotOf(cluster: LocalCluster): Promise<ClusterSnapshot> {
   const list = async <T>(p: string) => (await cluster.api.get<{ items: T[] }>(p)).items;
@@ -166,7 +167,7 @@ function typhaServiceOf(planned: PlannedObject | undefined): string {
 }
 
 const isTypha = (o: PlannedObject, name: string) =>
-  TYPHA_KINDS.has(o.object.kind) && o.object.metadata.name === name;
+  TYPHA_OBJECT_KINDS.some((k) => k.kind === o.object.kind) && o.object.metadata.name === name;
 
 describe("calico.adopt without an outage: a Typha accepts every calico-node pod at every step", function () {
   this.timeout(20 * 60_000);
@@ -265,13 +266,8 @@ describe("calico.adopt without an outage: a Typha accepts every calico-node pod 
           `      takeover: ${takeover.states.join(" -> ")}\n      back: ${flip.states.join(" -> ")}`,
         );
         assert.ok(flip.states.some(bothTyphas), `both Typhas served at once: ${flip.states.join(" | ")}`);
-        for (const o of calico.filter((c) => isTypha(c, TAKEOVER_TYPHA.name))) {
-          const kind = o.object.kind;
-          const url =
-            kind === "Service"
-              ? `/api/v1/namespaces/${NS}/services/${TAKEOVER_TYPHA.name}`
-              : `/apis/${kind === "Deployment" ? "apps/v1" : "policy/v1"}/namespaces/${NS}/${kind === "Deployment" ? "deployments" : "poddisruptionbudgets"}/${TAKEOVER_TYPHA.name}`;
-          await cluster.api.request("DELETE", url);
+        for (const kind of TYPHA_OBJECT_KINDS) {
+          await cluster.api.request("DELETE", typhaObjectPath(kind, NS, TAKEOVER_TYPHA.name));
         }
         await allAccepted(cluster, CALICO_TYPHA, nodes, "every calico-node pod on calico-typha at the end");
         assert.deepEqual(summary().slice(1), [], summary().join("\n"));

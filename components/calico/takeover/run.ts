@@ -32,7 +32,7 @@ interface LiveObject {
   };
 }
 
-export function describeRef(ref: ObjectRef): string {
+export function describeRef(ref: Pick<ObjectRef, "kind" | "name" | "namespace">): string {
   return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
 }
 

@@ -14,6 +14,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { calicoNodeNotReady } from "../../existing-cluster/agent-hand-over";
+import { checkOnEveryUpdate } from "./checking-step";
 import {
   type Credentials,
   credentialsOf,
@@ -41,12 +42,18 @@ export interface RetirementInputs {
   readonly serving: string;
 }
 
-/** The old Typha's objects, as API paths under the namespace. */
-const RETIRED_KINDS = [
-  { kind: "Deployment", path: "apis/apps/v1", resource: "deployments" },
-  { kind: "Service", path: "api/v1", resource: "services" },
-  { kind: "PodDisruptionBudget", path: "apis/policy/v1", resource: "poddisruptionbudgets" },
+/** The kinds of a Typha's objects, each with its API version and resource (the path under a namespace). */
+export const TYPHA_OBJECT_KINDS = [
+  { kind: "Deployment", apiVersion: "apps/v1", resource: "deployments" },
+  { kind: "Service", apiVersion: "v1", resource: "services" },
+  { kind: "PodDisruptionBudget", apiVersion: "policy/v1", resource: "poddisruptionbudgets" },
 ] as const;
+
+/** The API path of a Typha object `name` of kind `kind` in `namespace`. */
+export function typhaObjectPath(kind: (typeof TYPHA_OBJECT_KINDS)[number], namespace: string, name: string) {
+  const group = kind.apiVersion.includes("/") ? `apis/${kind.apiVersion}` : `api/${kind.apiVersion}`;
+  return `/${group}/namespaces/${encodeURIComponent(namespace)}/${kind.resource}/${encodeURIComponent(name)}`;
+}
 
 interface EnvVar {
   name: string;
@@ -124,12 +131,12 @@ export async function retirementBlockers(
 /** Deletes the old Typha's objects that exist; returns `Kind namespace/name` of each deleted. */
 async function deleteRetired(credentials: Credentials, inputs: RetirementInputs): Promise<string[]> {
   const deleted: string[] = [];
-  for (const { kind, path, resource } of RETIRED_KINDS) {
-    const url = `/${path}/namespaces/${encodeURIComponent(inputs.namespace)}/${resource}/${encodeURIComponent(inputs.retired)}`;
+  for (const kind of TYPHA_OBJECT_KINDS) {
+    const url = typhaObjectPath(kind, inputs.namespace, inputs.retired);
     try {
       // apps/v1 deletes a Deployment's ReplicaSets and pods in the background by default.
       await kubeRequest(credentials, "DELETE", url);
-      deleted.push(`${kind} ${inputs.namespace}/${inputs.retired}`);
+      deleted.push(`${kind.kind} ${inputs.namespace}/${inputs.retired}`);
     } catch (error) {
       if (!isKubeRequestError(error, 404)) throw error;
     }
@@ -153,18 +160,8 @@ async function retireTypha(inputs: RetirementInputs): Promise<{ deleted: string[
   return { deleted: await deleteRetired(credentials, inputs) };
 }
 
-/** The methods call only imported functions: Pulumi serializes this object with what it references. */
-export const retirementProvider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: RetirementInputs) {
-    return { id: "typha-retirement", outs: { ...inputs, ...(await retireTypha(inputs)) } };
-  },
-  diff() {
-    return Promise.resolve({ changes: true });
-  },
-  async update(_id: string, _olds: RetirementInputs, news: RetirementInputs) {
-    return { outs: { ...news, ...(await retireTypha(news)) } };
-  },
-};
+/** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
+export const retirementProvider = checkOnEveryUpdate("typha-retirement", retireTypha);
 
 export interface TyphaRetirementArgs {
   readonly kubeconfig: pulumi.Input<string>;
