@@ -28,7 +28,7 @@ import {
   stackConfigSchema,
 } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
-import { type CalicoStep, calicoStep, readPreviousCalico } from "./previous";
+import { type CalicoStep, type PreviousOutputs, calicoStep, previousCalico, readPreviousOutputs } from "./previous";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 
@@ -64,6 +64,8 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   };
   /** Tags for every AWS resource: the config's tags plus project and stack. */
   readonly resourceTags: Record<string, string>;
+  /** The outputs of the stack's last update that this one depends on; empty for a new stack. */
+  readonly previous: PreviousOutputs;
   /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
   readonly calicoStep: CalicoStep;
   /** Nodes the node groups start with (desiredSize summed); 1 on a cluster made elsewhere. */
@@ -188,7 +190,8 @@ export async function loadStackSettings(): Promise<StackSettings> {
 
   const config = validated.config;
   // A change of install mode depends on what is deployed: read the stack's last outputs.
-  const step = calicoStep(await readPreviousCalico(), config.calico);
+  const previous = await readPreviousOutputs();
+  const step = calicoStep(previousCalico(previous), config.calico);
   if ("problems" in step) throw new ConfigError(stack, step.problems);
   const nodeGroups = config.nodeGroups ?? [];
   // A cluster made elsewhere has its rollout sized as one group of its maxNodes.
@@ -216,6 +219,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
     zones,
     secretLeaves: secretLeaves(raw, secrets),
     calicoStep: step.step,
+    previous,
   };
 }
 

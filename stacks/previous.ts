@@ -1,7 +1,8 @@
 /**
- * What the stack last deployed, for the changes that depend on it: switching `calico.installer` on a live
- * cluster. Read from the stack's own last outputs through a StackReference to itself (a supported pattern,
- * pulumi/pulumi#3722): a new stack has none; every update sees the outputs of the last one.
+ * What the stack last deployed, for the changes that depend on it (switching `calico.installer` on a live
+ * cluster, the network and node-group changes AWS can make). Read from the stack's own last outputs
+ * through a StackReference to itself (a supported pattern, pulumi/pulumi#3722): a new stack has none;
+ * every update sees the outputs of the last one.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY } from "../components/calico/defaults";
@@ -20,13 +21,40 @@ export interface PreviousCalico {
   namespace?: string;
 }
 
-/** The `calico` output of the stack's last update, or undefined for a stack never deployed. */
-export async function readPreviousCalico(): Promise<PreviousCalico | undefined> {
+/**
+ * The stack outputs later updates depend on. Each is read through the same StackReference: a stack
+ * reference is one resource, registered once per update.
+ */
+export const PREVIOUS_OUTPUT_NAMES = [
+  "calico",
+  "network",
+  "nodeGroupScaling",
+  "clusterCreator",
+  "vpcCni",
+  "region",
+] as const;
+export type PreviousOutputName = (typeof PREVIOUS_OUTPUT_NAMES)[number];
+
+/** The last update's outputs by name; a name the last update did not export (or a new stack) is absent. */
+export type PreviousOutputs = Readonly<Partial<Record<PreviousOutputName, unknown>>>;
+
+/** The outputs of the stack's last update that later updates depend on; empty for a stack never deployed. */
+export async function readPreviousOutputs(): Promise<PreviousOutputs> {
   const self = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
   const reference = new pulumi.StackReference("previous-deployment", { name: self });
-  const details = await reference.getOutputDetails("calico");
-  const calico = (details.value ?? details.secretValue) as Record<string, unknown> | undefined;
-  if (calico === undefined || calico === null || typeof calico !== "object") return undefined;
+  const outputs: Partial<Record<PreviousOutputName, unknown>> = {};
+  for (const name of PREVIOUS_OUTPUT_NAMES) {
+    const details = await reference.getOutputDetails(name);
+    const value: unknown = details.value ?? details.secretValue;
+    if (value !== undefined && value !== null) outputs[name] = value;
+  }
+  return outputs;
+}
+
+/** The `calico` output of the stack's last update, or undefined for a stack never deployed. */
+export function previousCalico(outputs: PreviousOutputs): PreviousCalico | undefined {
+  const calico = outputs.calico as Record<string, unknown> | undefined;
+  if (calico === undefined || typeof calico !== "object") return undefined;
   const installer = calico.installer ?? "manifest";
   return {
     installer:
