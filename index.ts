@@ -13,12 +13,14 @@ import { Cluster, accessSummary } from "./components/cluster";
 import { ExistingCluster } from "./components/existing-cluster";
 import { KubeconfigCluster } from "./components/kubeconfig-cluster";
 import { type ClusterAccess, adoptingProvider } from "./components/cluster/provider";
-import { Network } from "./components/network";
+import { Network, type NetworkLayout, layoutOutput } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
 import type { AfterCalico } from "./components/calico/running";
 import { vpcCniConfiguration } from "./components/cluster/addons";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
+import { sizedNodeGroups } from "./stacks/previous-scaling";
+import { nodeGroupScalingOutput } from "./stacks/scaling-output";
 
 export = async () => {
   // Validate every config key, and the AZ count against the region, before any resource exists.
@@ -27,12 +29,11 @@ export = async () => {
   carrySecretsIntoInputs(settings.secretLeaves);
   if (settings.existingCluster !== undefined) return existingClusterStack(settings);
   if (settings.kubeconfigCluster !== undefined) return kubeconfigClusterStack(settings);
-  const zones = settings.zones;
+  const layout = settings.networkLayout as NetworkLayout;
 
-  // VPC: a public and a private subnet per AZ, NAT per `network.natGateways`.
+  // VPC: a public and a private subnet per AZ, deployed ones kept as they are; NAT per `network.natGateways`.
   const network = new Network("network", {
-    cidr: settings.network.cidr,
-    availabilityZones: zones,
+    layout,
     natGateways: settings.network.natGateways,
     tags: settings.resourceTags,
     protect: settings.protect,
@@ -45,8 +46,9 @@ export = async () => {
     region: settings.region,
     version: settings.cluster.version,
     vpcId: network.vpcId,
-    publicSubnetIds: network.publicSubnetIds,
-    privateSubnetIds: network.privateSubnetIds,
+    // Only the subnets of the AZs the cluster was created in: EKS takes no other AZ's (previous-network.ts).
+    publicSubnetIds: network.clusterPublicSubnetIds,
+    privateSubnetIds: network.clusterPrivateSubnetIds,
     nodeEgress: network.privateEgress,
     publicAccessCidrs: settings.cluster.publicAccessCidrs,
     logTypes: settings.cluster.logTypes,
@@ -57,7 +59,8 @@ export = async () => {
       coreDns: settings.cluster.addons.coreDns.version,
     },
     access: settings.cluster.access,
-    nodeGroups: settings.nodeGroups,
+    runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
+    nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
     tags: settings.resourceTags,
     protect: settings.protect,
   });
@@ -83,9 +86,17 @@ export = async () => {
       vpcId: network.vpcId,
       publicSubnetIds: network.publicSubnetIds,
       privateSubnetIds: network.privateSubnetIds,
+      // The VPC's CIDR, each AZ's subnets and the cluster's AZs: the next update keeps them.
+      network: layoutOutput(layout),
       clusterName: cluster.clusterName,
       kubeconfig: cluster.kubeconfig,
       nodeGroupNames: cluster.nodeGroupNames,
+      // Each node group's EKS name and sizes as deployed: the next update keeps the desired size it runs at.
+      nodeGroupScaling: nodeGroupScalingOutput(
+        settings.nodeGroups,
+        settings.nodeGroupSizing,
+        cluster.nodeGroups,
+      ),
       // What application stacks read through a StackReference (IRSA roles, security group rules).
       clusterEndpoint: cluster.clusterEndpoint,
       clusterSecurityGroupId: cluster.clusterSecurityGroupId,
@@ -93,7 +104,9 @@ export = async () => {
       oidcIssuerUrl: cluster.oidcIssuerUrl,
       nodeRoleArn: cluster.nodeRoleArn,
       // Who can use the Kubernetes API: the cluster's creator (EKS bootstrap admin) and cluster.access.
-      clusterAccess: accessSummary(settings.cluster.access),
+      clusterAccess: accessSummary(settings.cluster.access, settings.clusterCreator),
+      // The principal EKS made cluster admin at creation, recorded by the first `pulumi up` (stacks/creator.ts).
+      ...(settings.clusterCreator === undefined ? {} : { clusterCreator: settings.clusterCreator }),
       // What `kubectl get daemonset calico-node` shows, how Calico was installed, and the enforcement proof.
       calico: calicoOutputs(calico),
     },
@@ -109,7 +122,6 @@ function existingClusterStack(settings: StackSettings) {
     facts,
     region: settings.region,
     tags: settings.resourceTags,
-    protect: settings.protect,
     // The first update of a reinstall runs no Calico: the agent is left as it is until Calico runs again.
     networkPolicyAgent: settings.calicoStep === "remove-for-reinstall" ? "on" : config.networkPolicyAgent,
   });

@@ -5,6 +5,7 @@
 import { OPERATOR_NAME } from "./calico/operator/settings";
 import { TAKEOVER_TYPE } from "./calico/takeover";
 import { HAND_OVER_TYPE } from "./existing-cluster/hand-over-step";
+import { AWS_NODE_CHECK_TYPE } from "./existing-cluster/aws-node-check";
 import { TYPHA_RETIREMENT_TYPE } from "./calico/takeover/typha-retirement";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
@@ -63,6 +64,7 @@ export const T = {
   whisker: "kubernetes:operator.tigera.io/v1:Whisker",
   takeover: TAKEOVER_TYPE,
   handOver: HAND_OVER_TYPE,
+  awsNodeCheck: AWS_NODE_CHECK_TYPE,
   typhaRetirement: TYPHA_RETIREMENT_TYPE,
 } as const;
 
@@ -75,6 +77,7 @@ export const HAND_OVER: ResourceSet = {
   label: "the network-policy agent's hand-over step",
   types: [T.handOver],
 };
+export const AWS_NODE_CHECK: ResourceSet = { label: "the aws-node check", types: [T.awsNodeCheck] };
 export const PROBE_NAMESPACE: ResourceSet = {
   label: "the policy probe's namespace",
   types: [T.namespace],

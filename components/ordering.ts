@@ -13,6 +13,7 @@ import {
   T,
   VPC_CNI,
   HAND_OVER,
+  AWS_NODE_CHECK,
   PROBE_NAMESPACE,
   NODE_GROUPS,
   CLUSTER,
@@ -138,6 +139,25 @@ export const ORDERING: readonly OrderingRule[] = [
     before: VPC_CNI,
     after: PROBE_NAMESPACE,
     why: "while the agent enforces the same policies, a blocked connection proves nothing about Calico: the probe runs once the add-on's update has turned the agent off",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy.html",
+  },
+  {
+    before: VPC_CNI,
+    after: AWS_NODE_CHECK,
+    why: "the check reads aws-node for what the add-on's update set: before the update it would read the settings the update is about to change",
+    source: "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateAddon.html",
+  },
+  {
+    before: AWS_NODE_CHECK,
+    after: CALICO_OBJECTS,
+    unlessPresent: HAND_OVER,
+    why: "the add-on is updated with resolveConflicts PRESERVE, which keeps a value edited on aws-node with kubectl: Calico starts only once aws-node is read running the agent off and ANNOTATE_POD_IP on",
+    source: "https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateAddon.html",
+  },
+  {
+    before: AWS_NODE_CHECK,
+    after: PROBE_NAMESPACE,
+    why: "the probe proves Calico enforces only where no other agent does: it runs once aws-node is read running the agent off",
     source: "https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy.html",
   },
   {

@@ -1,7 +1,8 @@
 /**
  * The diff as text, in `pulumi preview`'s vocabulary: a summary of creates, updates, replacements and
- * deletes, then each resource with `+`, `~`, `+-`, `-` (and `?` where the offline world cannot judge),
- * its changed properties and what each does.
+ * deletes, then each resource with `+`, `~`, `+-`, `-` (and `?` for "may replace", where the outcome is
+ * decided inside @pulumi/eks or by AWS), its changed properties, what each does and, for a replacement,
+ * the rule that forces it.
  */
 import { type PlanDiff, type PropertyChange, type ResourceDiff, blockedResources } from "./diff";
 
@@ -23,14 +24,18 @@ function show(value: unknown): string {
 
 const EFFECT_NOTES: Record<string, string> = {
   replace: "forces replacement",
-  unknown: "unknown",
+  unknown: "may replace",
   ignored: "ignored",
 };
 
 function changeLine(change: PropertyChange): string {
   const effect =
     change.effect === undefined || change.effect === "update" ? undefined : EFFECT_NOTES[change.effect];
-  const note = [effect, change.note].filter((n) => n !== undefined).join(": ");
+  // A replacement names the rule that forces it: `aws_vpc cidr_block ForceNew, terraform-provider-aws ...`.
+  const why = [change.note, change.effect === "replace" ? change.source : undefined]
+    .filter((n) => n !== undefined)
+    .join("; ");
+  const note = [effect, why === "" ? undefined : why].filter((n) => n !== undefined).join(": ");
   const suffix = note === "" ? "" : `  (${note})`;
   if (change.path === "dependencies") {
     // Members are resource refs, shown bare: `+ aws:ec2/subnet:Subnet::network-private-us-west-2c`.
@@ -50,9 +55,11 @@ function resourceLines(r: ResourceDiff): string[] {
     r.deleteBeforeReplace === true ? "delete before replace" : undefined,
     r.retained === true ? "retained: removed from the stack, kept in the cluster" : undefined,
     r.blocked !== undefined ? `BLOCKED: ${r.blocked}` : undefined,
+    r.mayBlock,
   ].filter((f) => f !== undefined);
   return [
     `${SYMBOLS[r.op]} ${r.heading}${flags.length > 0 ? `  [${flags.join("; ")}]` : ""}`,
+    ...(r.rollout !== undefined ? [`    nodes: ${r.rollout}`] : []),
     ...r.changes.map(changeLine),
   ];
 }
@@ -80,7 +87,7 @@ export function renderDiff(diff: PlanDiff, baseLabel: string): string {
   const blocked = blockedResources(diff);
   const compact =
     `+ ${counts.create} to create, ~ ${counts.update} to update, +- ${counts.replace} to replace, ` +
-    `- ${counts.delete} to delete, ? ${counts.unknown} unknown, ${diff.unchanged} unchanged` +
+    `- ${counts.delete} to delete, ? ${counts.unknown} may replace, ${diff.unchanged} unchanged` +
     (blocked.length > 0 ? `; BLOCKED: ${blocked.length} protected` : "");
   const lines = [
     `Changes to ${stacks} against ${baseLabel}: ${compact}.`,
@@ -89,7 +96,7 @@ export function renderDiff(diff: PlanDiff, baseLabel: string): string {
     `    ~ ${counts.update} to update`,
     `    +- ${counts.replace} to replace`,
     `    - ${counts.delete} to delete`,
-    `    ? ${counts.unknown} unknown (decided inside @pulumi/eks, or by resources that may be replaced)`,
+    `    ? ${counts.unknown} may replace (decided inside @pulumi/eks or by AWS, or built from what may be replaced)`,
     `    ${diff.unchanged} unchanged`,
   ];
   if (blocked.length > 0) {

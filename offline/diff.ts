@@ -1,10 +1,11 @@
 /**
  * Compares two resources.json documents (offline/plan.ts) the way `pulumi preview` would judge them: which
  * resources are created, updated, replaced or deleted, with every property that differs keyed by a
- * readable path and what it does (forces replacement, updates, is ignored, or is decided where the
- * offline world cannot see). Replacements cascade to resources built from a replaced one's outputs;
- * protected resources that would be replaced or deleted are blocked, as `pulumi up` refuses them. The
- * rules per type are in replacements.ts; rendering is in diff-render.ts. Pure functions.
+ * readable path and what it does (forces replacement, updates, is ignored, or may replace where the outcome
+ * is decided inside @pulumi/eks or by AWS). Replacements, and updates that change an output, cascade to
+ * resources built from the changed one (diff-cascade.ts); a node group's entry says what happens to its
+ * nodes; protected resources that would be replaced or deleted are blocked, as `pulumi up` refuses them.
+ * The rules per type are in replacements.ts; rendering is in diff-render.ts. Pure functions.
  *
  * Naming: a resource is shown as `<type> <name>` (with its URN path appended only if two resources share
  * both), followed by indented lines `<path>: <before> → <after>`, the path starting at the part of the
@@ -17,9 +18,11 @@
  * equal: a change to a secret value does not show.
  */
 import { RESOURCES_FORMAT_VERSION, type ResourceEntry, type ResourcesDocument } from "./plan";
-import { effectOf } from "./diff-effects";
+import { effectOf, ruleOf } from "./diff-effects";
+import { cascade, operationOf } from "./diff-cascade";
+import { underPath } from "./replacements";
 
-/** What a change does: forces replacement, updates in place, is ignored, or cannot be judged offline. */
+/** What a change does: forces replacement, updates in place, is ignored, or may replace ("unknown"). */
 export type Effect = "replace" | "update" | "ignored" | "unknown";
 
 /** One property that differs; undefined stands for "absent". */
@@ -31,6 +34,8 @@ export interface PropertyChange {
   readonly effect?: Effect;
   /** Why, when it is not the plain value change (a cascade, an ignore rule). */
   readonly note?: string;
+  /** For a change that forces replacement: the rule that says so (replacements.ts). */
+  readonly source?: string;
 }
 
 /** Pulumi's step for a resource; `same` resources appear only when they have ignored changes. */
@@ -50,6 +55,10 @@ export interface ResourceDiff {
   readonly deleteBeforeReplace?: boolean;
   /** Deleted from the stack only: retainOnDelete leaves the object in the cloud or cluster. */
   readonly retained?: boolean;
+  /** What the step does to the machines the resource runs (a node group's nodes), by its rule's rollout. */
+  readonly rollout?: string;
+  /** A protected resource that may be replaced: `pulumi up` stops if it is. */
+  readonly mayBlock?: string;
 }
 
 export interface PlanDiff {
@@ -203,14 +212,6 @@ function refIdentities(doc: ResourcesDocument): Map<string, string> {
   );
 }
 
-function operationOf(changes: readonly PropertyChange[]): Operation {
-  const effects = new Set(changes.map((c) => c.effect));
-  if (effects.has("replace")) return "replace";
-  if (effects.has("unknown")) return "unknown";
-  if (effects.has("update")) return "update";
-  return "same";
-}
-
 /**
  * Kubernetes objects with a fixed name cannot coexist with their replacement of the same name:
  * pulumi-kubernetes deletes first, unless the replacement has another name or namespace (as the probe's
@@ -223,6 +224,33 @@ function deletesFirst(before: ResourceEntry, entry: ResourceEntry): boolean {
   const sameName =
     where(before)?.name === where(entry)?.name && where(before)?.namespace === where(entry)?.namespace;
   return entry.options.deleteBeforeReplace || (entry.type.startsWith("kubernetes:") && named && sameName);
+}
+
+/**
+ * What the step does to the machines the resource runs, by its rule's rollout: a replacement replaces them
+ * all, an update at one of `rollOn` rolls them, and where it may be replaced, it says what that would do.
+ */
+function rolloutOf(
+  was: ResourceEntry,
+  now: ResourceEntry,
+  op: Operation,
+  changes: readonly PropertyChange[],
+  baseOutputs: Record<string, unknown>,
+): string | undefined {
+  const rollout = ruleOf(now.type)?.rollout;
+  if (rollout === undefined) return undefined;
+  const deployed = rollout.deployed(baseOutputs, was.name);
+  if (op === "replace") return rollout.replace(was.inputs, now.inputs, deployed);
+  const rolls = changes.some(
+    (c) =>
+      (c.effect === "update" || c.effect === "unknown") &&
+      c.path.startsWith("inputs.") &&
+      rollout.rollOn.some((p) => underPath(c.path.slice("inputs.".length), p)),
+  );
+  if (rolls) return rollout.roll(was.inputs, deployed);
+  return op === "unknown"
+    ? `if it is replaced: ${rollout.replace(was.inputs, now.inputs, deployed)}`
+    : undefined;
 }
 
 /** What changes from `before` to `after`, judged as `pulumi preview` would. */
@@ -256,63 +284,13 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
     );
   }
 
-  // Cascades: an input taken from a replaced (or possibly replaced) resource changes with it.
-  const operation = (identity: string) => operationOf(changes.get(identity) ?? []);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [identity, now] of next) {
-      const own = changes.get(identity);
-      if (own === undefined) continue;
-      const upstream = (ref: string | undefined) => {
-        const source = ref === undefined ? undefined : refs.get(ref);
-        const op = source === undefined ? undefined : operation(source);
-        return op === "replace" || op === "unknown" ? { source: source as string, op } : undefined;
-      };
-      const add = (change: PropertyChange) => {
-        if (own.some((c) => c.path === change.path && c.note === change.note)) return;
-        own.push(change);
-        grew = true;
-      };
-      const provider = upstream(now.provider);
-      if (provider !== undefined) {
-        add({
-          path: "provider",
-          before: now.provider,
-          after: now.provider,
-          effect: provider.op === "replace" ? "replace" : "unknown",
-          note: `its provider ${provider.op === "replace" ? "is replaced" : "may be replaced"} (${headingOf(provider.source, next.get(provider.source) as ResourceEntry)})`,
-        });
-      }
-      // Inputs taken from another resource's outputs, and inputs that are a reference to one (a resource
-      // passed as an input, such as a node group's `cluster`, is not listed per property).
-      const inputSources = new Map(Object.entries(now.propertyDependencies).map(([k, d]) => [k, [...d]]));
-      for (const [key, value] of Object.entries(now.inputs)) {
-        if (typeof value === "string" && refs.has(value))
-          inputSources.set(key, [...(inputSources.get(key) ?? []), value]);
-      }
-      for (const [key, deps] of inputSources) {
-        for (const dep of deps) {
-          const cause = upstream(dep);
-          if (cause === undefined) continue;
-          const change: PropertyChange = { path: `inputs.${key}`, before: "(current)", after: "(new)" };
-          const judged = effectOf(now, change, providers);
-          const effect: Effect =
-            cause.op === "unknown" && judged.effect === "replace" ? "unknown" : judged.effect;
-          add({
-            ...change,
-            effect:
-              effect === "ignored"
-                ? "ignored"
-                : effect === "update" && cause.op === "unknown"
-                  ? "unknown"
-                  : effect,
-            note: `${cause.op === "replace" ? "changes when" : "may change if"} ${headingOf(cause.source, next.get(cause.source) as ResourceEntry)} is replaced`,
-          });
-        }
-      }
-    }
-  }
+  cascade(
+    next,
+    changes,
+    refs,
+    (identity) => headingOf(identity, next.get(identity) as ResourceEntry),
+    providers,
+  );
 
   const added: ResourceDiff[] = [];
   const removed: ResourceDiff[] = [];
@@ -335,13 +313,19 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
       continue;
     }
     if (op === "same") unchanged += 1;
-    const blocked = blockedIfProtected(old.get(identity) as ResourceEntry, op);
+    const was = old.get(identity) as ResourceEntry;
+    const blocked = blockedIfProtected(was, op);
+    const rollout = rolloutOf(was, now, op, own, before.outputs);
     changed.push({
       heading: headingOf(identity, now),
       identity,
       op,
       changes: own,
       ...(blocked !== undefined ? { blocked } : {}),
+      ...(op === "unknown" && was.options.protect
+        ? { mayBlock: "protected: `pulumi up` stops if it is replaced" }
+        : {}),
+      ...(rollout !== undefined ? { rollout } : {}),
       ...(op === "replace" && deletesFirst(old.get(identity) as ResourceEntry, now)
         ? { deleteBeforeReplace: true }
         : {}),

@@ -3,8 +3,12 @@
  * type the program registers: one row per type, with the source of the fact. The diff (diff.ts) reads it
  * to say `+- replace` where `pulumi up` would, and cascades replacements to resources built from a
  * replaced one's id. Paths are input paths (`cidrBlock`, `spec.selector`); a change at or below one
- * forces replacement.
+ * forces replacement. AWS rows follow the provider's ForceNew schema (aws-force-new.ts, in Terraform's
+ * names), which test/replacement-sources.test.ts holds them to.
  */
+import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { forceNewRow, rowSource } from "./aws-force-new";
+import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
 
 export interface ReplacementRule {
   /** Input paths whose change replaces the resource. */
@@ -15,86 +19,156 @@ export interface ReplacementRule {
   readonly replaceOnAnyChange?: boolean;
   /**
    * For remote components: what happens inside is decided by the component at deploy time; changes to
-   * paths not listed in replaceOn are shown as unknown instead of as updates.
+   * paths not listed in replaceOn or updateOn may replace it, and the diff says so with this reason.
    */
   readonly remote?: string;
+  /** Why a change at one of these paths may replace it, where the reason is narrower than `remote`. */
+  readonly mayReplace?: Readonly<Record<string, string>>;
   /** Input paths the resource (or the component inside) ignores once created, when `when` holds. */
   readonly ignored?: {
     readonly path: string;
     readonly when: (inputs: Record<string, unknown>) => boolean;
     readonly why: string;
   }[];
+  /**
+   * Outputs an in-place update changes, so that what takes them changes too: any input change except at
+   * `except` changes `outputs` (a launch template's new version, which its node group then rolls to).
+   */
+  readonly updateOutputs?: {
+    readonly outputs: readonly string[];
+    readonly except: readonly string[];
+    readonly why: string;
+  };
+  /**
+   * What an update at `rollOn`, or a replacement, does to the machines the resource runs, from its inputs
+   * before and after and, where the base plan's outputs record it, its deployed size (`deployed`).
+   */
+  readonly rollout?: {
+    readonly rollOn: readonly string[];
+    readonly deployed: (outputs: Record<string, unknown>, resourceName: string) => number | undefined;
+    readonly roll: (before: Record<string, unknown>, deployed?: number) => string;
+    readonly replace: (
+      before: Record<string, unknown>,
+      after: Record<string, unknown>,
+      deployed?: number,
+    ) => string;
+  };
+  /**
+   * The AWS provider resource whose ForceNew schema (aws-force-new.ts) replaceOn follows. `names` maps a
+   * Terraform path to the inputs that carry it where they are not its camelCase (a component's own
+   * inputs); `partial` marks a component that exposes only some of the resource's arguments.
+   */
+  readonly tf?: {
+    readonly resource: string;
+    readonly names?: Readonly<Record<string, readonly string[]>>;
+    readonly partial?: true;
+  };
   readonly source: string;
 }
 
-import { TAKEOVER_TYPE } from "../components/calico/takeover";
-
-const TF_AWS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources";
 const K8S_DIFF = "pulumi/pulumi-kubernetes provider/pkg/provider/diff.go (forceNewProperties)";
 const K8S_METADATA = ["metadata.name", "metadata.namespace"];
 
-/** The rules by type token. A type missing here is shown as unknown by the diff, never as an update. */
+/** The source of an AWS rule: its row of aws-force-new.ts. */
+function awsSource(type: string): string {
+  const row = forceNewRow(type);
+  if (row === undefined) throw new Error(`aws-force-new.ts has no row for ${type}`);
+  return rowSource(row);
+}
+
+/** An AWS resource's rule: the ForceNew arguments of its Terraform resource, in Pulumi's names. */
+function aws(
+  type: string,
+  replaceOn: readonly string[],
+  more: Partial<ReplacementRule> = {},
+): ReplacementRule {
+  const row = forceNewRow(type);
+  return { replaceOn, ...more, tf: { resource: row?.tfResource ?? "", ...more.tf }, source: awsSource(type) };
+}
+
+/** The rules by type token. A type missing here is shown as "may replace" by the diff, never as an update. */
 export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
-  "aws:ec2/vpc:Vpc": {
-    replaceOn: ["cidrBlock", "instanceTenancy"],
-    source: `${TF_AWS}/vpc (cidr_block ForceNew)`,
-  },
-  "aws:ec2/subnet:Subnet": {
-    replaceOn: ["vpcId", "cidrBlock", "availabilityZone", "availabilityZoneId"],
-    source: `${TF_AWS}/subnet (vpc_id, cidr_block, availability_zone ForceNew)`,
-  },
-  "aws:ec2/internetGateway:InternetGateway": {
-    replaceOn: [],
-    source: `${TF_AWS}/internet_gateway (vpc_id updates by detach and attach)`,
-  },
-  "aws:ec2/eip:Eip": { replaceOn: ["domain"], source: `${TF_AWS}/eip (domain ForceNew)` },
-  "aws:ec2/natGateway:NatGateway": {
-    replaceOn: ["allocationId", "subnetId", "connectivityType", "privateIp"],
-    source: `${TF_AWS}/nat_gateway (allocation_id, subnet_id ForceNew)`,
-  },
-  "aws:ec2/routeTable:RouteTable": {
-    replaceOn: ["vpcId"],
-    source: `${TF_AWS}/route_table (vpc_id ForceNew)`,
-  },
-  "aws:ec2/routeTableAssociation:RouteTableAssociation": {
-    replaceOn: ["subnetId", "gatewayId"],
-    source: `${TF_AWS}/route_table_association (subnet_id ForceNew; route_table_id updates in place)`,
-  },
-  "aws:ec2/launchTemplate:LaunchTemplate": {
-    replaceOn: ["name", "namePrefix"],
-    source: `${TF_AWS}/launch_template (other changes make a new version)`,
-  },
-  "aws:iam/role:Role": {
-    replaceOn: ["name", "namePrefix", "path"],
-    source: `${TF_AWS}/iam_role (name, path ForceNew)`,
-  },
-  "aws:iam/rolePolicyAttachment:RolePolicyAttachment": {
-    replaceOn: ["role", "policyArn"],
-    source: `${TF_AWS}/iam_role_policy_attachment (role, policy_arn ForceNew)`,
-  },
-  "aws:kms/key:Key": {
-    replaceOn: ["customerMasterKeySpec", "keySpec", "keyUsage", "multiRegion"],
-    source: `${TF_AWS}/kms_key (key_spec, key_usage, multi_region ForceNew)`,
-  },
-  "aws:cloudwatch/logGroup:LogGroup": {
-    replaceOn: ["name", "namePrefix", "logGroupClass"],
-    source: `${TF_AWS}/cloudwatch_log_group (name ForceNew)`,
-  },
-  "aws:eks/addon:Addon": {
-    replaceOn: ["clusterName", "addonName"],
-    source: `${TF_AWS}/eks_addon (cluster_name, addon_name ForceNew)`,
-  },
-  "aws:eks/accessEntry:AccessEntry": {
-    replaceOn: ["clusterName", "principalArn", "type"],
-    source: `${TF_AWS}/eks_access_entry (cluster_name, principal_arn, type ForceNew)`,
-  },
-  "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": {
-    replaceOn: ["clusterName", "principalArn", "policyArn", "accessScope"],
-    source: `${TF_AWS}/eks_access_policy_association (every argument ForceNew)`,
-  },
+  "aws:ec2/vpc:Vpc": aws("aws:ec2/vpc:Vpc", ["cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"]),
+  "aws:ec2/subnet:Subnet": aws("aws:ec2/subnet:Subnet", [
+    "availabilityZone",
+    "availabilityZoneId",
+    "cidrBlock",
+    "ipv4IpamPoolId",
+    "ipv4NetmaskLength",
+    "ipv6IpamPoolId",
+    "ipv6Native",
+    "ipv6NetmaskLength",
+    "outpostArn",
+    "vpcId",
+  ]),
+  // vpcId updates by detaching and attaching.
+  "aws:ec2/internetGateway:InternetGateway": aws("aws:ec2/internetGateway:InternetGateway", []),
+  "aws:ec2/eip:Eip": aws("aws:ec2/eip:Eip", [
+    "address",
+    "domain",
+    "ipamPoolId",
+    "networkBorderGroup",
+    "publicIpv4Pool",
+  ]),
+  "aws:ec2/natGateway:NatGateway": aws("aws:ec2/natGateway:NatGateway", [
+    "allocationId",
+    "connectivityType",
+    "privateIp",
+    "secondaryPrivateIpAddressCount",
+    "subnetId",
+  ]),
+  "aws:ec2/routeTable:RouteTable": aws("aws:ec2/routeTable:RouteTable", ["vpcId"], {
+    tf: { resource: "aws_route_table", names: { route: ["routes"] } },
+  }),
+  // routeTableId updates in place (ReplaceRouteTableAssociation).
+  "aws:ec2/routeTableAssociation:RouteTableAssociation": aws(
+    "aws:ec2/routeTableAssociation:RouteTableAssociation",
+    ["gatewayId", "subnetId"],
+  ),
+  "aws:ec2/launchTemplate:LaunchTemplate": aws(
+    "aws:ec2/launchTemplate:LaunchTemplate",
+    ["name", "namePrefix"],
+    {
+      // resourceLaunchTemplateUpdate makes a new version (CreateLaunchTemplateVersion) when any argument of
+      // the template's data or its description changes (updateKeys); name, tags and the default-version
+      // settings make none.
+      updateOutputs: {
+        outputs: ["latestVersion"],
+        except: ["name", "namePrefix", "tags", "tagsAll", "defaultVersion", "updateDefaultVersion"],
+        why: "a new launch template version (CreateLaunchTemplateVersion)",
+      },
+    },
+  ),
+  "aws:iam/role:Role": aws("aws:iam/role:Role", ["name", "namePrefix", "path"]),
+  "aws:iam/rolePolicyAttachment:RolePolicyAttachment": aws(
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+    ["role", "policyArn"],
+  ),
+  "aws:kms/key:Key": aws("aws:kms/key:Key", [
+    "customKeyStoreId",
+    "customerMasterKeySpec",
+    "keyUsage",
+    "multiRegion",
+    "xksKeyId",
+  ]),
+  "aws:cloudwatch/logGroup:LogGroup": aws("aws:cloudwatch/logGroup:LogGroup", [
+    "logGroupClass",
+    "name",
+    "namePrefix",
+  ]),
+  "aws:eks/addon:Addon": aws("aws:eks/addon:Addon", ["addonName", "clusterName"]),
+  "aws:eks/accessEntry:AccessEntry": aws("aws:eks/accessEntry:AccessEntry", [
+    "clusterName",
+    "principalArn",
+    "type",
+  ]),
+  "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": aws(
+    "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+    ["accessScope", "clusterName", "policyArn", "principalArn"],
+  ),
   "eks:index:Cluster": {
-    // EKS cannot rename a cluster or move it to another VPC; everything else is decided inside.
-    replaceOn: ["name", "vpcId"],
+    // @pulumi/eks passes `name` to aws.eks.Cluster (createCore, nodejs/eks/cluster/cluster.ts v4.3.0).
+    replaceOn: ["name"],
     // Passed to aws.eks.Cluster, which updates them in place (UpdateClusterVersion, UpdateClusterConfig).
     updateOn: [
       "version",
@@ -104,23 +178,54 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       "endpointPrivateAccess",
       "tags",
     ],
-    remote: "decided inside @pulumi/eks (it may update the cluster, or replace it)",
-    source: `pulumi/pulumi-eks nodejs/eks/cluster/cluster.ts; ${TF_AWS}/eks_cluster (version, logging, endpoint access update in place; name and VPC are fixed)`,
+    remote:
+      "decided inside @pulumi/eks (nodejs/eks/cluster/cluster.ts), which builds resources from it the offline plan does not see",
+    mayReplace: {
+      vpcId:
+        "@pulumi/eks builds the cluster's security group in it; the AWS provider updates vpc_config in place and EKS refuses another VPC's subnets (UpdateClusterConfig): replaced, or `pulumi up` fails",
+      privateSubnetIds:
+        "the AWS provider updates vpc_config.subnet_ids in place, and EKS refuses subnets of another VPC (UpdateClusterConfig)",
+      publicSubnetIds:
+        "the AWS provider updates vpc_config.subnet_ids in place, and EKS refuses subnets of another VPC (UpdateClusterConfig)",
+    },
+    tf: { resource: "aws_eks_cluster", partial: true },
+    source: `pulumi/pulumi-eks nodejs/eks/cluster/cluster.ts v4.3.0; ${awsSource("eks:index:Cluster")}`,
   },
   "eks:index:ManagedNodeGroup": {
-    // Passed through to aws.eks.NodeGroup, whose arguments below are ForceNew.
+    // @pulumi/eks passes these to aws.eks.NodeGroup (`...nodeGroupArgs`, clusterName from the cluster,
+    // nodeRoleArn from nodeRole.arn: createManagedNodeGroup, nodejs/eks/nodes/nodegroup.ts v4.3.0), whose
+    // schema makes them ForceNew: a new node group replaces the old one.
     replaceOn: [
-      "cluster",
-      "nodeRole",
-      "subnetIds",
-      "instanceTypes",
-      "capacityType",
       "amiType",
+      "capacityType",
+      "cluster",
+      "clusterName",
+      "diskSize",
+      "instanceTypes",
+      "launchTemplate.id",
+      "launchTemplate.name",
       "nodeGroupName",
+      "nodeGroupNamePrefix",
+      "nodeRole",
+      "nodeRoleArn",
+      "remoteAccess",
+      "subnetIds",
     ],
-    // UpdateNodegroupVersion (version, launch template version) and UpdateNodegroupConfig (sizes, labels, taints).
-    updateOn: ["version", "launchTemplate", "scalingConfig", "labels", "taints", "tags"],
-    remote: "decided inside @pulumi/eks",
+    // UpdateNodegroupVersion (version, release, launch template version) and UpdateNodegroupConfig (sizes,
+    // labels, taints, update settings) in resourceNodeGroupUpdate.
+    updateOn: [
+      "version",
+      "releaseVersion",
+      "launchTemplate",
+      "scalingConfig",
+      "labels",
+      "taints",
+      "tags",
+      "updateConfig",
+      // Only the node group's ignoreChanges option follows it (nodegroup.ts): nothing is sent to AWS.
+      "ignoreScalingChanges",
+    ],
+    remote: "decided inside @pulumi/eks (nodejs/eks/nodes/nodegroup.ts)",
     ignored: [
       {
         path: "scalingConfig.desiredSize",
@@ -128,7 +233,22 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
         why: "ignoreScalingChanges: @pulumi/eks sets ignoreChanges on it (nodes/nodegroup.ts)",
       },
     ],
-    source: `pulumi/pulumi-eks nodejs/eks/nodes/nodegroup.ts; ${TF_AWS}/eks_node_group (subnet_ids, instance_types, capacity_type, ami_type, node_role_arn ForceNew)`,
+    // UpdateNodegroupVersion replaces every node (EKS managed node update behavior).
+    rollout: {
+      rollOn: ["version", "releaseVersion", "launchTemplate"],
+      deployed: deployedDesiredSize,
+      roll: rollingUpdate,
+      replace: replacement,
+    },
+    tf: {
+      resource: "aws_eks_node_group",
+      names: {
+        cluster_name: ["cluster", "clusterName"],
+        node_role_arn: ["nodeRole", "nodeRoleArn"],
+        taint: ["taints"],
+      },
+    },
+    source: `pulumi/pulumi-eks nodejs/eks/nodes/nodegroup.ts v4.3.0; ${awsSource("eks:index:ManagedNodeGroup")}`,
   },
   "pulumi:providers:kubernetes": {
     // A kubeconfig for another cluster makes the provider, and every object it manages, new; so does
@@ -217,4 +337,25 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
 /** Whether a change at `path` (an input path, `spec.selector.matchLabels`) is at or below `rulePath`. */
 export function underPath(path: string, rulePath: string): boolean {
   return path === rulePath || path.startsWith(`${rulePath}.`) || path.startsWith(`${rulePath}[`);
+}
+
+/** `launchTemplate.id` becomes `launch_template.id`: the Terraform path a Pulumi input path carries. */
+function terraformPath(rule: ReplacementRule, path: string): string {
+  const named = Object.entries(rule.tf?.names ?? {}).find(([, inputs]) =>
+    inputs.some((input) => underPath(path, input)),
+  );
+  if (named !== undefined) return named[0];
+  return path.replace(/\[\d+\]/g, "").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/**
+ * A short name for why a change at `rulePath` replaces a resource of `type`, for the diff's lines: the
+ * AWS provider's ForceNew argument and its schema file, or the rule's source.
+ */
+export function replacementRef(type: string, rulePath: string): string {
+  const rule = Object.hasOwn(REPLACEMENT_RULES, type) ? REPLACEMENT_RULES[type] : undefined;
+  if (rule === undefined) return "no rule";
+  const row = forceNewRow(type);
+  if (rule.tf === undefined || row === undefined) return rule.source;
+  return `${rule.tf.resource} ${terraformPath(rule, rulePath)} ForceNew, terraform-provider-aws ${row.file}`;
 }

@@ -23,6 +23,7 @@ import type { ManifestObject } from "../offline/adoption/objects";
 import { adoptionReport, renderAdoptionReport } from "../offline/adoption/report";
 import { EXIT, type StartOptions, USAGE, UsageError, parseStartArgs } from "./start-args";
 import { runMain } from "./entry";
+import { planWarnings } from "../offline/stack-runners";
 
 /** A path as the user would type it: relative when under the working directory, else absolute. */
 function shown(file: string): string {
@@ -178,6 +179,10 @@ export async function main(argv: string[]): Promise<number> {
   const printed = base === undefined ? [tree, adoption] : [changes, adoption, tree];
   process.stdout.write(printed.filter((text) => text !== undefined).join("\n"));
   if (tree === undefined) console.log("\n(The resource tree and outputs: add --tree.)");
+  // What `pulumi up` from the stack's CI runner would run into (stacks/deploy-path.ts); the plan stands.
+  for (const warning of planWarnings(options.stack, options.config)) {
+    console.error(`warning: stack ${options.stack}: ${warning}`);
+  }
   console.log(`\nWrote ${written.map((name) => shown(path.join(dir, name))).join(", ")}`);
   return blocked > 0 ? refuseBlocked(options.stack, blocked) : EXIT.planned;
 }

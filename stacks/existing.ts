@@ -1,6 +1,7 @@
 /**
  * What an existing-cluster stack (`cluster.existing`) reads from AWS before any resource exists: the
- * cluster (endpoint, CA, version) and how its VPC CNI is installed. A cluster AWS cannot show, and a
+ * cluster (endpoint, CA, version), how its VPC CNI is installed, and which settings this stack owns in
+ * the add-on were changed outside it since its last update. A cluster AWS cannot show, and a
  * self-managed VPC CNI not yet stated configured, are refused as configuration problems.
  */
 import * as aws from "@pulumi/aws";
@@ -9,6 +10,8 @@ import { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./schema";
 import type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 import { type ExistingVpcCni, networkPolicyAgentOn } from "../components/existing-cluster/vpc-cni";
 import { HAND_OVER_STEPS } from "../components/existing-cluster/agent-hand-over";
+import { type SettingChangedElsewhere, changedElsewhere } from "../components/existing-cluster/vpc-cni-owner";
+import { previousVpcCniSettings } from "./previous-vpc-cni";
 
 export type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 
@@ -49,6 +52,7 @@ const AGENT_KEY = "cluster.existing.networkPolicyAgent";
 function networkPolicyAgentProblems(
   existing: ExistingClusterConfig,
   vpcCni: ExistingVpcCni | undefined,
+  elsewhere: readonly SettingChangedElsewhere[],
 ): ConfigProblem[] {
   const wanted = existing.networkPolicyAgent;
   if (vpcCni === undefined) return [];
@@ -70,12 +74,17 @@ function networkPolicyAgentProblems(
     return [{ path: "cluster.existing.name", value: existing.name, rule: (error as Error).message }];
   }
   if (agentOn && wanted === undefined) {
+    // The agent this stack turned off, turned on again by another tool: that tool is the first thing to fix.
+    const turnedOn = elsewhere.filter((c) => c.key === "enableNetworkPolicy");
     return [
       {
         path: AGENT_KEY,
         value: wanted,
-        rule: `is unset, and ${existing.name}'s vpc-cni add-on runs its network-policy agent (enableNetworkPolicy: "true"): Calico takes over only once it enforces, and AWS requires every network policy deleted before the agent is turned off (https://docs.aws.amazon.com/eks/latest/userguide/network-policy-disable.html)`,
-        hint: "hand over in order, with a policy enforced at every step:",
+        rule: `is unset, and ${existing.name}'s vpc-cni add-on runs its network-policy agent (enableNetworkPolicy: "true")${turnedOn.length === 0 ? "" : ", which this stack's last update had turned off: it was turned on outside this stack since"}: Calico takes over only once it enforces, and AWS requires every network policy deleted before the agent is turned off (https://docs.aws.amazon.com/eks/latest/userguide/network-policy-disable.html)`,
+        hint:
+          turnedOn.length === 0
+            ? "hand over in order, with a policy enforced at every step:"
+            : "first remove enableNetworkPolicy from the other tool's add-on configuration (eksctl addons[].configurationValues, Terraform aws_eks_addon configuration_values), so this stack alone sets it; then hand over in order, with a policy enforced at every step:",
         steps: [...HAND_OVER_STEPS],
       },
     ];
@@ -92,11 +101,15 @@ function networkPolicyAgentProblems(
   return [];
 }
 
-/** Reads the cluster `cluster.existing` names in `region`; every problem at once, as a ConfigError. */
+/**
+ * Reads the cluster `cluster.existing` names in `region`; every problem at once, as a ConfigError.
+ * `previousVpcCni` is the stack's last `vpcCni` output (stacks/previous.ts), for what it set in the add-on.
+ */
 export async function readExistingCluster(
   stack: string,
   region: string,
   existing: ExistingClusterConfig,
+  previousVpcCni?: unknown,
 ): Promise<ExistingClusterFacts> {
   const problems: ConfigProblem[] = [];
   let cluster: aws.eks.GetClusterResult | undefined;
@@ -125,7 +138,8 @@ export async function readExistingCluster(
       hint: `before Calico, ${SELF_MANAGED_STEPS}; then set cluster.existing.vpcCniConfigured: true`,
     });
   }
-  problems.push(...networkPolicyAgentProblems(existing, vpcCni));
+  const elsewhere = vpcCni?.managed ? changedElsewhereOrNone(previousVpcCni, vpcCni.configurationValues) : [];
+  problems.push(...networkPolicyAgentProblems(existing, vpcCni, elsewhere));
   if (cluster === undefined || vpcCni === undefined || problems.length > 0) {
     throw new ConfigError(stack, problems);
   }
@@ -136,5 +150,15 @@ export async function readExistingCluster(
     certificateAuthority: cluster.certificateAuthorities[0]?.data ?? "",
     version: cluster.version,
     vpcCni,
+    vpcCniChangedElsewhere: elsewhere,
   };
+}
+
+/** changedElsewhere, or none for configuration values that are not a map (refused on their own). */
+function changedElsewhereOrNone(previousVpcCni: unknown, configurationValues: string) {
+  try {
+    return changedElsewhere(previousVpcCniSettings(previousVpcCni), configurationValues);
+  } catch {
+    return [];
+  }
 }

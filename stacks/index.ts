@@ -28,9 +28,19 @@ import {
   stackConfigSchema,
 } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
-import { type CalicoStep, type PreviousOutputs, calicoStep, previousCalico, readPreviousOutputs } from "./previous";
+import {
+  type CalicoStep,
+  type PreviousOutputs,
+  calicoStep,
+  previousCalico,
+  readPreviousOutputs,
+} from "./previous";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
+import { clusterCreator, creatorAccessProblems } from "./creator";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
+import type { NetworkLayout } from "../components/network/layout";
+import { networkLayout } from "./previous-network";
+import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
@@ -49,6 +59,8 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   readonly clusterName: string;
   /** The node groups this stack creates; none on an existing cluster. */
   readonly nodeGroups: NodeGroupConfig[];
+  /** Per node group name: its desired size on this update and the nodes it runs (previous-scaling.ts). */
+  readonly nodeGroupSizing: Readonly<Record<string, NodeGroupSizing>>;
   /**
    * `cluster.existing`, and what AWS shows of that cluster: Calico only, on a cluster made elsewhere; no
    * VPC, cluster or node groups.
@@ -66,9 +78,14 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   readonly resourceTags: Record<string, string>;
   /** The outputs of the stack's last update that this one depends on; empty for a new stack. */
   readonly previous: PreviousOutputs;
+  /** The cluster's creator, EKS's own admin (stacks/creator.ts); unknown until the first `up` records it. */
+  readonly clusterCreator?: string;
   /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
   readonly calicoStep: CalicoStep;
-  /** Nodes the node groups start with (desiredSize summed); 1 on a cluster made elsewhere. */
+  /**
+   * Nodes the node groups run once the update is done: desiredSize summed over new groups, the desired
+   * size AWS shows for deployed ones; 1 on a cluster made elsewhere.
+   */
   readonly initialNodes: number;
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
   readonly calicoTimeoutMinutes: number;
@@ -77,6 +94,12 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
    * an existing cluster).
    */
   readonly zones: string[];
+  /**
+   * The VPC's CIDR, each AZ's subnets and the AZs the cluster was created in: a new stack's from the
+   * per-AZ slots, a deployed stack's as deployed plus any added AZ (previous-network.ts); none on a
+   * cluster made elsewhere.
+   */
+  readonly networkLayout?: NetworkLayout;
   /**
    * The strings and numbers of the keys set with --secret: resource inputs and stack outputs that hold
    * one are marked secret (stacks/secrets.ts).
@@ -192,8 +215,23 @@ export async function loadStackSettings(): Promise<StackSettings> {
   // A change of install mode depends on what is deployed: read the stack's last outputs.
   const previous = await readPreviousOutputs();
   const step = calicoStep(previousCalico(previous), config.calico);
-  if ("problems" in step) throw new ConfigError(stack, step.problems);
+  // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
+  const network =
+    elsewhere === undefined ? networkLayout(config.network.cidr, zones, previous) : { layout: undefined };
+  if ("problems" in step || "problems" in network) {
+    throw new ConfigError(stack, [
+      ...("problems" in step ? step.problems : []),
+      ...("problems" in network ? network.problems : []),
+    ]);
+  }
   const nodeGroups = config.nodeGroups ?? [];
+  // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.
+  const sizing = await nodeGroupSizing(nodeGroups, previous, clusterName);
+  if ("problems" in sizing) throw new ConfigError(stack, sizing.problems);
+  // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
+  const creator = elsewhere === undefined ? await clusterCreator(previous) : undefined;
+  const creatorProblems = creatorAccessProblems(creator, config.cluster.access);
+  if (creatorProblems.length > 0) throw new ConfigError(stack, creatorProblems);
   // A cluster made elsewhere has its rollout sized as one group of its maxNodes.
   const rolloutGroups = elsewhere === undefined ? nodeGroups : [{ maxSize: elsewhere.maxNodes }];
   return {
@@ -204,22 +242,30 @@ export async function loadStackSettings(): Promise<StackSettings> {
     clusterName,
     resourceTags: { ...config.tags, "pulumi:project": project, "pulumi:stack": stack },
     nodeGroups,
+    nodeGroupSizing: sizing.sizing,
     ...(existing === undefined
       ? {}
-      : { existingCluster: { config: existing, facts: await readExistingCluster(stack, region, existing) } }),
+      : {
+          existingCluster: {
+            config: existing,
+            facts: await readExistingCluster(stack, region, existing, previous.vpcCni),
+          },
+        }),
     ...(config.cluster.kubeconfig === undefined || kubeconfig.facts === undefined
       ? {}
       : { kubeconfigCluster: { config: config.cluster.kubeconfig, facts: kubeconfig.facts } }),
     // On a cluster made elsewhere the node count is not known before `up`: Typha starts at one node's
     // size, which schedules on any cluster, and its autoscaler follows the nodes there are.
-    initialNodes: elsewhere === undefined ? nodeGroups.reduce((sum, g) => sum + g.desiredSize, 0) : 1,
+    initialNodes: elsewhere === undefined ? runningNodes(sizing.sizing) : 1,
     calicoTimeoutMinutes:
       config.calico.readinessTimeoutMinutes ??
       derivedTimeoutMinutes(estimateRollout(maxRolloutNodes(rolloutGroups), config.calico.maxUnavailable)),
     zones,
+    networkLayout: network.layout,
     secretLeaves: secretLeaves(raw, secrets),
     calicoStep: step.step,
     previous,
+    ...(creator === undefined ? {} : { clusterCreator: creator }),
   };
 }
 

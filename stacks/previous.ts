@@ -28,6 +28,8 @@ export interface PreviousCalico {
 export const PREVIOUS_OUTPUT_NAMES = [
   "calico",
   "network",
+  // A stack last updated before the `network` output: its AZ count (stacks/previous-network.ts).
+  "privateSubnetIds",
   "nodeGroupScaling",
   "clusterCreator",
   "vpcCni",

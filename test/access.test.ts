@@ -14,6 +14,8 @@ import {
   partitionOf,
 } from "../components/cluster/access";
 import { PROJECT_ROOT, evaluateStackExpectingError } from "../offline/engine";
+import { OFFLINE_ACCOUNT_ID } from "../offline/world";
+import { OFFLINE_CALLER } from "../offline/world/aws-calls";
 import { ConfigError, validateConfig } from "../stacks";
 import { STACKS, evaluated, evaluatedWith, ofType, stackValue } from "./helpers";
 
@@ -67,13 +69,17 @@ describe("cluster access", () => {
     assert.ok(entries.every((e) => (e.inputs.tags as Record<string, string>)["pulumi:stack"] === "dev"));
   });
 
-  it("exports everyone who can use the API, the creator's bootstrap admin first", async () => {
+  it("exports everyone who can use the API, the creator's bootstrap admin first (by its ARN once recorded)", async () => {
     const evaluation = await evaluatedWith(
       "dev",
       withAccess("dev", [{ principalArn: AUDITOR, level: "view" }]),
     );
     assert.deepEqual(evaluation.outputs.clusterAccess, [
-      { principal: BOOTSTRAP_ADMIN.principal, level: "admin", grantedBy: BOOTSTRAP_ADMIN.grantedBy },
+      {
+        principal: `arn:aws:iam::${OFFLINE_ACCOUNT_ID}:role/${OFFLINE_CALLER.role}`,
+        level: "admin",
+        grantedBy: BOOTSTRAP_ADMIN.grantedBy,
+      },
       { principal: AUDITOR, level: "view", grantedBy: "access entry (cluster.access), AmazonEKSViewPolicy" },
     ]);
   });

@@ -10,16 +10,16 @@ const GROUP = { name: "general", minSize: 1, desiredSize: 1, maxSize: 3 };
 
 const REFUSALS: { title: string; raw: Record<string, unknown>; path: string; rule: RegExp }[] = [
   {
-    title: "a label in kubernetes.io/",
+    title: "a label in kubernetes.io/ that the kubelet refuses",
     raw: { nodeGroups: [{ ...GROUP, labels: { "node-role.kubernetes.io/worker": "true" } }] },
     path: 'nodeGroups[0].labels["node-role.kubernetes.io/worker"]',
-    rule: /prefix EKS reserves for labels/,
+    rule: /the kubelet accepts only node\.kubernetes\.io\/ and kubelet\.kubernetes\.io\/ labels/,
   },
   {
     title: "a label in eks.amazonaws.com/",
     raw: { nodeGroups: [{ ...GROUP, labels: { "eks.amazonaws.com/capacityType": "SPOT" } }] },
     path: 'nodeGroups[0].labels["eks.amazonaws.com/capacityType"]',
-    rule: /prefix EKS reserves/,
+    rule: /eks\.amazonaws\.com\/, which EKS reserves/,
   },
   {
     title: "a taint in k8s.io/",

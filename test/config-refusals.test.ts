@@ -32,10 +32,10 @@ describe("stack configuration refusals", () => {
       rule: /\/16 to \/28/,
     },
     {
-      title: "a VPC too small for 2 subnets per AZ",
+      title: "a VPC too small for the per-AZ subnet slots",
       raw: { network: { cidr: "10.0.0.0/27", availabilityZones: 3 }, nodeGroups: [GROUP] },
       path: "network.cidr",
-      rule: /too small for 6 subnets/,
+      rule: /too small for the subnet layout: .* the VPC must be a \/22 or larger/,
     },
     {
       title: "one availability zone",

@@ -154,7 +154,15 @@ describe("unknown config keys", () => {
   });
 
   it("knows the keys of every object a stack file sets, and of none where a map takes any key", () => {
-    assert.deepEqual(knownKeysAt([]), ["network", "cluster", "nodeGroups", "calico", "tags", "protect"]);
+    assert.deepEqual(knownKeysAt([]), [
+      "network",
+      "cluster",
+      "nodeGroups",
+      "calico",
+      "tags",
+      "deploy",
+      "protect",
+    ]);
     assert.deepEqual(knownKeysAt(["tags"]), []);
     assert.deepEqual(knownKeysAt(["nodeGroups", 0, "labels"]), []);
     assert.deepEqual(knownKeysAt(["nope"]), []);

@@ -73,6 +73,7 @@ describe("stack configuration", () => {
         probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },
       },
       tags: {},
+      deploy: { runner: "github-hosted", runnerCidrs: [], runnerSecurityGroupIds: [] },
       protect: false,
     });
   });

@@ -1,7 +1,7 @@
 /**
  * The offline diff, judged as `pulumi preview` would: replacements from the sourced rules, cascades to
  * what is built from a replaced resource, protected resources blocked, ignoreChanges honoured, and
- * "unknown" where only @pulumi/eks could tell.
+ * "may replace" where only @pulumi/eks or AWS could tell.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -43,7 +43,7 @@ describe("offline diff: what changes", () => {
     assert.match(text, /\n {4}inputs\.scalingConfig\.desiredSize: 2 → 4 {2}\(ignored: ignoreScalingChanges/);
     assert.match(
       text,
-      /^Changes to stack dev against base\.json: \+ 0 to create, ~ 1 to update, \+- 0 to replace, - 0 to delete, \? 0 unknown, \d+ unchanged\.\nResources:\n {4}\+ 0 to create\n/,
+      /^Changes to stack dev against base\.json: \+ 0 to create, ~ 1 to update, \+- 0 to replace, - 0 to delete, \? 0 may replace, \d+ unchanged\.\nResources:\n {4}\+ 0 to create\n/,
     );
   });
 
@@ -73,7 +73,13 @@ describe("offline diff: what changes", () => {
     const vpc = up.changed.find((r) => r.heading === "aws:ec2/vpc:Vpc network-vpc");
     assert.deepEqual(
       vpc?.changes.find((c) => c.path === "inputs.cidrBlock"),
-      { path: "inputs.cidrBlock", before: "10.10.0.0/16", after: "10.20.0.0/16", effect: "replace" },
+      {
+        path: "inputs.cidrBlock",
+        before: "10.10.0.0/16",
+        after: "10.20.0.0/16",
+        effect: "replace",
+        source: "aws_vpc cidr_block ForceNew, terraform-provider-aws internal/service/ec2/vpc_.go",
+      },
     );
   });
 
@@ -135,27 +141,39 @@ describe("offline diff: replacements", () => {
       assert.equal(op(diff, `aws:ec2/routeTable:RouteTable network-private-us-west-2${zone}`), "replace");
       assert.equal(op(diff, `aws:ec2/natGateway:NatGateway network-nat-us-west-2${zone}`), "replace");
     }
-    // The cluster cannot move to another VPC; its node groups sit in the replaced subnets.
-    assert.equal(op(diff, "eks:index:Cluster cluster-eks"), "replace");
+    // The node groups sit in the replaced subnets (aws_eks_node_group subnet_ids is ForceNew).
     assert.equal(op(diff, "eks:index:ManagedNodeGroup cluster-general"), "replace");
-    assert.equal(op(diff, "pulumi:providers:kubernetes cluster-k8s"), "replace");
-    assert.equal(op(diff, "kubernetes:apps/v1:DaemonSet calico-daemonset-calico-node"), "replace");
+    // The AWS provider updates the cluster's subnets in place and EKS refuses another VPC's: whether the
+    // cluster is replaced or `pulumi up` fails is decided at deploy time, and so is what is built on it.
+    assert.equal(op(diff, "eks:index:Cluster cluster-eks"), "unknown");
+    assert.equal(op(diff, "pulumi:providers:kubernetes cluster-k8s"), "unknown");
+    assert.equal(op(diff, "kubernetes:apps/v1:DaemonSet calico-daemonset-calico-node"), "unknown");
     // The internet gateway moves to the new VPC in place.
     assert.equal(op(diff, "aws:ec2/internetGateway:InternetGateway network-igw"), "update");
     const blocked = diff.changed.filter((r) => r.blocked !== undefined).map((r) => r.heading);
-    assert.deepEqual(blocked.sort(), ["aws:ec2/vpc:Vpc network-vpc", "eks:index:Cluster cluster-eks"]);
+    assert.deepEqual(blocked, ["aws:ec2/vpc:Vpc network-vpc"]);
+    const cluster = diff.changed.find((r) => r.heading === "eks:index:Cluster cluster-eks");
+    assert.equal(cluster?.mayBlock, "protected: `pulumi up` stops if it is replaced");
     const text = renderDiff(diff, "prod.json");
     assert.match(text, /\n {4}\+- \d+ to replace\n/);
-    assert.match(text, /\npulumi up would stop: 2 protected resources would be replaced or deleted\.\n/);
-    assert.match(text.split("\n")[0], /; BLOCKED: 2 protected\.$/);
+    assert.match(text, /\npulumi up would stop: 1 protected resource would be replaced or deleted\.\n/);
+    assert.match(text.split("\n")[0], /; BLOCKED: 1 protected\.$/);
     assert.match(text, /\n\+- aws:ec2\/vpc:Vpc network-vpc {2}\[BLOCKED: protected/);
     assert.match(
       text,
-      /\n {4}inputs\.cidrBlock: "10\.30\.0\.0\/16" → "10\.40\.0\.0\/16" {2}\(forces replacement\)\n/,
+      /\n {4}inputs\.cidrBlock: "10\.30\.0\.0\/16" → "10\.40\.0\.0\/16" {2}\(forces replacement: aws_vpc cidr_block ForceNew, terraform-provider-aws internal\/service\/ec2\/vpc_\.go\)\n/,
     );
     assert.match(
       text,
-      /\n {4}inputs\.vpcId {2}\(forces replacement: changes when aws:ec2\/vpc:Vpc network-vpc is replaced\)\n/,
+      /\n {4}inputs\.vpcId {2}\(forces replacement: changes when aws:ec2\/vpc:Vpc network-vpc is replaced; aws_subnet vpc_id ForceNew, terraform-provider-aws internal\/service\/ec2\/vpc_subnet\.go\)\n/,
+    );
+    assert.match(
+      text,
+      /\n\? eks:index:Cluster cluster-eks {2}\[protected: `pulumi up` stops if it is replaced\]\n/,
+    );
+    assert.match(
+      text,
+      /\n {4}inputs\.vpcId {2}\(may replace: changes when aws:ec2\/vpc:Vpc network-vpc is replaced; @pulumi\/eks builds the cluster's security group in it; .*EKS refuses another VPC's subnets \(UpdateClusterConfig\): replaced, or `pulumi up` fails\)\n/,
     );
   });
 
@@ -249,7 +267,7 @@ describe("offline diff: replacements", () => {
     assert.deepEqual([change?.op, change?.deleteBeforeReplace], ["replace", true]);
   });
 
-  it("says unknown for a change only @pulumi/eks can judge, and blocks deleting a protected resource", async () => {
+  it("says may replace for a change only @pulumi/eks can judge, and blocks deleting a protected resource", async () => {
     const prod = resourcesDocument(await evaluated("prod"));
     const cluster = prod.resources.find((r) => r.type === "eks:index:Cluster");
     assert.ok(cluster);

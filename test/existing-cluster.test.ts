@@ -100,7 +100,7 @@ describe("existing-cluster stack", () => {
     const addon = one(plan, ADDON, "cluster-vpc-cni");
     assert.equal(addon.options.importId, "platform-prod:vpc-cni");
     assert.equal(addon.options.retainOnDelete, true);
-    assert.equal(addon.options.protect, true, "protect: true in the example stack");
+    assert.equal(addon.options.protect, false, "never protected: `pulumi destroy` would refuse it");
     assert.deepEqual(JSON.parse(input<string>(addon, "configurationValues")), {
       enableNetworkPolicy: "false",
       env: { ANNOTATE_POD_IP: "true" },
@@ -112,6 +112,7 @@ describe("existing-cluster stack", () => {
       managed: true,
       changes: ['enableNetworkPolicy: unset -> "false"', 'env.ANNOTATE_POD_IP: unset -> "true"'],
       networkPolicyAgent: "off",
+      settings: { enableNetworkPolicy: "false", "env.ANNOTATE_POD_IP": "true" },
     });
   });
 
@@ -154,7 +155,12 @@ describe("existing-cluster stack", () => {
     const yaml = "env:\n  WARM_IP_TARGET: '5'\n  ANNOTATE_POD_IP: 'true'\nenableNetworkPolicy: 'false'\n";
     const ready = await withCluster({ vpcCni: { managed: true, configurationValues: yaml } });
     assert.equal(input(one(ready, ADDON), "configurationValues"), yaml, "the same string: no update");
-    assert.deepEqual(ready.outputs.vpcCni, { managed: true, changes: [], networkPolicyAgent: "off" });
+    assert.deepEqual(ready.outputs.vpcCni, {
+      managed: true,
+      changes: [],
+      networkPolicyAgent: "off",
+      settings: { enableNetworkPolicy: "false", "env.ANNOTATE_POD_IP": "true" },
+    });
     const partial = await withCluster({
       vpcCni: { managed: true, configurationValues: "env:\n  WARM_IP_TARGET: '5'\n" },
     });
@@ -198,11 +204,16 @@ describe("existing-cluster stack", () => {
           access: [],
           existing: { name: "platform-prod", maxNodes: 20 },
         },
+        "eks-calico:protect": true,
       },
     });
     assert.deepEqual(
       problems.filter((p) => p.includes("must not be set with cluster.existing")).map((p) => p.split(":")[0]),
-      ["network", "nodeGroups", "cluster.version", "cluster.access"],
+      ["network", "nodeGroups", "cluster.version", "cluster.access", "protect"],
+    );
+    assert.match(
+      problems.find((p) => p.startsWith("protect:")) ?? "",
+      /creates none of them; the vpc-cni add-on it takes over is retained on delete/,
     );
   });
 

@@ -181,7 +181,8 @@ describe("AMI types and instance architectures", () => {
       AMI_TYPE_NAMES.filter((name) => /WINDOWS|^AL2_/.test(name)),
       [],
     );
-    assert.equal(Object.keys(AMI_TYPES).length, 8);
+    // Every Linux type of the EKS API's AmiTypes enum (components/cluster/ami-types.ts).
+    assert.equal(Object.keys(AMI_TYPES).length, 13);
   });
 
   it("plans a Graviton group on an ARM AMI, and a Bottlerocket group's data volume on /dev/xvdb", async () => {

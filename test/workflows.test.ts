@@ -6,46 +6,12 @@ import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import YAML from "yaml";
-import {
-  WORKFLOWS_DIR,
-  formatProblem,
-  lintWorkflow,
-  lintWorkflows,
-  workflowFiles,
-} from "../scripts/lint-workflows";
+import { formatProblem, lintWorkflow, lintWorkflows, workflowFiles } from "../scripts/lint-workflows";
 import { PROJECT_ROOT, deployableStacks, listStacks } from "../offline/engine";
-
-type Step = {
-  if?: string;
-  uses?: string;
-  run?: string;
-  with?: Record<string, unknown>;
-  env?: Record<string, string>;
-};
-type Job = {
-  if?: string;
-  uses?: string;
-  with?: Record<string, unknown>;
-  needs?: string | string[];
-  environment?: string;
-  permissions?: Record<string, string>;
-  strategy?: { matrix?: Record<string, unknown> };
-  steps?: Step[];
-};
-type Workflow = {
-  on: Record<string, unknown>;
-  permissions?: Record<string, string>;
-  concurrency?: { group: string; "cancel-in-progress": boolean };
-  jobs: Record<string, Job>;
-};
-
-function workflow(name: string): Workflow {
-  return YAML.parse(fs.readFileSync(path.join(WORKFLOWS_DIR, name), "utf8")) as Workflow;
-}
+import { type Job, type Step, stepUsing, workflow } from "./workflow-files";
 
 function step(job: Job, action: string): Step {
-  const found = job.steps?.find((s) => s.uses?.split("@")[0] === action);
+  const found = stepUsing(job, action);
   assert.ok(found, `a step uses ${action}`);
   return found;
 }
@@ -131,10 +97,11 @@ describe("workflows: shape", () => {
     for (const example of ["existing.example", "kubeconfig.example"]) {
       assert.ok(listStacks().includes(example) && !deployable.includes(example), example);
     }
-    assert.equal(run(), `stacks=${JSON.stringify(deployable)}\n`);
+    const stacksLine = (output: string) => output.split("\n").find((line) => line.startsWith("stacks="));
+    assert.equal(stacksLine(run()), `stacks=${JSON.stringify(deployable)}`);
     assert.equal(
-      run("--except", "dev", "prod"),
-      `stacks=${JSON.stringify(deployable.filter((s) => s !== "dev" && s !== "prod"))}\n`,
+      stacksLine(run("--except", "dev", "prod")),
+      `stacks=${JSON.stringify(deployable.filter((s) => s !== "dev" && s !== "prod"))}`,
     );
     for (const file of ["pr.yml", "deploy.yml", "drift.yml"]) {
       const steps = Object.values(workflow(file).jobs).flatMap((job) => job.steps ?? []);
@@ -182,8 +149,10 @@ describe("workflows: shape", () => {
 
   it("previews only from this repository once it is set up, checked in a job (secrets cannot be in a job's if)", () => {
     const check = workflow("pr.yml").jobs.setup.steps?.find((s) => s.run?.includes("available=true"));
-    assert.equal(check?.env?.AWS_ROLE_ARN, secret("AWS_ROLE_ARN"));
     assert.equal(check?.env?.PULUMI_ORG, "${{ vars.PULUMI_ORG }}");
+    // The preview role is per stack, in the stack's preview environment: checked in the preview job.
+    const role = workflow("pr.yml").jobs.preview.steps?.find((s) => s.run?.includes("available=true"));
+    assert.equal(role?.env?.AWS_PREVIEW_ROLE_ARN, secret("AWS_PREVIEW_ROLE_ARN"));
     assert.match(check?.env?.SAME_REPOSITORY ?? "", /head\.repo\.full_name == github\.repository/);
     assert.doesNotMatch(workflow("pr.yml").jobs.preview.if ?? "", /(^|[^.\w])secrets\./);
   });
@@ -216,12 +185,12 @@ describe("workflows: shape", () => {
     const deploy = workflow("deploy.yml");
     assert.deepEqual(deploy.on, { push: { branches: ["main"] } });
     assert.deepEqual(deploy.concurrency, { group: "deploy", "cancel-in-progress": false });
-    assert.equal(deploy.jobs.dev.needs, "test");
-    assert.deepEqual(deploy.jobs.dev.with, { stack: "dev" });
+    assert.deepEqual(deploy.jobs.dev.needs, ["test", "stacks"]);
+    assert.equal(deploy.jobs.dev.with?.stack, "dev");
     assert.deepEqual(deploy.jobs.staging.needs, ["dev", "stacks"]);
     assert.equal(deploy.jobs.staging.strategy?.matrix?.stack, "${{ fromJSON(needs.stacks.outputs.stacks) }}");
-    assert.deepEqual(deploy.jobs.prod.needs, ["dev", "staging"]);
-    assert.deepEqual(deploy.jobs.prod.with, { stack: "prod" });
+    assert.deepEqual(deploy.jobs.prod.needs, ["dev", "staging", "stacks"]);
+    assert.equal(deploy.jobs.prod.with?.stack, "prod");
     for (const name of ["dev", "staging", "prod"])
       assert.equal(deploy.jobs[name].uses, "./.github/workflows/up.yml");
 

@@ -7,7 +7,9 @@
 # BASE_DIR and HEAD_DIR are checkouts with dependencies installed; the plans go to WORK_DIR/base and
 # WORK_DIR/head. A base that cannot be planned (one from before `npm start` existed, or a broken one)
 # only means there is nothing to compare with. Exits 1, after writing the whole document, if the head
-# cannot be planned for some stack or its diff has a blocked change (`npm start` exit 3).
+# cannot be planned for some stack or its diff has a blocked change (`npm start` exit 3). A stack's plan
+# warnings (where its CI runner cannot reach its Kubernetes API) are counted in its summary and lead its
+# section.
 set -euo pipefail
 
 if [ "$#" -ne 3 ]; then
@@ -21,6 +23,16 @@ work=$(cd "$3" && pwd)
 # A comment holds at most 65,536 characters; long diffs are cut (the artifact has them whole).
 max_diff_lines=${MAX_DIFF_LINES:-150}
 status=0
+
+# The current stack's warnings, if any, as a block of their own.
+show_warnings() {
+  if [ -n "$warnings" ]; then
+    echo '```text'
+    printf '%s\n' "$warnings"
+    echo '```'
+    echo
+  fi
+}
 
 echo "<!-- eks-calico:offline-plan -->"
 echo "## Offline plan"
@@ -39,11 +51,11 @@ for file in "$head_dir"/Pulumi.*.yaml; do
   echo
   planned=0
   (cd "$head_dir" && npm start --silent -- --stack "$stack" --out "$work/head" "${diff_args[@]}") >"$work/head-$stack.log" 2>&1 || planned=$?
-  blocked=""
+  notes=""
   # Exit 3: planned, but the diff has a change `pulumi up` refuses (BLOCKED); the diff is shown.
   if [ "$planned" -eq 3 ]; then
     status=1
-    blocked="BLOCKED: pulumi up would stop; "
+    notes="BLOCKED: pulumi up would stop; "
   elif [ "$planned" -ne 0 ]; then
     status=1
     echo "<details open><summary><b>$stack</b>: the plan failed</summary>"
@@ -55,11 +67,18 @@ for file in "$head_dir"/Pulumi.*.yaml; do
     continue
   fi
 
+  # The plan's warnings (its `warning: ` lines on stderr): where the stack's CI cannot reach its API.
+  warnings=$(grep '^warning: ' "$work/head-$stack.log" || true)
+  if [ -n "$warnings" ]; then
+    notes="${notes}$(printf '%s\n' "$warnings" | wc -l | tr -d ' ') warning(s); "
+  fi
+
   if [ "${#diff_args[@]}" -gt 0 ]; then
     # The first line ends with the summary: "+ 0 to create, ~ 2 to update, +- 1 to replace, ...".
     counts=$(head -n 1 "$work/head/$stack/diff.txt" | sed -n 's/^Changes to .* against [^:]*: //p')
-    echo "<details><summary><b>$stack</b>: ${blocked}${counts%.}</summary>"
+    echo "<details><summary><b>$stack</b>: ${notes}${counts%.}</summary>"
     echo
+    show_warnings
     echo '```diff'
     head -n "$max_diff_lines" "$work/head/$stack/diff.txt"
     lines=$(wc -l <"$work/head/$stack/diff.txt")
@@ -68,8 +87,9 @@ for file in "$head_dir"/Pulumi.*.yaml; do
     fi
     echo '```'
   else
-    echo "<details><summary><b>$stack</b>: planned; the base branch has no plan to compare with</summary>"
+    echo "<details><summary><b>$stack</b>: ${notes}planned; the base branch has no plan to compare with</summary>"
     echo
+    show_warnings
     echo '```text'
     head -n "$max_diff_lines" "$work/head-$stack.log"
     echo '```'

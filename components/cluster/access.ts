@@ -26,7 +26,9 @@ export interface AccessGrant {
  * to it (cluster/cluster.ts in pulumi/pulumi-eks v4.3.0), and EKS cannot change it after creation. So the
  * IAM principal that ran the first `pulumi up` is cluster admin through an access entry EKS made. It is
  * needed: that same `up` installs Calico through the Kubernetes API. Everyone else is listed in
- * `cluster.access`; listing the creator there too fails (EKS: the access entry already exists).
+ * `cluster.access`; listing the creator there too fails every update (EKS: "ResourceInUseException: The
+ * specified access entry resource is already in use on this cluster", pulumi/pulumi-eks#2373), so
+ * stacks/creator.ts refuses it before any resource is registered.
  */
 export const BOOTSTRAP_ADMIN = {
   principal: "the IAM principal that ran the cluster's first `pulumi up`",
@@ -34,13 +36,17 @@ export const BOOTSTRAP_ADMIN = {
   grantedBy: "EKS bootstrapClusterCreatorAdminPermissions (set by @pulumi/eks, fixed at creation)",
 } as const;
 
-/** Everyone who can use the Kubernetes API, as the `clusterAccess` stack output shows it. */
+/**
+ * Everyone who can use the Kubernetes API, as the `clusterAccess` stack output shows it: the creator by
+ * its ARN once the stack has recorded it (the `clusterCreator` output, stacks/creator.ts).
+ */
 export function accessSummary(
   grants: readonly AccessGrant[],
+  creator?: string,
 ): { principal: string; level: AccessLevel; grantedBy: string }[] {
   return [
     {
-      principal: BOOTSTRAP_ADMIN.principal,
+      principal: creator ?? BOOTSTRAP_ADMIN.principal,
       level: BOOTSTRAP_ADMIN.level,
       grantedBy: BOOTSTRAP_ADMIN.grantedBy,
     },
@@ -108,6 +114,36 @@ export function parsePrincipalArn(arn: string): ParsedPrincipal | { problem: str
     kind: match[3] as "role" | "user",
     name: match[5],
   };
+}
+
+/**
+ * The IAM principal behind a caller identity (`aws sts get-caller-identity`): an STS assumed-role session
+ * ARN (arn:aws:sts::<account>:assumed-role/<role>/<session>, the shape GetCallerIdentity returns for a role,
+ * https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html) becomes its role's ARN.
+ * The session ARN carries no path, so neither does the result: compare it with {@link samePrincipal}.
+ * Any other ARN (an IAM user or role, the account root) is returned as it is.
+ */
+export function callerPrincipalArn(arn: string): string {
+  const session = /^arn:([^:]+):sts::(\d{12}):assumed-role\/([^/]+)\/[^/]+$/.exec(arn);
+  return session === null ? arn : `arn:${session[1]}:iam::${session[2]}:role/${session[3]}`;
+}
+
+/**
+ * Whether two ARNs name the same IAM principal, as EKS counts access entries: same partition, account and
+ * kind, and the same name ignoring case (IAM names are unique per account and "not distinguished by case",
+ * https://docs.aws.amazon.com/IAM/latest/APIReference/API_CreateRole.html) and ignoring the path (a role
+ * has one name whatever its path; an assumed-role session ARN drops it). Session ARNs count as their role.
+ * ARNs that are not IAM role or user ARNs are the same only when equal.
+ */
+export function samePrincipal(a: string, b: string): boolean {
+  const [left, right] = [parsePrincipalArn(callerPrincipalArn(a)), parsePrincipalArn(callerPrincipalArn(b))];
+  if ("problem" in left || "problem" in right) return a === b;
+  return (
+    left.partition === right.partition &&
+    left.accountId === right.accountId &&
+    left.kind === right.kind &&
+    left.name.toLowerCase() === right.name.toLowerCase()
+  );
 }
 
 /**

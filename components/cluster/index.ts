@@ -3,6 +3,7 @@ import * as eks from "@pulumi/eks";
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { type AccessGrant, createAccessEntries, partitionOf } from "./access";
+import { type RunnerSources, admitRunners } from "./runner-access";
 import { type AddonVersions, coreDnsConfiguration, createAddon, vpcCniConfiguration } from "./addons";
 import type { NodeGroupSpec } from "./nodegroups";
 import { createNodeGroup, createNodeRole } from "./nodes";
@@ -14,6 +15,7 @@ export * from "./addons";
 export * from "./ami-types";
 export * from "./nodegroups";
 export * from "./policies";
+export * from "./runner-access";
 
 export interface ClusterArgs {
   /** EKS cluster name. Changing it replaces the cluster. */
@@ -45,6 +47,11 @@ export interface ClusterArgs {
   addonVersions?: AddonVersions;
   /** Principals given access to the Kubernetes API, besides the cluster's creator. @default [] */
   access?: AccessGrant[];
+  /**
+   * Self-hosted CI runners admitted to the private API endpoint on 443, by CIDR or security group (one
+   * ingress rule on the cluster security group each). @default none
+   */
+  runners?: RunnerSources;
   /** One managed node group per entry, in the private subnets. */
   nodeGroups: NodeGroupSpec[];
   /** Tags for every AWS resource. */
@@ -179,13 +186,20 @@ export class Cluster extends pulumi.ComponentResource {
       tags: args.tags,
       parent: this,
     });
+    // Self-hosted CI runners reach the private endpoint through the group EKS gives its network interfaces.
+    const runnerRules = admitRunners(name, args.runners ?? { cidrs: [], securityGroupIds: [] }, {
+      securityGroupId: cluster.eksCluster.vpcConfig.clusterSecurityGroupId,
+      tags: args.tags,
+      parent: this,
+    });
 
     // @pulumi/eks returns the kubeconfig in the clear (pulumi/pulumi-eks#725): mark it secret before
     // it reaches the provider's state or an output.
     this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
     this.clusterArn = cluster.eksCluster.arn;
     this.access = { kubeconfig: this.kubeconfig, clusterIdentifier: this.clusterArn };
-    this.provider = clusterProvider(`${name}-k8s`, this.access, { parent: this });
+    // Everything in-cluster waits for the runners' rules: a deploy from there reaches the API only then.
+    this.provider = clusterProvider(`${name}-k8s`, this.access, { parent: this, dependsOn: runnerRules });
 
     this.clusterName = clusterName;
     this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroup.nodeGroupName));

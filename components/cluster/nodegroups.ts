@@ -22,8 +22,14 @@ export interface NodeGroupSpec {
   /** Size of the node's encrypted gp3 data volume. */
   diskSizeGiB: number;
   minSize: number;
+  /** Nodes at creation; afterwards autoscalers own the desired size and EKS keeps theirs. */
   desiredSize: number;
   maxSize: number;
+  /**
+   * Send `desiredSize` to EKS on this update instead of keeping the desired size the group runs at: for
+   * an update that changes minSize or maxSize (stacks/previous-scaling.ts says why). @default false
+   */
+  setDesiredSize?: boolean;
   labels: Record<string, string>;
   taints: { key: string; value: string; effect: KubernetesTaintEffect }[];
   /** Cluster add-ons (CoreDNS) tolerate this group's taints and may run here. */

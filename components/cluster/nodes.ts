@@ -82,8 +82,10 @@ export function createNodeGroup(
       capacityType: group.capacityType,
       launchTemplate: { id: launchTemplate.id, version: pulumi.interpolate`${launchTemplate.latestVersion}` },
       scalingConfig: { minSize: group.minSize, desiredSize: group.desiredSize, maxSize: group.maxSize },
-      // Cluster autoscalers own the desired size after creation; do not fight them on every `up`.
-      ignoreScalingChanges: true,
+      // Cluster autoscalers own the desired size after creation; do not fight them on every `up`. Off only
+      // for an update that must send it (a minSize or maxSize change): @pulumi/eks v4.3.0 maps this flag
+      // to ignoreChanges on scalingConfig.desiredSize and nothing else (nodes/nodegroup.ts).
+      ignoreScalingChanges: group.setDesiredSize !== true,
       labels: group.labels,
       taints: toEksTaints(group.taints),
       tags: shared.tags,

@@ -1,13 +1,14 @@
 /**
  * An EKS cluster made elsewhere, as an existing-cluster stack uses it: a Kubernetes provider built from
  * the cluster's endpoint and CA, and its VPC CNI set up for Calico. A vpc-cni EKS add-on is taken into
- * the stack (imported in place, never replaced, retained on delete) with Calico's settings merged into its
- * configuration; a self-managed VPC CNI was checked before (stacks/existing.ts).
+ * the stack (imported in place, never replaced, retained on delete, never protected: no destroy deletes
+ * it) with Calico's settings merged into its configuration, then aws-node is read to prove they are in
+ * force (aws-node-check.ts); a self-managed VPC CNI was checked before (stacks/existing.ts).
  *
  * One enforcer at a time, never none: an add-on whose network-policy agent enforces policy is updated
  * before Calico only when the agent stays on (`networkPolicyAgent: on`, the hand-over's first step).
  * Turning it off waits for Calico: calico-node ready, then the hand-over step (hand-over-step.ts), then
- * the add-on's update, then the probe (`afterCalico`).
+ * the add-on's update and the aws-node check, then the probe (`afterCalico`).
  */
 import * as aws from "@pulumi/aws";
 import type * as k8s from "@pulumi/kubernetes";
@@ -18,7 +19,15 @@ import { type ClusterAccess, clusterProvider } from "../cluster/provider";
 import type { AfterCalico } from "../calico/running";
 import { NetworkPolicyAgentHandOver } from "./hand-over-step";
 import { HAND_OVER_TAG } from "./hand-over-tag";
-import { type ManagedVpcCni, type NetworkPolicyAgent, networkPolicyAgentOn, vpcCniChange } from "./vpc-cni";
+import { AwsNodeCheck } from "./aws-node-check";
+import { changedElsewhereWarning, describeChanges } from "./vpc-cni-owner";
+import {
+  type ManagedVpcCni,
+  type NetworkPolicyAgent,
+  networkPolicyAgentOn,
+  ownedSettings,
+  vpcCniChange,
+} from "./vpc-cni";
 
 /** What this stack does with the VPC CNI's network-policy agent, as the `vpcCni` output shows it. */
 export interface VpcCniOutput {
@@ -28,6 +37,14 @@ export interface VpcCniOutput {
   readonly networkPolicyAgent: NetworkPolicyAgent;
   /** What is under way while the agent hands over to Calico; absent otherwise. */
   readonly handOver?: string;
+  /**
+   * The settings this stack owns in the add-on (`enableNetworkPolicy`, `env.<NAME>`), as aws-node was read
+   * running them after the update (aws-node-check.ts); the next update compares the add-on with them.
+   * Absent for a self-managed VPC CNI.
+   */
+  readonly settings?: pulumi.Output<Record<string, string>>;
+  /** Owned settings changed outside this stack since its last update, which this one sets back. */
+  readonly changedElsewhere?: string[];
 }
 
 export interface ExistingClusterArgs {
@@ -35,8 +52,6 @@ export interface ExistingClusterArgs {
   readonly region: string;
   /** Tags added to the add-on's own. */
   readonly tags: Record<string, string>;
-  /** Protects the imported add-on from deletion by Pulumi. */
-  readonly protect: boolean;
   /** `cluster.existing.networkPolicyAgent`; unset only where the agent is off (stacks/existing.ts). */
   readonly networkPolicyAgent?: NetworkPolicyAgent;
 }
@@ -56,8 +71,8 @@ export class ExistingCluster extends pulumi.ComponentResource {
    */
   readonly calicoAfter: pulumi.Resource[];
   /**
-   * What must follow Calico (and the probe must wait for): the hand-over step and the add-on's update,
-   * when this update turns the agent off; nothing otherwise.
+   * What must follow Calico (and the probe must wait for): the hand-over step, the add-on's update and the
+   * aws-node check, when this update turns the agent off; nothing otherwise.
    */
   readonly afterCalico: AfterCalico;
   /** The agent stays on beside Calico: the probe cannot tell Calico's enforcement from the agent's. */
@@ -98,18 +113,40 @@ export class ExistingCluster extends pulumi.ComponentResource {
       const change = vpcCniChange(current.configurationValues, wanted);
       this.agentKeptOn = agentOn && wanted === "on";
       this.vpcCniConfiguration = change.configurationValues;
-      const addon = (dependsOn: pulumi.Resource[]) =>
-        this.vpcCniAddon(name, args, current, change.configurationValues, dependsOn);
+      const owned = ownedSettings(wanted);
+      // The add-on's update, then aws-node read to prove what it set is in force.
+      const checked = (dependsOn: pulumi.Resource[]) =>
+        new AwsNodeCheck(
+          `${name}-aws-node`,
+          { kubeconfig: this.kubeconfig, cluster: facts.name, settings: owned },
+          {
+            parent: this,
+            dependsOn: [this.vpcCniAddon(name, args, current, change.configurationValues, dependsOn)],
+          },
+        );
+      const elsewhere = facts.vpcCniChangedElsewhere;
+      if (elsewhere.length > 0) void pulumi.log.warn(changedElsewhereWarning(facts.name, elsewhere), this);
+      const reported = (settings: pulumi.Output<Record<string, string>>) => ({
+        settings,
+        ...(elsewhere.length === 0 ? {} : { changedElsewhere: describeChanges(elsewhere) }),
+      });
       if (agentOn && wanted === "off") {
         // Calico first, then the check that it enforces and that nothing is left, then the agent off.
         this.calicoAfter = [];
+        // The check is made with Calico (its constructor calls afterCalico), after this constructor: its
+        // result reaches `settings` through a promise. This branch always has Calico: the first update of
+        // a reinstall, which has none, keeps the agent on (index.ts).
+        let settle: (verified: pulumi.Output<Record<string, string>>) => void = () => undefined;
+        const verified = new Promise<pulumi.Output<Record<string, string>>>((resolve) => (settle = resolve));
         this.afterCalico = (calico) => {
           const step = new NetworkPolicyAgentHandOver(
             `${name}-network-policy-agent`,
             { kubeconfig: this.kubeconfig, cluster: facts.name, calicoNode: calico.calicoNode },
             { parent: this, dependsOn: calico.resources },
           );
-          return [addon([step])];
+          const check = checked([step]);
+          settle(check.verified);
+          return [check];
         };
         this.vpcCni = {
           managed: true,
@@ -117,13 +154,16 @@ export class ExistingCluster extends pulumi.ComponentResource {
           networkPolicyAgent: "off",
           handOver:
             "the agent is turned off once calico-node is ready and no network policy is left for it (the hand-over step), then the probe proves Calico enforces",
+          ...reported(pulumi.output(verified)),
         };
       } else {
-        this.calicoAfter = [addon([])];
+        const check = checked([]);
+        this.calicoAfter = [check];
         this.vpcCni = {
           managed: true,
           changes: change.changes,
           networkPolicyAgent: agentOn ? "on" : "off",
+          ...reported(check.verified),
           ...(this.agentKeptOn
             ? {
                 handOver:
@@ -174,9 +214,10 @@ export class ExistingCluster extends pulumi.ComponentResource {
       {
         parent: this,
         import: `${args.facts.name}:vpc-cni`,
-        // The cluster's networking is not this stack's to delete.
+        // The cluster's networking is not this stack's to delete: `pulumi destroy` only forgets it. Never
+        // protected, since that would refuse the destroy (a delete of a protected resource is refused
+        // before retainOnDelete is looked at: pulumi/pulumi pkg/resource/deploy/step.go DeleteStep.Apply).
         retainOnDelete: true,
-        protect: args.protect,
         dependsOn,
       },
     );

@@ -90,3 +90,27 @@ export function vpcCniChange(current: string, agent: NetworkPolicyAgent = "off")
   };
   return { configurationValues: JSON.stringify(merged), changes };
 }
+
+/**
+ * The VPC CNI settings this stack owns in an update, by key (`enableNetworkPolicy`, `env.<NAME>`), with the
+ * values it sets in the add-on: with the agent kept on, `enableNetworkPolicy` is left as it is, not owned.
+ */
+export function ownedSettings(agent: NetworkPolicyAgent): Record<string, string> {
+  return {
+    ...(agent === "off" ? { enableNetworkPolicy: VPC_CNI_CONFIGURATION.enableNetworkPolicy } : {}),
+    ...Object.fromEntries(
+      Object.entries(VPC_CNI_CONFIGURATION.env).map(([name, value]) => [`env.${name}`, value]),
+    ),
+  };
+}
+
+/** A setting's value in an add-on's configuration values, as text (`env.NAME` in its `env` map). */
+export function configuredSetting(configurationValues: string, key: string): string | undefined {
+  const parsed: unknown = configurationValues.trim() === "" ? {} : parse(configurationValues);
+  if (!isRecord(parsed)) return undefined;
+  const [head, name] = key.startsWith("env.") ? ["env", key.slice(4)] : [key, undefined];
+  const value = name === undefined ? parsed[head] : isRecord(parsed.env) ? parsed.env[name] : undefined;
+  if (value === undefined || value === null) return undefined;
+  // YAML may give `false` or `5` unquoted: as text, they read as the add-on's strings do.
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

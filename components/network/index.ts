@@ -1,14 +1,17 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { planSubnets } from "./subnets";
+import type { NetworkLayout } from "./layout";
 
+export { type NetworkLayout, layoutOutput, newLayout } from "./layout";
 export { planSubnets } from "./subnets";
 
 export interface NetworkArgs {
-  /** IPv4 CIDR of the VPC. Changing it replaces the VPC and everything in it. */
-  cidr: string;
-  /** AZ names to place one public and one private subnet in, in order. Changing them replaces subnets. */
-  availabilityZones: string[];
+  /**
+   * The VPC's CIDR, each AZ with its public and private subnet (in order), and the AZs whose subnets the
+   * EKS cluster gets (stacks/previous-network.ts decides it). A new CIDR replaces the VPC and everything
+   * in it; a subnet whose CIDR changes is replaced; an added AZ adds subnets and changes none.
+   */
+  layout: NetworkLayout;
   /** `single`: one NAT gateway in the first AZ; `perAz`: one in every AZ. */
   natGateways: "single" | "perAz";
   /** Tags for every resource. */
@@ -31,29 +34,38 @@ const LOAD_BALANCER_ROLE: Record<SubnetKind, Record<string, string>> = {
  */
 export class Network extends pulumi.ComponentResource {
   readonly vpcId: pulumi.Output<string>;
+  /** Every AZ's public subnet, in AZ order. */
   readonly publicSubnetIds: pulumi.Output<string[]>;
+  /** Every AZ's private subnet, in AZ order. */
   readonly privateSubnetIds: pulumi.Output<string[]>;
+  /** The public subnets of the AZs the EKS cluster was created in (`layout.clusterZones`). */
+  readonly clusterPublicSubnetIds: pulumi.Output<string[]>;
+  /** The private subnets of the AZs the EKS cluster was created in (`layout.clusterZones`). */
+  readonly clusterPrivateSubnetIds: pulumi.Output<string[]>;
   readonly natGatewayIds: pulumi.Output<string[]>;
   /**
-   * The private subnets' route tables (default route to a NAT gateway) and their subnet associations:
-   * nodes in private subnets need this egress to reach ECR, EKS and S3 before they can join.
+   * The route tables (default route to a NAT gateway) and subnet associations of the private subnets of
+   * the AZs the cluster was created in, where its node groups run: nodes need this egress to reach ECR,
+   * EKS and S3 before they can join.
    */
   readonly privateEgress: pulumi.Resource[];
 
   private readonly args: NetworkArgs;
   private readonly baseName: string;
+  private readonly zones: string[];
 
   constructor(name: string, args: NetworkArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:network:Network", name, {}, opts);
     this.args = args;
     this.baseName = name;
-    const plan = planSubnets(args.cidr, args.availabilityZones.length);
+    const { cidr, zones, clusterZones } = args.layout;
+    this.zones = zones.map((z) => z.zone);
 
     // DNS support and hostnames are required for EKS private endpoint access and node registration.
     const vpc = new aws.ec2.Vpc(
       `${name}-vpc`,
       {
-        cidrBlock: args.cidr,
+        cidrBlock: cidr,
         enableDnsSupport: true,
         enableDnsHostnames: true,
         tags: this.tags(`${name}-vpc`),
@@ -65,20 +77,35 @@ export class Network extends pulumi.ComponentResource {
       { vpcId: vpc.id, tags: this.tags(`${name}-igw`) },
       { parent: this },
     );
-    const publicSubnets = this.createSubnets(vpc, "public", plan.public);
-    const privateSubnets = this.createSubnets(vpc, "private", plan.private);
+    const publicSubnets = this.createSubnets(
+      vpc,
+      "public",
+      zones.map((z) => z.public),
+    );
+    const privateSubnets = this.createSubnets(
+      vpc,
+      "private",
+      zones.map((z) => z.private),
+    );
     this.routePublicSubnets(vpc, igw, publicSubnets);
     const natGateways = this.createNatGateways(igw, publicSubnets);
-    this.privateEgress = this.routePrivateSubnets(vpc, privateSubnets, natGateways);
+    const egress = this.routePrivateSubnets(vpc, privateSubnets, natGateways);
+    this.privateEgress = egress.filter((_, i) => clusterZones.includes(this.zones[i])).flat();
 
     this.vpcId = vpc.id;
     this.publicSubnetIds = pulumi.output(publicSubnets.map((s) => s.id));
     this.privateSubnetIds = pulumi.output(privateSubnets.map((s) => s.id));
     this.natGatewayIds = pulumi.output(natGateways.map((n) => n.id));
+    const inCluster = (subnets: aws.ec2.Subnet[]) =>
+      pulumi.output(subnets.filter((_, i) => clusterZones.includes(this.zones[i])).map((s) => s.id));
+    this.clusterPublicSubnetIds = inCluster(publicSubnets);
+    this.clusterPrivateSubnetIds = inCluster(privateSubnets);
     this.registerOutputs({
       vpcId: this.vpcId,
       publicSubnetIds: this.publicSubnetIds,
       privateSubnetIds: this.privateSubnetIds,
+      clusterPublicSubnetIds: this.clusterPublicSubnetIds,
+      clusterPrivateSubnetIds: this.clusterPrivateSubnetIds,
       natGatewayIds: this.natGatewayIds,
     });
   }
@@ -88,9 +115,9 @@ export class Network extends pulumi.ComponentResource {
     return { ...this.args.tags, Name: resourceName, ...extra };
   }
 
-  /** One subnet of `kind` per AZ, with the CIDRs of the plan. */
+  /** One subnet of `kind` per AZ, with the CIDRs of the layout. */
   private createSubnets(vpc: aws.ec2.Vpc, kind: SubnetKind, cidrs: string[]): aws.ec2.Subnet[] {
-    return this.args.availabilityZones.map((zone, i) => {
+    return this.zones.map((zone, i) => {
       const subnetName = `${this.baseName}-${kind}-${zone}`;
       return new aws.ec2.Subnet(
         subnetName,
@@ -123,7 +150,7 @@ export class Network extends pulumi.ComponentResource {
     subnets.forEach(
       (subnet, i) =>
         new aws.ec2.RouteTableAssociation(
-          `${this.baseName}-public-${this.args.availabilityZones[i]}`,
+          `${this.baseName}-public-${this.zones[i]}`,
           { subnetId: subnet.id, routeTableId: table.id },
           { parent: this },
         ),
@@ -135,10 +162,7 @@ export class Network extends pulumi.ComponentResource {
     igw: aws.ec2.InternetGateway,
     publicSubnets: aws.ec2.Subnet[],
   ): aws.ec2.NatGateway[] {
-    const zones =
-      this.args.natGateways === "perAz"
-        ? this.args.availabilityZones
-        : this.args.availabilityZones.slice(0, 1);
+    const zones = this.args.natGateways === "perAz" ? this.zones : this.zones.slice(0, 1);
     return zones.map((zone, i) => {
       const natName = `${this.baseName}-nat-${zone}`;
       const eip = new aws.ec2.Eip(natName, { domain: "vpc", tags: this.tags(natName) }, { parent: this });
@@ -151,16 +175,16 @@ export class Network extends pulumi.ComponentResource {
   }
 
   /**
-   * One route table per private subnet, default route to its AZ's NAT gateway (or the single one), so
-   * switching `natGateways` only changes routes, never subnets.
+   * Per AZ, a route table for its private subnet and the association: default route to the AZ's NAT
+   * gateway (or the single one), so switching `natGateways` only changes routes, never subnets.
    */
   private routePrivateSubnets(
     vpc: aws.ec2.Vpc,
     subnets: aws.ec2.Subnet[],
     natGateways: aws.ec2.NatGateway[],
-  ): pulumi.Resource[] {
-    return subnets.flatMap((subnet, i) => {
-      const tableName = `${this.baseName}-private-${this.args.availabilityZones[i]}`;
+  ): pulumi.Resource[][] {
+    return subnets.map((subnet, i) => {
+      const tableName = `${this.baseName}-private-${this.zones[i]}`;
       const nat = natGateways[this.args.natGateways === "perAz" ? i : 0];
       const table = new aws.ec2.RouteTable(
         tableName,

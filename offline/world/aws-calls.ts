@@ -1,10 +1,11 @@
 /**
- * The AWS data sources the program reads, answered from tables: availability zones per region, and the
- * default add-on version per Kubernetes version. Anything the tables do not hold is refused with a
- * reason rather than invented.
+ * The AWS data sources the program reads, answered from tables: availability zones per region, the
+ * default add-on version per Kubernetes version, and a fixed caller identity. Anything the tables do not
+ * hold is refused with a reason rather than invented.
  */
+import { partitionOf } from "../../components/cluster/access";
 import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
-import { placeholder } from "./placeholders";
+import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 import { REGIONS } from "./regions";
 
 /** Raised for a call the world refuses to answer; the message says why. */
@@ -61,10 +62,29 @@ export function addonVersion(args: Record<string, unknown>): Record<string, unkn
   return { id: addonName, addonName, kubernetesVersion, mostRecent: false, version };
 }
 
+/**
+ * Who runs the offline plan, as AWS would name it: a role session in the simulated account, the shape
+ * GetCallerIdentity returns for an assumed role (arn:<partition>:sts::<account>:assumed-role/<role>/<session>,
+ * https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html).
+ */
+export const OFFLINE_CALLER = { role: "offline-deployer", session: "offline-plan" } as const;
+
+/** aws.getCallerIdentity: the fixed {@link OFFLINE_CALLER}, in the region's partition. */
+export function callerIdentity(region: string): Record<string, unknown> {
+  const arn = `arn:${partitionOf(region)}:sts::${OFFLINE_ACCOUNT_ID}:assumed-role/${OFFLINE_CALLER.role}/${OFFLINE_CALLER.session}`;
+  return {
+    id: OFFLINE_ACCOUNT_ID,
+    accountId: OFFLINE_ACCOUNT_ID,
+    arn,
+    userId: `${placeholder("role-id", OFFLINE_CALLER.role)}:${OFFLINE_CALLER.session}`,
+  };
+}
+
 /** The data-source tokens the world answers, and how. */
 export const AWS_CALLS: Readonly<
   Record<string, (args: Record<string, unknown>, region: string) => Record<string, unknown>>
 > = {
   "aws:index/getAvailabilityZones:getAvailabilityZones": (_args, region) => availabilityZones(region),
   "aws:eks/getAddonVersion:getAddonVersion": (args) => addonVersion(args),
+  "aws:index/getCallerIdentity:getCallerIdentity": (_args, region) => callerIdentity(region),
 };

@@ -55,10 +55,13 @@ export function clusterOutputs(name: string, inputs: Record<string, unknown>): R
   };
 }
 
+/** The name AWS auto-names the aws.eks.NodeGroup of the eks.ManagedNodeGroup `name` with at creation. */
+export const eksNodeGroupName = (name: string) => placeholder("node-group-name", name);
+
 /** eks.ManagedNodeGroup's outputs: its aws.eks.NodeGroup, named by AWS auto-naming at deploy time. */
 export function managedNodeGroupOutputs(
   name: string,
   inputs: Record<string, unknown>,
 ): Record<string, unknown> {
-  return { nodeGroup: { nodeGroupName: placeholder("node-group-name", name), ...inputs } };
+  return { nodeGroup: { nodeGroupName: eksNodeGroupName(name), ...inputs } };
 }

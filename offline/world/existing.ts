@@ -10,6 +10,8 @@ import { type SimulatedNode, nodesOfGroup } from "./nodes";
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 import { SimulatedFailure } from "./workloads";
 import { handOverRefusal } from "../../components/existing-cluster/agent-hand-over";
+import { awsNodeRefusal } from "../../components/existing-cluster/aws-node";
+import { type AwsNodeEdits, describeAwsNode, simulatedAwsNode } from "./aws-node";
 
 export interface ExistingClusterSimulation {
   /** The cluster's name; the world has no other existing cluster. Unset: the one the stack names. */
@@ -27,6 +29,11 @@ export interface ExistingClusterSimulation {
    * objects of networking.k8s.aws). Unset: none, which the plan says it assumed.
    */
   readonly networkPolicies?: readonly string[];
+  /**
+   * Values edited on aws-node with kubectl, by setting key (`env.ANNOTATE_POD_IP`, `enableNetworkPolicy`;
+   * null: removed), which the add-on's update keeps (aws-node.ts). Unset: none.
+   */
+  readonly awsNodeEdits?: AwsNodeEdits;
 }
 
 /**
@@ -42,7 +49,9 @@ export const DEFAULT_EXISTING_CLUSTER = {
 
 /** The simulated existing cluster: its answers, and the nodes it adds to the world. */
 export class ExistingClusterWorld {
-  private readonly facts: Required<Omit<ExistingClusterSimulation, "name" | "networkPolicies">> & {
+  private readonly facts: Required<
+    Omit<ExistingClusterSimulation, "name" | "networkPolicies" | "awsNodeEdits">
+  > & {
     name: string;
   };
 
@@ -128,6 +137,18 @@ export class ExistingClusterWorld {
     const refusal = handOverRefusal(this.facts.name, { remaining });
     if (refusal !== undefined) throw new SimulatedFailure(refusal);
     return { remaining };
+  }
+
+  /**
+   * The aws-node check (components/existing-cluster/aws-node-check.ts) on aws-node as simulated: the
+   * add-on's `settings` with the simulation's kubectl edits. Throws the real check's refusal.
+   */
+  checkAwsNode(settings: Record<string, string>, simulated: string[]): { verified: Record<string, string> } {
+    const edits = this.simulation?.awsNodeEdits ?? {};
+    simulated.push(describeAwsNode(this.facts.name, edits));
+    const refusal = awsNodeRefusal(this.facts.name, simulatedAwsNode(settings, edits), settings);
+    if (refusal !== undefined) throw new SimulatedFailure(refusal);
+    return { verified: { ...settings } };
   }
 
   /** An import of `<cluster>:<add-on>`: only an add-on the cluster has can be imported. */

@@ -5,6 +5,7 @@
  * - aws-calls.ts: the data sources the program reads, answered from those tables;
  * - eks.ts: outputs of the remote @pulumi/eks components;
  * - nodes.ts: the nodes each node group starts with;
+ * - node-groups.ts: the node groups the stack deployed before, at the desired size they run at;
  * - scheduling.ts: where a pod can run;
  * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
  * - pods.ts: bare Pods (the policy probe's anchor), bound to a node or reported unschedulable;
@@ -22,6 +23,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { AWS_CALLS } from "./aws-calls";
 import { type SimulatedNode, nodesOfGroup } from "./nodes";
+import { DeployedNodeGroups } from "./node-groups";
 import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
@@ -37,6 +39,7 @@ import { ExistingObjects } from "./adoption";
 import { TAKEOVER_TYPE } from "../../components/calico/takeover";
 import { TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
 import { HAND_OVER_TYPE } from "../../components/existing-cluster/hand-over-step";
+import { AWS_NODE_CHECK_TYPE } from "../../components/existing-cluster/aws-node-check";
 import type { OpenSchema } from "../../components/calico/takeover/schemas";
 import type { ObjectRef } from "../../components/calico/takeover/run";
 
@@ -60,6 +63,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly upserting = new Map<string, boolean>();
   /** What the cluster had before this stack (kubectl-applied objects). */
   private readonly before: ExistingObjects;
+  /** The managed node groups the stack's last update deployed. */
+  private readonly deployedGroups: DeployedNodeGroups;
 
   constructor(
     private readonly region: string | undefined,
@@ -67,6 +72,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     private readonly previousOutputs: Record<string, unknown> = {},
   ) {
     this.before = new ExistingObjects(simulation.existingObjects);
+    this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
   }
 
   /** The simulated cluster's nodes: every node group at its desired size. */
@@ -83,6 +89,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       if (args.token === "aws:eks/getAddon:getAddon") {
         return this.existingCluster(inputs.clusterName).getAddon(inputs);
       }
+      if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
       const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
       if (answer === undefined) {
         throw new Error(
@@ -211,6 +218,15 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         state: { ...inputs, ...this.existing.handOver(this.simulated) },
       };
     }
+    if (args.type === AWS_NODE_CHECK_TYPE) {
+      if (this.existing === undefined)
+        throw new Error("offline engine: an aws-node check without an existing cluster");
+      const settings = inputs.settings as Record<string, string>;
+      return {
+        id: "vpc-cni-aws-node-check",
+        state: { ...inputs, ...this.existing.checkAwsNode(settings, this.simulated) },
+      };
+    }
     // `import`: the existing resource must be there (only the existing cluster's add-on can be).
     if (args.id !== undefined && args.id !== "") {
       if (args.type !== "aws:eks/addon:Addon" || this.existing === undefined) {
@@ -254,12 +270,15 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         this.groups.set("kubeconfig-cluster", this.behindKubeconfig.nodes());
         return {};
       case "eks:index:ManagedNodeGroup": {
-        const nodes = nodesOfGroup(name, inputs);
+        // What AWS runs: a new group at its desiredSize, a deployed one at the desired size it keeps or gets.
+        const applied = this.deployedGroups.apply(name, inputs);
+        const scalingConfig = { ...(inputs.scalingConfig as object), desiredSize: applied.desiredSize };
+        const nodes = nodesOfGroup(name, { ...inputs, scalingConfig });
         this.groups.set(name, nodes);
         this.simulated.push(
-          `${name}: ${nodes.length} node${nodes.length === 1 ? "" : "s"} (its desiredSize)`,
+          `${name}: ${nodes.length} node${nodes.length === 1 ? "" : "s"} (${applied.note})`,
         );
-        return managedNodeGroupOutputs(name, inputs);
+        return managedNodeGroupOutputs(name, { ...inputs, scalingConfig });
       }
       default:
         if (type.startsWith("eks:")) throw new Error(`offline engine: unexpected remote component ${type}`);

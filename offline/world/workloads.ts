@@ -7,6 +7,7 @@
  */
 import type { ExistingClusterSimulation } from "./existing";
 import type { KubeconfigClusterSimulation } from "./kubeconfig";
+import type { NodeGroupSimulation } from "./node-groups";
 import type { ManifestObject } from "../adoption/objects";
 import type { SimulatedNode } from "./nodes";
 import { type PlacedPod, type PodSpec, onePerNode, whyNot } from "./scheduling";
@@ -34,6 +35,8 @@ export interface ClusterSimulation {
   probeBlocked?: { by: string; dns: boolean };
   /** When the tls provider issues certificates (ISO time): a renewal; unset: SIMULATED_ISSUE_TIME (tls.ts). */
   certificatesIssuedAt?: string;
+  /** The stack's deployed node groups changed outside Pulumi (offline/world/node-groups.ts). */
+  nodeGroups?: NodeGroupSimulation;
 }
 
 /** An apply that `pulumi up` would fail, with what the cluster would show. */

@@ -9,6 +9,7 @@ import {
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
 import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
+import { isPublishedCalicoRelease, releasesOfLine } from "../../components/calico/releases";
 import { DEFAULT_PROBE_REGISTRY } from "../../components/calico/probe/objects";
 import { ALLOWED_WITHIN_SECONDS, POD_START_SECONDS } from "../../components/calico/probe/timing";
 import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
@@ -57,8 +58,25 @@ export const calicoSchema = z.strictObject({
   version: z
     .string()
     .regex(/^v\d+\.\d+\.\d+$/, { error: "must be an exact Calico release such as v3.31.7" })
-    .refine(isSupportedCalicoVersion, {
-      error: `must be a release of a supported Calico line: ${SUPPORTED_CALICO_MINORS.map((m) => `v${m}.x`).join(", ")}`,
+    .superRefine((version, ctx) => {
+      if (!/^v\d+\.\d+\.\d+$/.test(version)) return;
+      if (!isSupportedCalicoVersion(version)) {
+        ctx.addIssue({
+          code: "custom",
+          input: version,
+          message: `must be a release of a supported Calico line: ${SUPPORTED_CALICO_MINORS.map((m) => `v${m}.x`).join(", ")}`,
+        });
+      } else if (!isPublishedCalicoRelease(version)) {
+        // Only published releases have images to pull (components/calico/releases.ts, from the release tags).
+        ctx.addIssue({
+          code: "custom",
+          input: version,
+          message: `is not a published Calico release: its line has ${releasesOfLine(version).join(", ")} (projectcalico/calico release tags)`,
+          params: {
+            hint: "pick one of those; a release published since needs its row in components/calico/releases.ts first",
+          },
+        });
+      }
     })
     .default(DEFAULT_CALICO_VERSION),
   /** Image registry holding `node` and `typha`; point it at a private mirror if nodes have no internet. */

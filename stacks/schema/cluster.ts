@@ -1,6 +1,6 @@
 /** `cluster`: the EKS control plane, its add-ons' versions and who may reach its API. */
 import { z } from "zod";
-import { ACCESS_POLICIES, parsePrincipalArn } from "../../components/cluster/access";
+import { ACCESS_POLICIES, parsePrincipalArn, samePrincipal } from "../../components/cluster/access";
 import { ADDON_NAMES } from "../../components/cluster/addons";
 import { hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
@@ -65,20 +65,19 @@ const accessSchema = z
   .superRefine(
     (grants, ctx) => {
       if (!Array.isArray(grants)) return;
-      const seen = new Map<unknown, number>();
-      grants.forEach((grant, index) => {
-        const arn = (grant as { principalArn?: unknown } | null)?.principalArn;
-        const first = seen.get(arn);
-        if (first !== undefined) {
-          ctx.addIssue({
-            code: "custom",
-            path: [index, "principalArn"],
-            input: arn,
-            message: `must be unique (cluster.access[${first}] lists it already; EKS allows one access entry per principal)`,
-          });
-        } else {
-          seen.set(arn, index);
-        }
+      const arns = grants.map((grant) => (grant as { principalArn?: unknown } | null)?.principalArn);
+      arns.forEach((arn, index) => {
+        if (typeof arn !== "string") return;
+        // One principal, however its ARN is spelt: IAM names ignore case and path (samePrincipal).
+        const first = arns.findIndex((other) => typeof other === "string" && samePrincipal(other, arn));
+        if (first === index) return;
+        const spelt = arns[first] === arn ? "" : ` as ${String(arns[first])}`;
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "principalArn"],
+          input: arn,
+          message: `must be unique: cluster.access[${first}] names the same IAM principal${spelt} (IAM names ignore case and path; EKS allows one access entry per principal)`,
+        });
       });
     },
     { when: () => true },

@@ -11,9 +11,21 @@ const EKS_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 /** EKS's default quota of nodes per cluster across its node groups (30 groups of 450). */
 export const MAX_EXISTING_NODES = 13500;
 
-/** What to change on a self-managed VPC CNI before Calico runs beside it. */
+/**
+ * What to change on a self-managed VPC CNI before Calico runs beside it. The agent's container is
+ * `aws-eks-nodeagent` (image aws-network-policy-agent): amazon-vpc-cni-k8s
+ * charts/aws-vpc-cni/templates/daemonset.yaml.
+ */
 export const SELF_MANAGED_STEPS =
-  "turn the VPC CNI's network-policy agent off (--enable-network-policy=false on the aws-network-policy-agent container, or enableNetworkPolicy: false in the aws-vpc-cni Helm values) and set ANNOTATE_POD_IP=true on the aws-node container (this stack grants aws-node `pods: patch` for it)";
+  "turn the VPC CNI's network-policy agent off (--enable-network-policy=false on the aws-eks-nodeagent container, or enableNetworkPolicy: false in the aws-vpc-cni Helm values) and set ANNOTATE_POD_IP=true on the aws-node container (this stack grants aws-node `pods: patch` for it)";
+
+/**
+ * Why `protect` is refused with `cluster.existing`: the rule docs/destroy.md states. `protect` guards what
+ * a full stack creates; an existing-cluster stack creates none of it, and keeps the one thing of the
+ * user's it takes over, the vpc-cni add-on, with retainOnDelete, which never deletes it.
+ */
+export const EXISTING_PROTECT =
+  "it protects what a full stack creates (the VPC, the cluster, its KMS key and log group), and an existing-cluster stack creates none of them; the vpc-cni add-on it takes over is retained on delete, so no destroy deletes it";
 
 /**
  * The most nodes a cluster made elsewhere runs (cluster.existing, cluster.kubeconfig): required, since the

@@ -12,8 +12,10 @@ import { coversWholeInternet, rangeOf } from "../../components/network/cidr-rang
 import { isRecord } from "./records";
 import { clusterElsewhere } from "./modes";
 import { checkPodAddresses } from "./pod-addresses";
+import { checkPodCapacity } from "./pod-capacity";
 import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
+import { checkDeploy, deploySchema } from "./deploy";
 import {
   MAX_TIMEOUT_MINUTES,
   derivedTimeoutMinutes,
@@ -26,6 +28,7 @@ export { SUPPORTED_KUBERNETES_VERSIONS, CONTROL_PLANE_LOG_TYPES, LOG_RETENTION_D
 export { MIN_SUBNET_PREFIX } from "./network";
 export { TAINT_EFFECTS, DISK_SIZE_GIB } from "./node-groups";
 export { MAX_TAGS, RESERVED_TAG_COUNT } from "./tags";
+export { GITHUB_HOSTED_LABELS, RUNNERS, type DeployConfig, runnerLabels } from "./deploy";
 export { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./existing";
 export { type KubeconfigClusterConfig } from "./kubeconfig";
 export { clusterModeProblems, isKubeconfigStack } from "./modes";
@@ -39,6 +42,8 @@ export const stackConfigSchema = z
     nodeGroups: nodeGroupsSchema.optional(),
     calico: calicoSchema.prefault({}),
     tags: tagsSchema.default({}),
+    /** Where the stack's CI jobs run, and what the cluster security group admits from there. */
+    deploy: deploySchema.prefault({}),
     /** Marks a production stack: protects stateful resources and refuses an API endpoint open to all. */
     protect: z.boolean({ error: "must be true or false" }).default(false),
   })
@@ -73,8 +78,10 @@ export const stackConfigSchema = z
       }
       checkRolloutTimeout(config, ctx);
       checkPodAddresses(config, ctx);
+      checkPodCapacity(config, ctx);
       checkProbeNodes(config, ctx);
       checkInstaller(config, ctx);
+      checkDeploy(config, ctx);
     },
     { when: () => true },
   );

@@ -5,6 +5,7 @@
  */
 import type { ConfigProblem } from "../problems";
 import { isRecord } from "./records";
+import { EXISTING_PROTECT } from "./existing";
 
 /** A key of a full stack that configures what a Calico-only stack does not create, and why. */
 interface RefusedKey {
@@ -32,7 +33,15 @@ function notForClusterElsewhere(network: string, cluster: string): RefusedKey[] 
   ];
 }
 
-const NOT_FOR_EXISTING = notForClusterElsewhere("the cluster's VPC already exists", "EKS cluster");
+/**
+ * An existing-cluster stack creates nothing `protect` guards (the VPC, the cluster, its KMS key and log
+ * group), and the vpc-cni add-on it takes over is retained on delete: protecting it too would only make
+ * `pulumi destroy` refuse (stacks/schema/existing.ts EXISTING_PROTECT).
+ */
+const NOT_FOR_EXISTING: readonly RefusedKey[] = [
+  ...notForClusterElsewhere("the cluster's VPC already exists", "EKS cluster"),
+  { path: ["protect"], why: EXISTING_PROTECT },
+];
 
 /** A kubeconfig stack has no AWS resource at all: not even the add-on an existing-cluster stack tags. */
 const NOT_FOR_KUBECONFIG: readonly RefusedKey[] = [

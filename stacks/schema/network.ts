@@ -1,6 +1,6 @@
 /** `network`: the VPC's address range, its AZ count and its NAT gateways. */
 import { z } from "zod";
-import { parseCidr, subnetPrefixFor } from "../../components/network/subnets";
+import { MAX_ZONES, PUBLIC_SLOT_BITS, parseCidr } from "../../components/network/subnets";
 import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 
@@ -11,19 +11,29 @@ export const NETWORK_DEFAULTS = { cidr: "10.0.0.0/16", availabilityZones: 2 } as
 
 /** The smallest subnet AWS accepts. */
 export const MIN_SUBNET_PREFIX = 28;
+/**
+ * The smallest VPC whose per-AZ slots (components/network/subnets.ts) are all subnets AWS accepts: the
+ * public slots are the smallest.
+ */
+export const MAX_VPC_PREFIX = MIN_SUBNET_PREFIX - PUBLIC_SLOT_BITS;
+
+const ZONES_RULE = `must be a whole number from 2 to ${MAX_ZONES}`;
 
 export const networkSchema = z
   .strictObject({
-    /** IPv4 CIDR of the VPC; split into one public and one private subnet per AZ. */
+    /** IPv4 CIDR of the VPC; each AZ takes its slot in it: a private and a public subnet. */
     cidr: z
       .cidrv4({ error: "must be an IPv4 CIDR block such as 10.0.0.0/16" })
       .default(NETWORK_DEFAULTS.cidr),
-    /** How many availability zones to spread subnets and nodes over. */
+    /**
+     * How many availability zones the VPC spans. On a deployed stack AZs can be added, not removed; the
+     * cluster and its node groups stay in the AZs the cluster was created in (previous-network.ts).
+     */
     availabilityZones: z
-      .number({ error: "must be a whole number from 2 to 6" })
-      .int({ error: "must be a whole number from 2 to 6" })
+      .number({ error: ZONES_RULE })
+      .int({ error: ZONES_RULE })
       .min(2, { error: "must be at least 2 (EKS needs subnets in two AZs)" })
-      .max(6, { error: "must be at most 6" })
+      .max(MAX_ZONES, { error: `must be at most ${MAX_ZONES}` })
       .default(NETWORK_DEFAULTS.availabilityZones),
     /** `single`: one NAT gateway for the VPC; `perAz`: one per AZ, so an AZ outage keeps egress. */
     natGateways: z.enum(["single", "perAz"], { error: "must be single or perAz" }).default("single"),
@@ -54,7 +64,6 @@ export const networkSchema = z
           message: `overlaps ${forbidden.cidr} (${forbidden.what}), which AWS does not accept for a VPC`,
         });
       }
-      const zones = network.availabilityZones;
       if (vpcPrefix < VPC_PREFIX_RANGE.min || vpcPrefix > VPC_PREFIX_RANGE.max) {
         ctx.addIssue({
           code: "custom",
@@ -62,16 +71,15 @@ export const networkSchema = z
           input: network.cidr,
           message: `prefix must be /${VPC_PREFIX_RANGE.min} to /${VPC_PREFIX_RANGE.max} (AWS VPC limits)`,
         });
-      } else if (typeof zones === "number" && Number.isInteger(zones) && zones >= 1) {
-        const prefix = subnetPrefixFor(vpcPrefix, zones);
-        if (prefix > MIN_SUBNET_PREFIX) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["cidr"],
-            input: network.cidr,
-            message: `too small for ${2 * zones} subnets (a public and a private per AZ): each would be /${prefix}, AWS needs /${MIN_SUBNET_PREFIX} or larger`,
-          });
-        }
+      } else if (vpcPrefix > MAX_VPC_PREFIX) {
+        // Whatever the AZ count: every AZ's slot is laid out the same, so AZs can be added later.
+        ctx.addIssue({
+          code: "custom",
+          path: ["cidr"],
+          input: network.cidr,
+          message: `too small for the subnet layout: each AZ's public subnet is 1/${2 ** PUBLIC_SLOT_BITS} of the VPC, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}, so the VPC must be a /${MAX_VPC_PREFIX} or larger`,
+          params: { hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16` },
+        });
       }
     },
     { when: () => true },

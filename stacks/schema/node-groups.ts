@@ -4,14 +4,15 @@ import {
   AMI_TYPES,
   AMI_TYPE_NAMES,
   DEFAULT_AMI_TYPE,
+  amiTypeRule,
   amiTypesFor,
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
 import { instanceTypeProblem } from "./instance-types";
+import { labelsSchema, taintsSchema } from "./node-labels";
 import { isRecord } from "./records";
 
-/** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
-export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
+export { TAINT_EFFECTS } from "./node-labels";
 
 /**
  * A node's data volume: at least the 20 GiB of the EKS AMIs' own snapshots (EC2 refuses a smaller
@@ -30,36 +31,6 @@ export const EKS_QUOTAS = {
   nodeGroupsPerCluster: { limit: 30, name: "Managed node groups per cluster" },
   nodesPerNodeGroup: { limit: 450, name: "Nodes per managed node group" },
 } as const;
-// Kubernetes label keys: optional DNS-subdomain prefix, then a name of at most 63 characters.
-const LABEL_KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
-
-/**
- * Label and taint key prefixes EKS refuses on a node group: they belong to Kubernetes and EKS.
- * https://docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html (labels, taints)
- */
-const RESERVED_DOMAINS: readonly string[] = ["kubernetes.io", "k8s.io", "eks.amazonaws.com"];
-
-function reservedPrefix(key: string): string | undefined {
-  const domain = key.includes("/") ? key.split("/")[0] : undefined;
-  return domain === undefined
-    ? undefined
-    : RESERVED_DOMAINS.find((reserved) => domain === reserved || domain.endsWith(`.${reserved}`));
-}
-
-const RESERVED_RULE = (what: string) => ({
-  error: `must not use a prefix EKS reserves for ${what} (kubernetes.io/, k8s.io/, eks.amazonaws.com/ and their subdomains)`,
-});
-
-const taintSchema = z.strictObject({
-  key: z
-    .string()
-    .regex(LABEL_KEY, { error: "must be a valid Kubernetes taint key" })
-    .refine((key) => reservedPrefix(key) === undefined, RESERVED_RULE("taints")),
-  value: z.string().regex(LABEL_VALUE, { error: "must be a valid Kubernetes label value" }).default(""),
-  effect: z.enum(TAINT_EFFECTS, { error: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
-});
 
 function sizeSchema() {
   return z
@@ -103,9 +74,7 @@ const nodeGroupSchema = z
       .default(["t3.large"]),
     capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
     /** EKS-optimized AMI the nodes boot. */
-    amiType: z
-      .enum(AMI_TYPE_NAMES, { error: `must be one of ${AMI_TYPE_NAMES.join(", ")}` })
-      .default(DEFAULT_AMI_TYPE),
+    amiType: z.enum(AMI_TYPE_NAMES, { error: (issue) => amiTypeRule(issue.input) }).default(DEFAULT_AMI_TYPE),
     /** Size of each node's encrypted gp3 data volume, in GiB. */
     diskSizeGiB: z
       .number({ error: `must be a whole number of GiB from ${DISK_SIZE_GIB.min} to ${DISK_SIZE_GIB.max}` })
@@ -118,16 +87,9 @@ const nodeGroupSchema = z
     minSize: sizeSchema().default(2),
     desiredSize: sizeSchema().default(2),
     maxSize: sizeSchema().default(4),
-    labels: z
-      .record(
-        z
-          .string()
-          .regex(LABEL_KEY, { error: "must be a valid Kubernetes label key" })
-          .refine((key) => reservedPrefix(key) === undefined, RESERVED_RULE("labels")),
-        z.string().regex(LABEL_VALUE, { error: "must be a valid Kubernetes label value" }),
-      )
-      .default({}),
-    taints: z.array(taintSchema).default([]),
+    /** Kubernetes labels (node-labels.ts has the rules of EKS, the kubelet and Kubernetes). */
+    labels: labelsSchema.default({}),
+    taints: taintsSchema.default([]),
     /** Cluster add-ons (CoreDNS) tolerate this group's taints and may run on it. */
     clusterAddons: z.boolean({ error: "must be true or false" }).default(false),
   })

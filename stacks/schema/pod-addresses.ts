@@ -9,32 +9,30 @@ import {
   nodeAddressDemand,
   usableSubnetAddresses,
 } from "../../components/network/pod-addresses";
-import { parseCidr, subnetPrefixFor } from "../../components/network/subnets";
+import { PRIVATE_SLOT_BITS, parseCidr, slotPrefixes } from "../../components/network/subnets";
 import { NETWORK_DEFAULTS } from "./network";
 import { isRecord } from "./records";
 
-/** The private subnets' prefix, or undefined while `network` is not valid (its own problems say why). */
-function privateSubnetPrefix(network: unknown): { cidr: string; zones: number; prefix: number } | undefined {
+/**
+ * The private subnets' prefix (each AZ's slot, whatever the AZ count: components/network/subnets.ts), or
+ * undefined while `network` is not valid (its own problems say why).
+ */
+function privateSubnetPrefix(network: unknown): { cidr: string; prefix: number } | undefined {
   const cidr = isRecord(network) ? (network.cidr ?? NETWORK_DEFAULTS.cidr) : undefined;
-  const zones = isRecord(network)
-    ? (network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones)
-    : undefined;
-  if (typeof cidr !== "string" || typeof zones !== "number" || !Number.isInteger(zones) || zones < 1) {
-    return undefined;
-  }
+  if (typeof cidr !== "string") return undefined;
   try {
-    const prefix = subnetPrefixFor(parseCidr(cidr).prefix, zones);
-    return prefix <= 32 ? { cidr, zones, prefix } : undefined;
+    const prefix = slotPrefixes(parseCidr(cidr).prefix).private;
+    return prefix <= 32 ? { cidr, prefix } : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The largest VPC prefix whose private subnets each hold `addresses` usable addresses over `zones` AZs. */
-export function vpcPrefixFor(addresses: number, zones: number): number {
+/** The largest VPC prefix whose private subnets each hold `addresses` usable addresses. */
+export function vpcPrefixFor(addresses: number): number {
   const subnetPrefix = 32 - Math.ceil(Math.log2(addresses + AWS_RESERVED_PER_SUBNET));
-  // The VPC is cut into 2 x zones equal blocks: subnetPrefixFor adds that split to the VPC's prefix.
-  return subnetPrefix - subnetPrefixFor(0, zones);
+  // A private subnet is an eighth of the VPC, whatever the AZ count.
+  return subnetPrefix - PRIVATE_SLOT_BITS;
 }
 
 export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
@@ -54,11 +52,11 @@ export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$
         input: instanceType,
         message:
           `needs up to ${demand.interfaces} network interfaces x ${demand.addressesPerInterface} addresses = ${demand.addresses} VPC addresses for one node's pods, ` +
-          `but each private subnet (network.cidr ${subnet.cidr} over ${subnet.zones} AZs) is a /${subnet.prefix}: ` +
+          `but each private subnet (an eighth of network.cidr ${subnet.cidr}) is a /${subnet.prefix}: ` +
           `${2 ** (32 - subnet.prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses; ` +
           `enlarge network.cidr or pick a smaller instance type`,
         params: {
-          hint: `make network.cidr a /${vpcPrefixFor(demand.addresses, subnet.zones)} or larger, or use instance types that attach fewer interfaces`,
+          hint: `make network.cidr a /${vpcPrefixFor(demand.addresses)} or larger, or use instance types that attach fewer interfaces`,
         },
       });
     });

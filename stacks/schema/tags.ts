@@ -11,6 +11,38 @@ const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 export const RESERVED_TAG_COUNT = 4;
 export const MAX_TAGS = 50;
 
+/** The tag keys the program adds to every resource, IAM roles included (stacks/index.ts resourceTags). */
+export const PROGRAM_TAG_KEYS = ["pulumi:project", "pulumi:stack"] as const;
+
+/**
+ * Tag keys that differ only in case. EC2 keeps them apart (its Tag.Key: "Tag keys are case-sensitive",
+ * botocore data/ec2/2016-11-15/service-2.json), but IAM does not for roles, which get these tags too
+ * (the VPC CNI's role, components/cluster/index.ts): "Tag key values for IAM users and roles are not case
+ * sensitive, but case is preserved. This means that you cannot have separate Department and department
+ * tag keys" (IAM User Guide, Tagging IAM resources, Rules for tagging in IAM and AWS STS). One would
+ * replace the other on the role, and every update would see a difference. A key equal to one the program
+ * adds, in any case, is overwritten or replaced the same way.
+ */
+function checkTagKeyCase(tags: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  const seen = new Map<string, string>(PROGRAM_TAG_KEYS.map((key) => [key, key]));
+  for (const key of Object.keys(tags)) {
+    const first = seen.get(key.toLowerCase());
+    if (first === undefined) {
+      seen.set(key.toLowerCase(), key);
+      continue;
+    }
+    const program = (PROGRAM_TAG_KEYS as readonly string[]).includes(first);
+    ctx.addIssue({
+      code: "custom",
+      path: [key],
+      input: key,
+      message: program
+        ? `is the program's own ${first} tag${key === first ? "" : " in another case"}: the program sets it on every resource (IAM tag keys ignore case); remove it`
+        : `differs only in case from the tag ${JSON.stringify(first)}: IAM roles, which get these tags too, do not tell tag keys apart by case, so one would replace the other; keep one spelling`,
+    });
+  }
+}
+
 export const tagsSchema = z
   .record(
     z
@@ -28,11 +60,9 @@ export const tagsSchema = z
   )
   .superRefine(
     (tags, ctx) => {
-      if (
-        tags !== null &&
-        typeof tags === "object" &&
-        Object.keys(tags).length > MAX_TAGS - RESERVED_TAG_COUNT
-      ) {
+      if (tags === null || typeof tags !== "object") return;
+      checkTagKeyCase(tags, ctx);
+      if (Object.keys(tags).length > MAX_TAGS - RESERVED_TAG_COUNT) {
         ctx.addIssue({
           code: "custom",
           input: tags,

@@ -1,0 +1,111 @@
+/**
+ * The network a stack has: its VPC CIDR, each AZ's two subnets, and the AZs the EKS cluster was created
+ * in. Laid out from the per-AZ slots (subnets.ts), keeping whatever is deployed. Pure values, no Pulumi;
+ * the `network` stack output is this layout as JSON, and the next update reads it back.
+ */
+import {
+  type SubnetPair,
+  contains,
+  firstFreeBlock,
+  overlaps,
+  parseCidr,
+  slotPrefixes,
+  zoneSlot,
+} from "./subnets";
+
+/** One AZ's subnets. */
+export interface ZoneSubnets extends SubnetPair {
+  readonly zone: string;
+}
+
+export interface NetworkLayout {
+  /** The VPC's IPv4 CIDR. */
+  readonly cidr: string;
+  /** Each AZ with its subnets, in the order the stack uses them (the first holds the single NAT gateway). */
+  readonly zones: readonly ZoneSubnets[];
+  /**
+   * The AZs the EKS cluster was created in. EKS takes new cluster subnets only in the AZs given at
+   * creation, so the cluster keeps these AZs' subnets whatever AZs are added later.
+   */
+  readonly clusterZones: readonly string[];
+}
+
+/** The `network` stack output: JSON only (a stack output's object keys come back in any order). */
+export interface NetworkOutput {
+  readonly cidr: string;
+  readonly zones: Readonly<Record<string, SubnetPair>>;
+  readonly clusterZones: readonly string[];
+}
+
+/** A new stack's layout: every AZ in its own slot, the cluster in all of them. */
+export function newLayout(cidr: string, zones: readonly string[]): NetworkLayout {
+  return {
+    cidr,
+    zones: zones.map((zone, index) => ({ zone, ...zoneSlot(cidr, index) })),
+    clusterZones: [...zones],
+  };
+}
+
+/** Why a new AZ found no room: which subnet, of what size, and what fills the VPC. */
+export interface NoRoom {
+  readonly zone: string;
+  readonly kind: "private" | "public";
+  readonly prefix: number;
+  /** Every block already taken when it was looked for, in address order. */
+  readonly taken: readonly string[];
+}
+
+/**
+ * Subnets for `zones`: each AZ in `kept` keeps its CIDRs; each other takes its own slot (by its place in
+ * `zones`) where that overlaps nothing taken, or else the first free block of the same size. Private
+ * subnets are placed before public ones, the larger blocks first. `kept` must lie inside `cidr`.
+ */
+export function allocateZones(
+  cidr: string,
+  zones: readonly string[],
+  kept: ReadonlyMap<string, SubnetPair>,
+): { zones: ZoneSubnets[] } | { noRoom: NoRoom } {
+  const sizes = slotPrefixes(parseCidr(cidr).prefix);
+  const taken = [...kept.values()].flatMap((pair) => [pair.private, pair.public]);
+  const placed = new Map<string, { private?: string; public?: string }>();
+  for (const kind of ["private", "public"] as const) {
+    for (const [index, zone] of zones.entries()) {
+      if (kept.has(zone)) continue;
+      const own = zoneSlot(cidr, index)[kind];
+      const block = taken.some((t) => overlaps(t, own)) ? firstFreeBlock(cidr, sizes[kind], taken) : own;
+      if (block === undefined) {
+        return { noRoom: { zone, kind, prefix: sizes[kind], taken: sortByAddress(taken) } };
+      }
+      taken.push(block);
+      placed.set(zone, { ...placed.get(zone), [kind]: block });
+    }
+  }
+  return {
+    zones: zones.map((zone) => {
+      const pair = kept.get(zone) ?? (placed.get(zone) as SubnetPair);
+      return { zone, private: pair.private, public: pair.public };
+    }),
+  };
+}
+
+/** Whether every subnet of `pairs` lies inside `cidr` and no two share an address. */
+export function isSound(cidr: string, pairs: readonly SubnetPair[]): boolean {
+  const blocks = pairs.flatMap((pair) => [pair.private, pair.public]);
+  return (
+    blocks.every((block) => contains(cidr, block)) &&
+    blocks.every((block, i) => blocks.slice(i + 1).every((other) => !overlaps(block, other)))
+  );
+}
+
+/** The layout as the `network` stack output. */
+export function layoutOutput(layout: NetworkLayout): NetworkOutput {
+  return {
+    cidr: layout.cidr,
+    zones: Object.fromEntries(layout.zones.map(({ zone, ...pair }) => [zone, pair])),
+    clusterZones: [...layout.clusterZones],
+  };
+}
+
+function sortByAddress(blocks: readonly string[]): string[] {
+  return [...blocks].sort((a, b) => parseCidr(a).network - parseCidr(b).network);
+}

@@ -1,0 +1,121 @@
+/**
+ * The managed node groups AWS already has for the stack: those the last update's `nodeGroupScaling`
+ * output names (stacks/scaling-output.ts), each at the desired size it recorded, or at the one an
+ * autoscaler set since (NodeGroupSimulation). Answers aws.eks.getNodeGroup, and decides what an
+ * eks:index:ManagedNodeGroup registration leaves on AWS: a new group starts at its desiredSize; a
+ * deployed one keeps its desired size while the update ignores it, and EKS refuses a size range the
+ * desired size it gets does not fit.
+ */
+import { eksNodeGroupName } from "./eks";
+import { placeholder } from "./placeholders";
+import { SimulatedFailure } from "./workloads";
+import { type DeployedScaling, previousNodeGroupScaling } from "../../stacks/scaling-output";
+
+/** What happened to the stack's node groups outside Pulumi since its last update. */
+export interface NodeGroupSimulation {
+  /** Desired sizes an autoscaler set since the last update, by EKS node group name. */
+  autoscaledDesiredSizes?: Readonly<Record<string, number>>;
+  /** aws.eks.getNodeGroup is refused: the deployer may not call eks:DescribeNodegroup. */
+  readDenied?: boolean;
+}
+
+/** A node group as a registration leaves it on AWS. */
+export interface AppliedNodeGroup {
+  /** Its desired size: the nodes it runs. */
+  desiredSize: number;
+  /** What the world decided, for the plan's list of simulated facts. */
+  note: string;
+}
+
+export class DeployedNodeGroups {
+  /** The deployed groups by EKS node group name. */
+  private readonly byName = new Map<string, DeployedScaling>();
+  private readonly clusterName: unknown;
+
+  constructor(
+    previousOutputs: Record<string, unknown>,
+    private readonly simulation: NodeGroupSimulation = {},
+  ) {
+    for (const group of Object.values(previousNodeGroupScaling(previousOutputs))) {
+      this.byName.set(group.nodeGroupName, group);
+    }
+    this.clusterName = previousOutputs.clusterName;
+  }
+
+  /** The desired size AWS shows for a deployed group now. */
+  private current(group: DeployedScaling): number {
+    return this.simulation.autoscaledDesiredSizes?.[group.nodeGroupName] ?? group.desiredSize;
+  }
+
+  /**
+   * aws.eks.getNodeGroup (DescribeNodegroup). An unknown group fails as the Terraform data source fails
+   * (internal/service/eks/node_group_data_source.go: "reading EKS Node Group (cluster:name): ...") with
+   * EKS's ResourceNotFoundException text (aws-samples/eks-workshop-v2#915).
+   */
+  getNodeGroup(inputs: Record<string, unknown>): Record<string, unknown> {
+    const clusterName = String(inputs.clusterName);
+    const name = String(inputs.nodeGroupName);
+    const id = `${clusterName}:${name}`;
+    if (this.simulation.readDenied === true) {
+      throw new Error(
+        `reading EKS Node Group (${id}): AccessDeniedException: User: ${placeholder("deployer-arn", "offline")} is not authorized to perform: eks:DescribeNodegroup`,
+      );
+    }
+    const group = this.byName.get(name);
+    if (group === undefined || (this.clusterName !== undefined && this.clusterName !== clusterName)) {
+      throw new Error(
+        `reading EKS Node Group (${id}): ResourceNotFoundException: No node group found for name: ${name}.`,
+      );
+    }
+    const scaling = { minSize: group.minSize, desiredSize: this.current(group), maxSize: group.maxSize };
+    return { id, clusterName, nodeGroupName: name, status: "ACTIVE", scalingConfigs: [scaling] };
+  }
+
+  /**
+   * What registering the eks:index:ManagedNodeGroup `resourceName` leaves on AWS. A deployed group whose
+   * size range changes gets its whole scaling config from the Terraform provider, in UpdateNodegroupConfig
+   * (internal/service/eks/node_group.go), with the desired size the program passed, or under
+   * ignoreScalingChanges the one in Pulumi's state (here: the last update's); EKS refuses a range it does
+   * not fit ("Minimum capacity X can't be greater than desired size Y", hashicorp/terraform-provider-aws
+   * #18310; "desiredSize can't be greater than maxSize", ministryofjustice/cloud-platform-infrastructure
+   * #4595).
+   */
+  apply(resourceName: string, inputs: Record<string, unknown>): AppliedNodeGroup {
+    const scaling = (inputs.scalingConfig ?? {}) as {
+      minSize?: number;
+      desiredSize?: number;
+      maxSize?: number;
+    };
+    const wanted = scaling.desiredSize ?? 0;
+    const group = this.byName.get(eksNodeGroupName(resourceName));
+    if (group === undefined) return { desiredSize: wanted, note: "its desiredSize" };
+    const ignored = inputs.ignoreScalingChanges === true;
+    const rangeChanges = scaling.minSize !== group.minSize || scaling.maxSize !== group.maxSize;
+    if (ignored && !rangeChanges) {
+      return {
+        desiredSize: this.current(group),
+        note: "the desired size it runs at; desiredSize is ignored",
+      };
+    }
+    const sent = ignored ? group.desiredSize : wanted;
+    const min = scaling.minSize ?? 0;
+    const max = scaling.maxSize ?? 0;
+    const refused =
+      min > sent
+        ? `Minimum capacity ${min} can't be greater than desired size ${sent}`
+        : sent > max
+          ? "desiredSize can't be greater than maxSize"
+          : undefined;
+    if (refused !== undefined) {
+      throw new SimulatedFailure(
+        `${resourceName}: updating EKS Node Group (${group.nodeGroupName}) config: InvalidParameterException: ${refused}`,
+      );
+    }
+    return {
+      desiredSize: sent,
+      note: ignored
+        ? "the desired size in Pulumi's state, sent with the new size range"
+        : "the desired size this update sets",
+    };
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The `nodeGroupScaling` stack output: per config group name, the EKS node group's name and its sizes as
+ * deployed. Each update writes it from its node groups' outputs; the next one reads it back
+ * (stacks/previous-scaling.ts), and so does the offline world, as the groups AWS has.
+ */
+import type * as eks from "@pulumi/eks";
+import * as pulumi from "@pulumi/pulumi";
+import type { PreviousOutputs } from "./previous";
+import type { NodeGroupConfig } from "./schema";
+
+/** A node group's scaling as an update left it: one entry of the `nodeGroupScaling` output. */
+export interface DeployedScaling {
+  /** The EKS node group's name (AWS auto-names it at creation). */
+  readonly nodeGroupName: string;
+  readonly minSize: number;
+  readonly desiredSize: number;
+  readonly maxSize: number;
+}
+
+/** The `nodeGroupScaling` output per config group name: each group as deployed by this update. */
+export interface NodeGroupScalingOutput extends DeployedScaling {
+  /** Only on an update that sends EKS the desired size: what it sent and why. */
+  readonly desiredSizeSet?: string;
+}
+
+/** A whole number of nodes. */
+export const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
+
+/**
+ * The `nodeGroupScaling` output of the stack's last update, by config group name; empty for a new stack
+ * or one last updated before the output existed. Malformed entries are left out.
+ */
+export function previousNodeGroupScaling(outputs: PreviousOutputs): Record<string, DeployedScaling> {
+  const raw = outputs.nodeGroupScaling;
+  if (raw === null || typeof raw !== "object") return {};
+  const deployed: Record<string, DeployedScaling> = {};
+  for (const [name, entry] of Object.entries(raw as Record<string, unknown>)) {
+    const e = (entry ?? {}) as Record<string, unknown>;
+    if (typeof e.nodeGroupName !== "string" || e.nodeGroupName === "") continue;
+    if (!isCount(e.minSize) || !isCount(e.desiredSize) || !isCount(e.maxSize)) continue;
+    deployed[name] = {
+      nodeGroupName: e.nodeGroupName,
+      minSize: e.minSize,
+      desiredSize: e.desiredSize,
+      maxSize: e.maxSize,
+    };
+  }
+  return deployed;
+}
+
+/**
+ * The `nodeGroupScaling` output: per config group name, the EKS node group's name and its scaling config
+ * as AWS reports it after this update (the aws.eks.NodeGroup's outputs, which the Terraform provider
+ * reads back after every create and update), and the reason when this update sent the desired size.
+ * The next update reads it back (previousNodeGroupScaling).
+ */
+export function nodeGroupScalingOutput(
+  groups: readonly NodeGroupConfig[],
+  /** Per config group name, why this update sent the desired size, when it did. */
+  sizing: Readonly<Record<string, { readonly reason?: string }>>,
+  nodeGroups: readonly eks.ManagedNodeGroup[],
+): pulumi.Output<Record<string, NodeGroupScalingOutput>> {
+  const deployed = nodeGroups.map((g) => pulumi.all([g.nodeGroup.nodeGroupName, g.nodeGroup.scalingConfig]));
+  return pulumi.all(deployed).apply((entries) =>
+    Object.fromEntries(
+      entries.map(([nodeGroupName, scaling], i) => {
+        const reason = sizing[groups[i].name]?.reason;
+        const output: NodeGroupScalingOutput = {
+          nodeGroupName,
+          minSize: scaling.minSize,
+          desiredSize: scaling.desiredSize,
+          maxSize: scaling.maxSize,
+          ...(reason !== undefined ? { desiredSizeSet: reason } : {}),
+        };
+        return [groups[i].name, output];
+      }),
+    ),
+  );
+}

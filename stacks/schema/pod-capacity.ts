@@ -1,0 +1,97 @@
+/**
+ * Cross-key rule: each instance type of a node group must hold, in pods, the stack's own pods that may
+ * run on one of its nodes (node-pods.ts). The kubelet admits no pod past its max pods, so a node too
+ * small leaves calico-node, Typha, CoreDNS or the probe Pending and `pulumi up` fails waiting for them.
+ */
+import type { z } from "zod";
+import { ENI_LIMIT_ROWS } from "../../components/cluster/eni-limits";
+import { familySizes } from "./instance-types";
+import { type NodePodSettings, type NodeWorkload, type Taint, podsOnOneNode } from "./node-pods";
+import { isRecord } from "./records";
+
+/**
+ * Max pods of an instance type with the VPC CNI as this stack runs it (no prefix delegation,
+ * components/cluster/addons.ts): interfaces x (IPv4 addresses per interface - 1) + 2, the formula of
+ * amazon-vpc-cni-k8s misc/eni-max-pods.txt, whose 1,391 rows (commit b5218838, August 2026) it matches
+ * for every type of components/cluster/eni-limits.ts.
+ */
+const MAX_PODS = new Map<string, { pods: number; interfaces: number; addresses: number }>(
+  ENI_LIMIT_ROWS.flatMap(([interfaces, addresses, types]) =>
+    types.split(" ").map((type) => [type, { pods: interfaces * (addresses - 1) + 2, interfaces, addresses }]),
+  ),
+);
+
+/** The most pods a node of `instanceType` runs; undefined for a type the table lacks. */
+export function maxPods(instanceType: string): number | undefined {
+  return MAX_PODS.get(instanceType)?.pods;
+}
+
+function taintsOf(group: unknown): Taint[] {
+  const taints = isRecord(group) && Array.isArray(group.taints) ? group.taints : [];
+  return taints.flatMap((t: unknown) =>
+    isRecord(t) && typeof t.key === "string" && typeof t.effect === "string"
+      ? [{ key: t.key, value: typeof t.value === "string" ? t.value : "", effect: t.effect }]
+      : [],
+  );
+}
+
+/** What decides the pods on a node, read from a config whose own keys may still be invalid. */
+function settingsOf(
+  config: Record<string, unknown>,
+  groups: readonly unknown[],
+): NodePodSettings | undefined {
+  const calico = isRecord(config.calico) ? config.calico : {};
+  const installer = calico.installer ?? "manifest";
+  if (installer !== "manifest" && installer !== "operator") return undefined;
+  const probe = isRecord(calico.probe) ? calico.probe.enabled : undefined;
+  return {
+    installer,
+    apiServer: calico.apiServer !== false,
+    observability: calico.observability === true,
+    probe: probe !== false,
+    clusterAddonTaints: groups.filter((g) => isRecord(g) && g.clusterAddons === true).flatMap(taintsOf),
+  };
+}
+
+/** "aws-node, kube-proxy, coredns x2, ...": the pods one node may get. */
+function describe(workloads: readonly NodeWorkload[]): string {
+  return workloads.map((w) => (w.perNode === 1 ? w.name : `${w.name} x${w.perNode}`)).join(", ");
+}
+
+/** The smallest size of `instanceType`'s family that holds `pods`, for the hint. */
+function largerSize(instanceType: string, pods: number): string | undefined {
+  const family = instanceType.slice(0, instanceType.indexOf("."));
+  const size = familySizes(family).find((s) => (maxPods(`${family}.${s}`) ?? 0) >= pods);
+  return size === undefined ? undefined : `${family}.${size}`;
+}
+
+export function checkPodCapacity(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  const groups = config.nodeGroups;
+  if (!Array.isArray(groups)) return;
+  const settings = settingsOf(config, groups);
+  if (settings === undefined) return;
+  groups.forEach((group: unknown, groupIndex) => {
+    const types = isRecord(group) ? group.instanceTypes : undefined;
+    if (!Array.isArray(types)) return;
+    const workloads = podsOnOneNode(settings, taintsOf(group));
+    const needed = workloads.reduce((sum, w) => sum + w.perNode, 0);
+    types.forEach((instanceType: unknown, typeIndex) => {
+      // A type missing from the table is refused on its own rule.
+      const limits = typeof instanceType === "string" ? MAX_PODS.get(instanceType) : undefined;
+      if (limits === undefined || limits.pods >= needed || typeof instanceType !== "string") return;
+      const larger = largerSize(instanceType, needed);
+      ctx.addIssue({
+        code: "custom",
+        path: ["nodeGroups", groupIndex, "instanceTypes", typeIndex],
+        input: instanceType,
+        message:
+          `holds at most ${limits.pods} pods (${limits.interfaces} network interfaces x (${limits.addresses} - 1) addresses + 2, ` +
+          `the VPC CNI's max pods), but up to ${needed} of the stack's own pods may run on one node of this group: ` +
+          `${describe(workloads)}`,
+        params: {
+          hint: `${larger === undefined ? "use a larger instance type" : `use ${larger} (${maxPods(larger)} pods) or larger`}; a group tainted NoSchedule gets only the pods that tolerate its taints`,
+        },
+      });
+    });
+  });
+}

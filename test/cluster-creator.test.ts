@@ -1,0 +1,182 @@
+/**
+ * The cluster's creator (stacks/creator.ts): the first update records it as the `clusterCreator` output
+ * from the caller identity (an assumed-role session turned into its role), later updates read it back from
+ * the last outputs, and a `cluster.access` entry for the same principal (any case, any path) is refused
+ * before any resource: EKS made the creator admin through an access entry of its own and refuses a second.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { BOOTSTRAP_ADMIN, callerPrincipalArn, samePrincipal } from "../components/cluster/access";
+import { PROJECT_ROOT, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
+import { OFFLINE_ACCOUNT_ID } from "../offline/world";
+import { OFFLINE_CALLER } from "../offline/world/aws-calls";
+import { ConfigError } from "../stacks";
+import { clusterCreator, creatorAccessProblems } from "../stacks/creator";
+import { evaluated, evaluatedWith, ofType, stackValue } from "./helpers";
+
+const ENTRY = "aws:eks/accessEntry:AccessEntry";
+const CALLER_IDENTITY = "aws:index/getCallerIdentity:getCallerIdentity";
+/** The offline world's caller, as the role EKS makes the creator's entry for. */
+const CREATOR = `arn:aws:iam::${OFFLINE_ACCOUNT_ID}:role/${OFFLINE_CALLER.role}`;
+const ADMINS = "arn:aws:iam::123456789012:role/platform-admins";
+
+function withAccess(access: string[], previousOutputs?: Record<string, unknown>) {
+  return {
+    config: {
+      "eks-calico:cluster": {
+        ...stackValue<object>("dev", "cluster"),
+        access: access.map((principalArn) => ({ principalArn, level: "admin" })),
+      },
+    },
+    ...(previousOutputs === undefined ? {} : { previousOutputs }),
+  };
+}
+
+/** dev's outputs after a first update, as the next update reads them, with `clusterCreator` replaced. */
+async function deployedDev(clusterCreatorOutput: string | undefined): Promise<Record<string, unknown>> {
+  const outputs = Object.fromEntries(
+    Object.entries((await evaluated("dev")).outputs).filter(([name]) => name !== "clusterCreator"),
+  );
+  return clusterCreatorOutput === undefined ? outputs : { ...outputs, clusterCreator: clusterCreatorOutput };
+}
+
+async function refusal(options: ReturnType<typeof withAccess>) {
+  const { error, resources } = await evaluateStackExpectingError("dev", options);
+  assert.ok(ConfigError.isConfigError(error), String(error));
+  assert.deepEqual(
+    resources.filter((r) => r.custom),
+    [],
+    "refused before any resource",
+  );
+  return error;
+}
+
+describe("the cluster's creator", () => {
+  it("turns a caller identity into its principal: an assumed-role session becomes its role", () => {
+    assert.equal(
+      callerPrincipalArn("arn:aws:sts::123456789012:assumed-role/GitHubDeploy/pulumi-up-dev"),
+      "arn:aws:iam::123456789012:role/GitHubDeploy",
+    );
+    assert.equal(
+      callerPrincipalArn("arn:aws-cn:sts::123456789012:assumed-role/ops/session"),
+      "arn:aws-cn:iam::123456789012:role/ops",
+    );
+    for (const unchanged of ["arn:aws:iam::123456789012:user/ci/alice", "arn:aws:iam::123456789012:root"]) {
+      assert.equal(callerPrincipalArn(unchanged), unchanged);
+    }
+  });
+
+  it("compares principals as EKS counts entries: partition, account, kind, name in any case and path", () => {
+    const role = "arn:aws:iam::123456789012:role/GitHubDeploy";
+    for (const same of [
+      role,
+      "arn:aws:iam::123456789012:role/githubdeploy",
+      "arn:aws:iam::123456789012:role/ci/GitHubDeploy",
+      "arn:aws:sts::123456789012:assumed-role/GitHubDeploy/pulumi-up-dev",
+    ]) {
+      assert.ok(samePrincipal(role, same), same);
+      assert.ok(samePrincipal(same, role), same);
+    }
+    for (const other of [
+      "arn:aws:iam::123456789012:role/GitHubDeploy2",
+      "arn:aws:iam::210987654321:role/GitHubDeploy",
+      "arn:aws-us-gov:iam::123456789012:role/GitHubDeploy",
+      "arn:aws:iam::123456789012:user/GitHubDeploy",
+    ]) {
+      assert.ok(!samePrincipal(role, other), other);
+    }
+  });
+
+  it("is recorded as clusterCreator by a stack's first update, from the caller identity", async () => {
+    const evaluation = await evaluated("dev");
+    assert.equal(evaluation.outputs.clusterCreator, CREATOR);
+    const [first] = evaluation.outputs.clusterAccess as { principal: string; grantedBy: string }[];
+    assert.deepEqual(first, { principal: CREATOR, level: "admin", grantedBy: BOOTSTRAP_ADMIN.grantedBy });
+  });
+
+  it("is read back from the last outputs on later updates, whoever runs them, without asking AWS", async () => {
+    const recorded = "arn:aws:iam::123456789012:role/PlatformBootstrap";
+    const calls: string[] = [];
+    const evaluation = await evaluatedWith("dev", {
+      previousOutputs: await deployedDev(recorded),
+      onCall: (token) => calls.push(token),
+    });
+    assert.equal(evaluation.outputs.clusterCreator, recorded);
+    assert.ok(!calls.includes(CALLER_IDENTITY), calls.join(", "));
+    // A creator recorded as a session ARN is carried as its role.
+    const session = await evaluatedWith("dev", {
+      previousOutputs: await deployedDev("arn:aws:sts::123456789012:assumed-role/PlatformBootstrap/s"),
+    });
+    assert.equal(session.outputs.clusterCreator, recorded);
+  });
+
+  for (const [what, listed] of [
+    ["the same role ARN", CREATOR],
+    ["its name in another case", CREATOR.replace(OFFLINE_CALLER.role, OFFLINE_CALLER.role.toUpperCase())],
+    ["its name with a path", CREATOR.replace("role/", "role/ci/github/")],
+  ] as const) {
+    it(`refuses the creator in cluster.access (${what}), before any resource`, async () => {
+      const error = await refusal(withAccess([ADMINS, listed]));
+      assert.deepEqual(
+        error.problems.map((p) => [p.path, p.value]),
+        [["cluster.access[1].principalArn", listed]],
+      );
+      assert.match(
+        error.problems[0].rule,
+        /is the cluster's creator \(arn:aws:iam::000000000000:role\/offline-deployer/,
+      );
+      assert.match(error.problems[0].rule, /EKS refuses a second access entry for the same principal/);
+      assert.match(error.problems[0].hint ?? "", /remove it from cluster\.access/);
+    });
+  }
+
+  it("refuses the role of a creator that ran as an assumed-role session, on a later update", async () => {
+    const previousOutputs = await deployedDev("arn:aws:sts::123456789012:assumed-role/Deployer/pulumi-up");
+    const error = await refusal(withAccess(["arn:aws:iam::123456789012:role/ci/deployer"], previousOutputs));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["cluster.access[0].principalArn"],
+    );
+  });
+
+  it("accepts other principals: another role, the same name in another account", async () => {
+    const others = [
+      `arn:aws:iam::${OFFLINE_ACCOUNT_ID}:role/${OFFLINE_CALLER.role}-ci`,
+      `arn:aws:iam::123456789012:role/${OFFLINE_CALLER.role}`,
+    ];
+    const evaluation: StackEvaluation = await evaluatedWith("dev", withAccess(others));
+    assert.deepEqual(
+      ofType(evaluation, ENTRY).map((e) => e.inputs.principalArn),
+      others,
+    );
+  });
+
+  it("is unknown, and refuses nothing, for a stack deployed before the output existed", async () => {
+    const evaluation = await evaluatedWith("dev", withAccess([CREATOR], await deployedDev(undefined)));
+    assert.equal(evaluation.outputs.clusterCreator, undefined);
+    assert.equal(
+      (evaluation.outputs.clusterAccess as { principal: string }[])[0].principal,
+      BOOTSTRAP_ADMIN.principal,
+    );
+    assert.equal(ofType(evaluation, ENTRY).length, 1);
+  });
+
+  it("is unknown in a preview of a stack never deployed: the previewing identity is not the deployer", async () => {
+    assert.equal(await clusterCreator({}, true), undefined);
+    assert.equal(await clusterCreator({ clusterCreator: CREATOR }, true), CREATOR);
+    assert.deepEqual(creatorAccessProblems(undefined, [{ principalArn: CREATOR }]), []);
+  });
+
+  it("records nothing for a cluster made elsewhere", async () => {
+    for (const stack of ["existing.example", "kubeconfig.example"]) {
+      assert.equal((await evaluated(stack)).outputs.clusterCreator, undefined, stack);
+    }
+  });
+
+  it("documents the creator, its output and the refusal in docs/access.md", () => {
+    const text = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "access.md"), "utf8");
+    assert.match(text, /`clusterCreator`/);
+    assert.match(text, /refuse/);
+  });
+});

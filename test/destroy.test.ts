@@ -1,0 +1,139 @@
+/**
+ * What `pulumi destroy` does to each stack, computed from its offline plan as the diff against an empty
+ * plan (offline/diff.ts: a protected resource deleted is blocked, one with retainOnDelete is retained):
+ * only the protect a full production stack sets refuses it, lifting that protect unblocks it, and what
+ * stays is exactly what docs/destroy.md's table says, for every stack file (full, existing-cluster and
+ * kubeconfig modes).
+ */
+import * as assert from "node:assert/strict";
+import { type PlanDiff, type ResourceDiff, diffDocuments } from "../offline/diff";
+import { type StackEvaluation, listStacks, loadStackConfig } from "../offline/engine";
+import { resourcesDocument } from "../offline/plan";
+import { evaluated, evaluatedWith } from "./helpers";
+import { readPage } from "./docs-pages";
+
+const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
+const ADDON = "aws:eks/addon:Addon";
+
+/** `pulumi destroy`: every resource of the plan removed. */
+function destroyed(evaluation: StackEvaluation): PlanDiff {
+  const plan = resourcesDocument(evaluation);
+  return diffDocuments(plan, { ...plan, resources: [], outputs: {} });
+}
+
+const typeOf = (r: ResourceDiff) => r.heading.split(" ")[0];
+const blocked = (diff: PlanDiff) => diff.removed.filter((r) => r.blocked !== undefined);
+const retained = (diff: PlanDiff) => diff.removed.filter((r) => r.retained === true);
+
+/** Whether a stack file sets `protect: true` (the key is absent from the examples). */
+const protectedStack = (stack: string) => loadStackConfig(stack).values["eks-calico:protect"] === "true";
+
+/** How the table names each protected resource. */
+const PROTECTED: Readonly<Record<string, string>> = {
+  "the VPC": "aws:ec2/vpc:Vpc",
+  "the cluster": "eks:index:Cluster",
+  "its KMS key": "aws:kms/key:Key",
+  "its log group": "aws:cloudwatch/logGroup:LogGroup",
+};
+
+/** docs/destroy.md's table: per row, the stacks it names, what refuses and what is kept. */
+function documentedRows(): { stacks: string[]; refuses: string; kept: string }[] {
+  const lines = readPage("docs/destroy.md").split("\n");
+  const start = lines.findIndex((line) => /^\| Stack +\|/.test(line));
+  assert.ok(start >= 0, "docs/destroy.md has a table headed Stack");
+  const rows: { stacks: string[]; refuses: string; kept: string }[] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    const [stack, refuses, kept] = line
+      .slice(1, -1)
+      .split("|")
+      .map((cell) => cell.trim());
+    const named = [...stack.matchAll(/`([a-z][a-z0-9.]*)`/g)].map((m) => m[1]);
+    rows.push({ stacks: named.filter((name) => listStacks().includes(name)), refuses, kept });
+  }
+  return rows;
+}
+
+describe("pulumi destroy, per stack mode", () => {
+  const rows = documentedRows();
+
+  it("docs/destroy.md's table has a row for every stack file", () => {
+    assert.deepEqual(rows.flatMap((row) => row.stacks).sort(), listStacks());
+  });
+
+  for (const stack of listStacks()) {
+    describe(stack, () => {
+      let diff: PlanDiff;
+      let count: number;
+      before(async () => {
+        const evaluation = await evaluated(stack);
+        count = evaluation.resources.length;
+        diff = destroyed(evaluation);
+      });
+      const row = () => rows.find((r) => r.stacks.includes(stack)) as (typeof rows)[number];
+
+      it("removes every resource, and is refused only by the protect the docs tell you to lift", () => {
+        assert.equal(diff.removed.length, count);
+        assert.deepEqual([diff.added.length, diff.changed.length], [0, 0]);
+        const refused = blocked(diff);
+        if (!protectedStack(stack)) {
+          assert.deepEqual(
+            refused.map((r) => r.heading),
+            [],
+            `${stack} is not protected`,
+          );
+          assert.match(row().refuses, /^nothing/);
+          return;
+        }
+        const named = Object.keys(PROTECTED).filter((phrase) => row().refuses.includes(phrase));
+        assert.deepEqual(
+          refused.map(typeOf).sort(),
+          named.map((phrase) => PROTECTED[phrase]).sort(),
+          "the protected resources, as the table names them",
+        );
+        assert.ok(row().refuses.includes(`(${refused.length} protected resources)`), row().refuses);
+        assert.match(row().refuses, /`protect: false`/);
+      });
+
+      it("keeps exactly what the docs say: Calico's CRDs, and an existing cluster's vpc-cni add-on", () => {
+        const kept = retained(diff);
+        const crds = kept.filter((r) => typeOf(r) === CRD);
+        assert.ok(row().kept.includes(`Calico's ${crds.length} CRDs`), `${stack}: ${row().kept}`);
+        const others = kept.filter((r) => typeOf(r) !== CRD).map((r) => r.heading);
+        assert.deepEqual(
+          others,
+          row().kept.includes("the `vpc-cni` add-on") ? [`${ADDON} cluster-vpc-cni`] : [],
+        );
+      });
+    });
+  }
+
+  it("is unblocked on a protected stack once protect: false is applied", async () => {
+    for (const stack of listStacks().filter(protectedStack)) {
+      const lifted = destroyed(await evaluatedWith(stack, { config: { "eks-calico:protect": false } }));
+      assert.deepEqual(blocked(lifted), [], stack);
+    }
+  });
+
+  it("never blocks an existing-cluster stack, whichever step of the agent's hand-over it is at", async () => {
+    const agentOn = {
+      vpcCni: { managed: true as const, configurationValues: '{"enableNetworkPolicy":"true"}' },
+    };
+    for (const networkPolicyAgent of ["on", "off"]) {
+      const plan = await evaluatedWith("existing.example", {
+        config: {
+          "eks-calico:cluster": { existing: { name: "platform-prod", maxNodes: 20, networkPolicyAgent } },
+        },
+        simulate: { existingCluster: agentOn },
+      });
+      const diff = destroyed(plan);
+      assert.deepEqual(blocked(diff), [], networkPolicyAgent);
+      assert.deepEqual(
+        retained(diff)
+          .filter((r) => typeOf(r) !== CRD)
+          .map((r) => r.heading),
+        [`${ADDON} cluster-vpc-cni`],
+      );
+    }
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * Network changes on a deployed stack, decided from its last outputs: an added AZ adds subnets and changes
+ * none (the cluster and its node groups keep the AZs the cluster was created in), a stack deployed with
+ * the earlier equal split keeps its CIDRs, and a new VPC CIDR or a removed AZ is refused before any
+ * resource is registered, every problem at once. Checked on the decision itself, through the program
+ * with the offline diff, and through `npm start --diff`.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { layoutOutput, newLayout } from "../components/network/layout";
+import { legacySubnetPlan } from "../components/network/subnets";
+import { diffDocuments } from "../offline/diff";
+import { type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
+import { resourcesDocument } from "../offline/plan";
+import { ConfigError } from "../stacks";
+import { networkLayout } from "../stacks/previous-network";
+import { evaluated, evaluatedWith, input, ofType, one, stackValue } from "./helpers";
+import { runStart } from "./start-runner";
+
+const SUBNET = "aws:ec2/subnet:Subnet";
+const ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"];
+
+/** A stack's `network` config with `change` merged in, as a config override. */
+function network(stack: string, change: Record<string, unknown>) {
+  return { "eks-calico:network": { ...stackValue<object>(stack, "network"), ...change } };
+}
+
+/** Each subnet's CIDR by resource name. */
+function subnetCidrs(evaluation: StackEvaluation): Record<string, string> {
+  return Object.fromEntries(ofType(evaluation, SUBNET).map((s) => [s.name, String(s.inputs.cidrBlock)]));
+}
+
+/** The subnets the EKS cluster and every node group are given. */
+function clusterWiring(evaluation: StackEvaluation) {
+  const eks = one(evaluation, "eks:index:Cluster");
+  return {
+    cluster: [input(eks, "publicSubnetIds"), input(eks, "privateSubnetIds")],
+    nodeGroups: ofType(evaluation, "eks:index:ManagedNodeGroup").map((g) => input(g, "subnetIds")),
+  };
+}
+
+describe("network changes: the decision", () => {
+  const deployed = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 2))) };
+
+  it("lays out a new stack from the slots, the cluster in every AZ", () => {
+    assert.deepEqual(networkLayout("10.0.0.0/16", ZONES.slice(0, 2), {}), {
+      layout: newLayout("10.0.0.0/16", ZONES.slice(0, 2)),
+    });
+  });
+
+  it("adds an AZ to a deployed stack in its slot, keeping the deployed ones and the cluster's AZs", () => {
+    const result = networkLayout("10.0.0.0/16", ZONES.slice(0, 3), deployed);
+    assert.ok("layout" in result);
+    assert.deepEqual(result.layout.zones, newLayout("10.0.0.0/16", ZONES.slice(0, 3)).zones);
+    assert.deepEqual(result.layout.clusterZones, ["us-west-2a", "us-west-2b"]);
+  });
+
+  it("refuses a new VPC CIDR, with the reasons and the way to do it", () => {
+    const result = networkLayout("10.1.0.0/16", ZONES.slice(0, 2), deployed);
+    assert.ok("problems" in result);
+    assert.deepEqual(
+      result.problems.map((p) => [p.path, p.value]),
+      [["network.cidr", "10.1.0.0/16"]],
+    );
+    const [problem] = result.problems;
+    assert.match(problem.rule, /^cannot change on a deployed stack \(its VPC is 10\.0\.0\.0\/16\)/);
+    assert.ok(problem.details?.some((d) => /internet gateway is detached/.test(d)));
+    assert.match(
+      problem.hint ?? "",
+      /set it back to 10\.0\.0\.0\/16; .*new stack .*docs\/stacks\.md#changing-the-network/,
+    );
+    assert.equal(problem.steps?.length, 3);
+  });
+
+  it("refuses removing an AZ, naming it and the cluster's AZs", () => {
+    const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
+    const result = networkLayout("10.0.0.0/16", ZONES.slice(0, 2), three);
+    assert.ok("problems" in result);
+    assert.deepEqual(
+      result.problems.map((p) => [p.path, p.value]),
+      [["network.availabilityZones", 2]],
+    );
+    assert.match(result.problems[0].rule, /it has 3, this update would drop us-west-2c$/);
+    assert.match(result.problems[0].details?.[0] ?? "", /created in \(us-west-2a, us-west-2b, us-west-2c\)/);
+    assert.match(result.problems[0].hint ?? "", /^keep network\.availabilityZones at 3 or more/);
+  });
+
+  it("lists a new CIDR and a removed AZ together", () => {
+    const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
+    const result = networkLayout("10.1.0.0/16", ZONES.slice(0, 2), three);
+    assert.ok("problems" in result);
+    assert.deepEqual(
+      result.problems.map((p) => p.path),
+      ["network.cidr", "network.availabilityZones"],
+    );
+  });
+
+  it("keeps a stack from before the `network` output on the equal split it was deployed with", () => {
+    const earlier = { privateSubnetIds: ["subnet-1", "subnet-2", "subnet-3"] };
+    const same = networkLayout("10.20.0.0/16", ZONES.slice(0, 3), earlier);
+    const plan = legacySubnetPlan("10.20.0.0/16", 3);
+    assert.ok("layout" in same);
+    assert.deepEqual(
+      same.layout.zones.map((z) => [z.private, z.public]),
+      plan.private.map((p, i) => [p, plan.public[i]]),
+    );
+    assert.deepEqual(same.layout.clusterZones, ZONES.slice(0, 3));
+    const more = networkLayout("10.20.0.0/16", ZONES.slice(0, 4), earlier);
+    assert.ok("layout" in more);
+    assert.deepEqual(more.layout.zones[3], {
+      zone: "us-west-2d",
+      private: "10.20.192.0/19",
+      public: "10.20.224.0/22",
+    });
+    const fewer = networkLayout("10.20.0.0/16", ZONES.slice(0, 2), earlier);
+    assert.ok("problems" in fewer);
+    assert.match(fewer.problems[0].rule, /it has 3, this update would drop 1 more$/);
+    assert.match(fewer.problems[0].details?.[0] ?? "", /created in \(us-west-2a, us-west-2b, 1 more\)/);
+  });
+
+  it("refuses an AZ the VPC has no room for, saying what fills it", () => {
+    const full = networkLayout("10.0.0.0/16", ZONES.slice(0, 3), { privateSubnetIds: ["s-1", "s-2"] });
+    assert.ok("problems" in full);
+    const [problem] = full.problems;
+    assert.equal(problem.path, "network.availabilityZones");
+    assert.equal(
+      problem.rule,
+      "cannot add us-west-2c to the deployed network: 10.0.0.0/16 has no free /19 left for us-west-2c's private subnet",
+    );
+    assert.deepEqual(problem.details, [
+      "taken: 10.0.0.0/18, 10.0.64.0/18, 10.0.128.0/18, 10.0.192.0/18",
+      "the stack was deployed with the earlier layout, which split the whole VPC between its AZs",
+    ]);
+    assert.match(
+      problem.hint ?? "",
+      /^keep network\.availabilityZones at 2; for more AZs create a new stack with a larger network\.cidr/,
+    );
+  });
+
+  it("refuses to guess when the last `network` output is not one it writes", () => {
+    const overlapping = {
+      cidr: "10.0.0.0/16",
+      zones: { a: { private: "10.0.0.0/17", public: "10.0.0.0/18" } },
+    };
+    for (const output of ["10.0.0.0/16", { cidr: "10.0.0.0/16" }, { ...overlapping, clusterZones: ["a"] }]) {
+      const result = networkLayout("10.0.0.0/16", ZONES.slice(0, 2), { network: output });
+      assert.ok("problems" in result);
+      assert.deepEqual(
+        result.problems.map((p) => p.path),
+        ["network"],
+      );
+    }
+  });
+});
+
+describe("network changes: through the program", () => {
+  let dev: StackEvaluation;
+  let devWithMore: StackEvaluation;
+  before(async () => {
+    dev = await evaluated("dev");
+    devWithMore = await evaluatedWith("dev", {
+      config: network("dev", { availabilityZones: 3 }),
+      previousOutputs: dev.outputs,
+    });
+  });
+
+  it("exports the layout, which the next update reads back", () => {
+    const cidr = stackValue<{ cidr: string }>("dev", "network").cidr;
+    assert.deepEqual(dev.outputs.network, layoutOutput(newLayout(cidr, ZONES.slice(0, 2))));
+    assert.deepEqual(
+      (devWithMore.outputs.network as { clusterZones: string[] }).clusterZones,
+      ZONES.slice(0, 2),
+    );
+  });
+
+  it("adds an AZ by adding its subnets and routes: nothing replaced, updated or deleted", () => {
+    const diff = diffDocuments(resourcesDocument(dev), resourcesDocument(devWithMore));
+    assert.deepEqual(diff.removed, []);
+    assert.deepEqual(
+      diff.changed.map((r) => `${r.op} ${r.heading}`),
+      [],
+    );
+    assert.deepEqual(diff.added.map((r) => r.heading).sort(), [
+      "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
+      "aws:ec2/routeTableAssociation:RouteTableAssociation network-private-us-west-2c",
+      "aws:ec2/routeTableAssociation:RouteTableAssociation network-public-us-west-2c",
+      "aws:ec2/subnet:Subnet network-private-us-west-2c",
+      "aws:ec2/subnet:Subnet network-public-us-west-2c",
+    ]);
+    const before = subnetCidrs(dev);
+    const after = subnetCidrs(devWithMore);
+    for (const [name, cidr] of Object.entries(before)) assert.equal(after[name], cidr, name);
+  });
+
+  it("keeps the cluster and the node groups on the subnets of the AZs the cluster was created in", () => {
+    assert.deepEqual(clusterWiring(devWithMore), clusterWiring(dev));
+  });
+
+  it("keeps the CIDRs of a stack deployed with the equal split, and adds an AZ in free blocks", async () => {
+    const cidr = stackValue<{ cidr: string }>("staging", "network").cidr;
+    const earlierIds = ["subnet-1", "subnet-2", "subnet-3"];
+    const kept = await evaluatedWith("staging", { previousOutputs: { privateSubnetIds: earlierIds } });
+    const plan = legacySubnetPlan(cidr, 3);
+    const expected = Object.fromEntries(
+      ZONES.slice(0, 3).flatMap((zone, i) => [
+        [`network-private-${zone}`, plan.private[i]],
+        [`network-public-${zone}`, plan.public[i]],
+      ]),
+    );
+    assert.deepEqual(subnetCidrs(kept), expected);
+    const more = await evaluatedWith("staging", {
+      config: network("staging", { availabilityZones: 4 }),
+      previousOutputs: kept.outputs,
+    });
+    const diff = diffDocuments(resourcesDocument(kept), resourcesDocument(more));
+    assert.deepEqual([diff.removed.length, diff.changed.length, diff.added.length], [0, 0, 5]);
+    assert.deepEqual(subnetCidrs(more), {
+      ...expected,
+      "network-private-us-west-2d": cidr.replace(/\.0\.0\/16$/, ".192.0/19"),
+      "network-public-us-west-2d": cidr.replace(/\.0\.0\/16$/, ".224.0/22"),
+    });
+  });
+
+  it("refuses a new CIDR and a removed AZ before registering any resource, both at once", async () => {
+    const staging = await evaluated("staging");
+    const { error, resources } = await evaluateStackExpectingError("staging", {
+      config: network("staging", { cidr: "10.99.0.0/16", availabilityZones: 2 }),
+      previousOutputs: staging.outputs,
+    });
+    assert.ok(ConfigError.isConfigError(error));
+    assert.deepEqual(
+      error.problems.map((p) => [p.path, p.value]),
+      [
+        ["network.cidr", "10.99.0.0/16"],
+        ["network.availabilityZones", 2],
+      ],
+    );
+    assert.deepEqual(
+      resources.filter((r) => r.custom),
+      [],
+    );
+  });
+
+  describe("through npm start --diff", () => {
+    let tmp: string;
+    before(() => {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-network-"));
+    });
+    after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+    it("plans an added AZ as additions only, and refuses a new CIDR with the reason", async () => {
+      assert.equal((await runStart("--out", tmp)).code, 0);
+      const baseline = path.join(tmp, "dev", "resources.json");
+      const added = await runStart(
+        "--out",
+        tmp,
+        "--diff",
+        baseline,
+        "--config",
+        'eks-calico:network={"availabilityZones":3}',
+      );
+      assert.equal(added.code, 0, added.err);
+      assert.match(added.out, /: \+ 5 to create, ~ 0 to update, \+- 0 to replace, - 0 to delete/);
+
+      const moved = await runStart(
+        "--out",
+        tmp,
+        "--diff",
+        baseline,
+        "--config",
+        'eks-calico:network={"cidr":"10.99.0.0/16"}',
+      );
+      assert.equal(moved.code, 2);
+      assert.match(
+        moved.err,
+        /network\.cidr: cannot change on a deployed stack \(its VPC is 10\.10\.0\.0\/16\)/,
+      );
+      assert.match(moved.err, /docs\/stacks\.md#changing-the-network/);
+    });
+  });
+});

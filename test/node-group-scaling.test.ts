@@ -1,0 +1,291 @@
+/**
+ * Node-group sizes on a deployed stack (stacks/previous-scaling.ts): the `nodeGroupScaling` output, the
+ * desired size a deployed group keeps (an autoscaler's, read back with aws.eks.getNodeGroup), an update
+ * of minSize or maxSize that sends EKS a desired size inside the new range, and the refusal when AWS
+ * cannot show the current one. EKS refuses a desired size outside [minSize, maxSize] ("Minimum capacity X
+ * can't be greater than desired size Y": hashicorp/terraform-provider-aws#18310; "desiredSize can't be
+ * greater than maxSize": ministryofjustice/cloud-platform-infrastructure#4595); under ignoreChanges the
+ * provider sends the state's old desired size with the new range (internal/service/eks/node_group.go,
+ * resourceNodeGroupUpdate; pulumi/pulumi#2657).
+ */
+import * as assert from "node:assert/strict";
+import { diffDocuments } from "../offline/diff";
+import { evaluateStackExpectingError, type StackEvaluation } from "../offline/engine";
+import { resourcesDocument } from "../offline/plan";
+import { DeployedNodeGroups } from "../offline/world/node-groups";
+import { SimulatedFailure } from "../offline/world";
+import { ConfigError } from "../stacks";
+import { type CurrentDesired, sizeNodeGroups } from "../stacks/previous-scaling";
+import type { DeployedScaling } from "../stacks/scaling-output";
+import { evaluated, evaluatedWith, one, stackValue, unwrapped } from "./helpers";
+
+const NODE_GROUP = "eks:index:ManagedNodeGroup";
+const GENERAL = "<node-group-name:cluster-general>";
+const TYPHA = "kubernetes:apps/v1:Deployment";
+
+type Sizes = { minSize: number; desiredSize: number; maxSize: number };
+
+/** dev's node groups, the first (`general`, deployed at 2..3 with 2 nodes) with other sizes. */
+function devGroups(sizes: Sizes): unknown[] {
+  const groups = stackValue<Record<string, unknown>[]>("dev", "nodeGroups");
+  return groups.map((g, i) => (i === 0 ? { ...g, ...sizes } : g));
+}
+
+const calicoOutput = (e: StackEvaluation) => e.outputs.calico as Record<string, unknown>;
+const typhaReplicas = (e: StackEvaluation) =>
+  (one(e, TYPHA, "calico-deployment-calico-typha").inputs.spec as { replicas: number }).replicas;
+
+describe("node-group scaling on a deployed stack", () => {
+  let deployed: StackEvaluation;
+  before(async () => {
+    deployed = await evaluated("dev");
+  });
+  const update = (sizes: Sizes, nodeGroups?: { autoscaledDesiredSizes?: Record<string, number> }) =>
+    evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devGroups(sizes) },
+      previousOutputs: deployed.outputs,
+      ...(nodeGroups !== undefined ? { simulate: { nodeGroups } } : {}),
+    });
+
+  it("exports each group's EKS name and sizes as deployed", () => {
+    assert.deepEqual(deployed.outputs.nodeGroupScaling, {
+      general: { nodeGroupName: GENERAL, minSize: 2, desiredSize: 2, maxSize: 3 },
+    });
+  });
+
+  it("a change of desiredSize alone is ignored: the Calico counts and Typha's replicas stay", async () => {
+    const bigger = await update({ minSize: 2, desiredSize: 3, maxSize: 3 });
+    const group = one(bigger, NODE_GROUP, "cluster-general");
+    assert.equal(group.inputs.ignoreScalingChanges, true);
+    assert.equal(
+      bigger.simulated[0],
+      "cluster-general: 2 nodes (the desired size it runs at; desiredSize is ignored)",
+    );
+    for (const key of ["desired", "ready", "typhaReplicas"]) {
+      assert.equal(calicoOutput(bigger)[key], calicoOutput(deployed)[key], key);
+    }
+    assert.equal(typhaReplicas(bigger), typhaReplicas(deployed));
+    assert.deepEqual(bigger.outputs.nodeGroupScaling, deployed.outputs.nodeGroupScaling);
+    // The plan changes the node group's ignored input and nothing else.
+    const diff = diffDocuments(resourcesDocument(deployed), resourcesDocument(bigger));
+    assert.deepEqual([diff.added, diff.removed], [[], []]);
+    assert.deepEqual(
+      diff.changed.map((r) => [r.heading, r.changes.map((c) => [c.path, c.effect])]),
+      [[`${NODE_GROUP} cluster-general`, [["inputs.scalingConfig.desiredSize", "ignored"]]]],
+    );
+  });
+
+  it("the same change on a new stack starts the group, Calico and Typha at the configured size", async () => {
+    const fresh = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devGroups({ minSize: 2, desiredSize: 3, maxSize: 3 }) },
+    });
+    assert.equal(calicoOutput(fresh).desired, 3);
+    assert.equal(typhaReplicas(fresh), 2);
+  });
+
+  it("keeps an autoscaler's desired size in the counts, not the last update's", async () => {
+    const scaled = await update(
+      { minSize: 2, desiredSize: 2, maxSize: 3 },
+      { autoscaledDesiredSizes: { [GENERAL]: 3 } },
+    );
+    assert.equal(calicoOutput(scaled).desired, 3);
+    assert.equal(one(scaled, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
+  });
+
+  it("minSize raised above the deployed desired size: this update raises the desired size with it", async () => {
+    const raised = await update({ minSize: 3, desiredSize: 3, maxSize: 4 });
+    const group = one(raised, NODE_GROUP, "cluster-general");
+    assert.equal(group.inputs.ignoreScalingChanges, false);
+    assert.deepEqual(group.inputs.scalingConfig, { minSize: 3, desiredSize: 3, maxSize: 4 });
+    assert.deepEqual(raised.outputs.nodeGroupScaling, {
+      general: {
+        nodeGroupName: GENERAL,
+        minSize: 3,
+        desiredSize: 3,
+        maxSize: 4,
+        desiredSizeSet:
+          "raised from 2 to 3: minSize 3 is above the desired size the group ran at, and EKS refuses a desired size below minSize",
+      },
+    });
+    assert.equal(calicoOutput(raised).desired, 3);
+    assert.equal(typhaReplicas(raised), 2);
+    // The next update leaves the desired size to autoscalers again.
+    const next = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devGroups({ minSize: 3, desiredSize: 3, maxSize: 4 }) },
+      previousOutputs: raised.outputs,
+    });
+    assert.equal(one(next, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
+    assert.equal(
+      Object.hasOwn((next.outputs.nodeGroupScaling as Record<string, object>).general, "desiredSizeSet"),
+      false,
+    );
+  });
+
+  it("a range change never lowers an autoscaler's desired size below what the range allows", async () => {
+    // The state still holds 2: sent under ignoreChanges, it would take the autoscaler's third node away.
+    const wider = await update(
+      { minSize: 2, desiredSize: 2, maxSize: 5 },
+      { autoscaledDesiredSizes: { [GENERAL]: 3 } },
+    );
+    const group = one(wider, NODE_GROUP, "cluster-general");
+    assert.equal(group.inputs.ignoreScalingChanges, false);
+    assert.deepEqual(group.inputs.scalingConfig, { minSize: 2, desiredSize: 3, maxSize: 5 });
+    assert.equal(calicoOutput(wider).desired, 3);
+    assert.match(
+      String(
+        (wider.outputs.nodeGroupScaling as Record<string, { desiredSizeSet: string }>).general.desiredSizeSet,
+      ),
+      /^kept at 3: /,
+    );
+  });
+
+  it("maxSize lowered below the deployed desired size: the desired size comes down to it", async () => {
+    const lower = await update(
+      { minSize: 1, desiredSize: 2, maxSize: 2 },
+      { autoscaledDesiredSizes: { [GENERAL]: 3 } },
+    );
+    const group = one(lower, NODE_GROUP, "cluster-general");
+    assert.deepEqual(group.inputs.scalingConfig, { minSize: 1, desiredSize: 2, maxSize: 2 });
+    assert.equal(group.inputs.ignoreScalingChanges, false);
+    assert.equal(calicoOutput(lower).desired, 2);
+  });
+
+  it("a new stack with any valid sizes is created as configured, nothing refused", async () => {
+    const fresh = await evaluatedWith("dev", {
+      config: { "eks-calico:nodeGroups": devGroups({ minSize: 3, desiredSize: 3, maxSize: 4 }) },
+    });
+    const group = one(fresh, NODE_GROUP, "cluster-general");
+    assert.equal(group.inputs.ignoreScalingChanges, true);
+    assert.deepEqual(group.inputs.scalingConfig, { minSize: 3, desiredSize: 3, maxSize: 4 });
+  });
+
+  describe("when AWS does not show the current desired size", () => {
+    const denied = (sizes: Sizes) => ({
+      config: { "eks-calico:nodeGroups": devGroups(sizes) },
+      previousOutputs: deployed.outputs,
+      simulate: { nodeGroups: { readDenied: true } },
+    });
+
+    it("refuses a range change before any resource, with AWS's error and the command", async () => {
+      const { error, resources } = await evaluateStackExpectingError(
+        "dev",
+        denied({ minSize: 3, desiredSize: 3, maxSize: 4 }),
+      );
+      assert.ok(ConfigError.isConfigError(error), String(error));
+      assert.equal(resources.filter((r) => r.type === NODE_GROUP).length, 0);
+      const [problem] = error.problems;
+      assert.equal(problem.path, "nodeGroups[0].minSize");
+      assert.equal(problem.value, 3);
+      assert.match(problem.rule, /AccessDeniedException: .* eks:DescribeNodegroup/);
+      assert.match(problem.rule, /from 2\.\.3 to 3\.\.4/);
+      assert.match(
+        String(problem.hint),
+        /`aws eks describe-nodegroup --cluster-name eks-calico-dev --nodegroup-name <node-group-name:cluster-general>`/,
+      );
+      assert.match(
+        String(problem.steps?.[0]),
+        /^`aws eks update-nodegroup-config --cluster-name eks-calico-dev --nodegroup-name <node-group-name:cluster-general> --scaling-config minSize=3,maxSize=4,desiredSize=3`/,
+      );
+      assert.match(
+        unwrapped(error.message),
+        /nodeGroups\[0\]\.minSize: changes the deployed node group's size range/,
+      );
+    });
+
+    it("plans any other change with the sizes the last update exported", async () => {
+      const other = await evaluatedWith("dev", denied({ minSize: 2, desiredSize: 3, maxSize: 3 }));
+      assert.equal(calicoOutput(other).desired, 2);
+      assert.equal(one(other, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
+    });
+  });
+});
+
+describe("sizeNodeGroups: the decision per group", () => {
+  const group = (sizes: Sizes) => ({ ...stackValue<object[]>("dev", "nodeGroups")[0], ...sizes }) as never;
+  const at: DeployedScaling = { nodeGroupName: "ng-1", minSize: 2, desiredSize: 2, maxSize: 3 };
+  const size = (sizes: Sizes, current: CurrentDesired | undefined, deployed: DeployedScaling | null = at) => {
+    const result = sizeNodeGroups(
+      [group(sizes)],
+      deployed === null ? {} : { general: deployed },
+      current === undefined ? {} : { general: current },
+      "c",
+    );
+    return "sizing" in result ? result.sizing.general : result.problems;
+  };
+
+  it("a new group: its configured desiredSize, left to autoscalers after creation", () => {
+    assert.deepEqual(size({ minSize: 1, desiredSize: 2, maxSize: 3 }, undefined, null), {
+      desiredSize: 2,
+      setDesiredSize: false,
+      nodes: 2,
+    });
+  });
+
+  it("a deployed group in the same range: the nodes it runs now, nothing sent", () => {
+    assert.deepEqual(size({ minSize: 2, desiredSize: 3, maxSize: 3 }, { desiredSize: 3 }), {
+      desiredSize: 3,
+      setDesiredSize: false,
+      nodes: 3,
+    });
+    assert.deepEqual(size({ minSize: 2, desiredSize: 2, maxSize: 3 }, { error: "denied" }), {
+      desiredSize: 2,
+      setDesiredSize: false,
+      nodes: 2,
+    });
+  });
+
+  it("a new range: the current desired size, moved into it only as far as EKS requires", () => {
+    const sent = (sizes: Sizes, current: number) => {
+      const s = size(sizes, { desiredSize: current });
+      return "desiredSize" in s ? [s.desiredSize, s.setDesiredSize, s.nodes] : s;
+    };
+    assert.deepEqual(sent({ minSize: 4, desiredSize: 4, maxSize: 6 }, 2), [4, true, 4]);
+    assert.deepEqual(sent({ minSize: 4, desiredSize: 4, maxSize: 6 }, 5), [5, true, 5]);
+    assert.deepEqual(sent({ minSize: 1, desiredSize: 1, maxSize: 2 }, 3), [2, true, 2]);
+  });
+});
+
+describe("the offline world's node groups, held to EKS", () => {
+  const previousOutputs = {
+    clusterName: "c",
+    nodeGroupScaling: { general: { nodeGroupName: GENERAL, minSize: 2, desiredSize: 2, maxSize: 3 } },
+  };
+
+  it("answers aws.eks.getNodeGroup from the last outputs, and fails for a group AWS does not have", () => {
+    const world = new DeployedNodeGroups(previousOutputs, { autoscaledDesiredSizes: { [GENERAL]: 3 } });
+    const answer = world.getNodeGroup({ clusterName: "c", nodeGroupName: GENERAL });
+    assert.deepEqual(answer.scalingConfigs, [{ minSize: 2, desiredSize: 3, maxSize: 3 }]);
+    // DescribeNodegroup's error for an unknown group (aws-samples/eks-workshop-v2#915).
+    assert.throws(
+      () => world.getNodeGroup({ clusterName: "c", nodeGroupName: "other" }),
+      /ResourceNotFoundException: No node group found for name: other\./,
+    );
+  });
+
+  it("refuses a minSize above the desired size the update sends, as EKS does", () => {
+    const world = new DeployedNodeGroups(previousOutputs);
+    const inputs = (ignore: boolean, desiredSize: number) => ({
+      ignoreScalingChanges: ignore,
+      scalingConfig: { minSize: 3, desiredSize, maxSize: 4 },
+    });
+    // Under ignoreChanges the state's 2 goes with the new range.
+    assert.throws(
+      () => world.apply("cluster-general", inputs(true, 3)),
+      (e: Error) =>
+        e instanceof SimulatedFailure &&
+        /Minimum capacity 3 can't be greater than desired size 2/.test(e.message),
+    );
+    assert.throws(
+      () =>
+        world.apply("cluster-general", {
+          ignoreScalingChanges: true,
+          scalingConfig: { minSize: 1, desiredSize: 1, maxSize: 1 },
+        }),
+      /desiredSize can't be greater than maxSize/,
+    );
+    assert.deepEqual(world.apply("cluster-general", inputs(false, 3)), {
+      desiredSize: 3,
+      note: "the desired size this update sets",
+    });
+  });
+});

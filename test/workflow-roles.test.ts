@@ -1,0 +1,126 @@
+/**
+ * Who each workflow runs as, and where: pull-request previews run the pull request's code, so they take the
+ * stack's read-only preview role from its `<stack>-preview` environment and always run on GitHub-hosted
+ * runners; deploys take the deploy role from the stack's own environment and run on the stack's runner;
+ * the drift check takes the drift role (trusted from main only) and runs on the stack's runner too.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { PROJECT_ROOT } from "../offline/engine";
+import { stepUsing, workflow, workflowText } from "./workflow-files";
+
+const text = workflowText;
+const uses = stepUsing;
+const secret = (name: string) => `\${{ secrets.${name} }}`;
+
+describe("workflows: who runs as which role", () => {
+  it("previews take the stack's preview role from its <stack>-preview environment, never a deploy role", () => {
+    const preview = workflow("pr.yml").jobs.preview;
+    assert.equal(preview.environment, "${{ matrix.stack }}-preview");
+    assert.equal(
+      uses(preview, "aws-actions/configure-aws-credentials")?.with?.["role-to-assume"],
+      secret("AWS_PREVIEW_ROLE_ARN"),
+    );
+    assert.doesNotMatch(text("pr.yml"), /secrets\.AWS_ROLE_ARN|AWS_DRIFT_ROLE_ARN/);
+  });
+
+  it("skips a stack whose preview environment has no role, saying so, and runs nothing of the pull request's before", () => {
+    const steps = workflow("pr.yml").jobs.preview.steps ?? [];
+    assert.equal(steps[0].id, "role");
+    assert.equal(steps[0].env?.AWS_PREVIEW_ROLE_ARN, secret("AWS_PREVIEW_ROLE_ARN"));
+    assert.match(steps[0].run ?? "", /::notice::pulumi preview of \$STACK skipped/);
+    for (const step of steps.slice(1)) {
+      assert.equal(step.if, "steps.role.outputs.available == 'true'", step.uses ?? step.run);
+    }
+  });
+
+  it("says in the run's summary what a view-only or unreachable preview could not compare", () => {
+    const setup = workflow("pr.yml").jobs.setup;
+    assert.equal(setup.outputs?.unreachable, "${{ steps.stacks.outputs.unreachable }}");
+    const say = workflow("pr.yml").jobs.preview.steps?.find((s) => s.run?.includes("$GITHUB_STEP_SUMMARY"));
+    assert.equal(
+      say?.env?.UNREACHABLE,
+      "${{ contains(fromJSON(needs.setup.outputs.unreachable), matrix.stack) }}",
+    );
+    assert.match(say?.run ?? "", /cannot reach this stack's Kubernetes API/);
+    assert.match(say?.run ?? "", /view-only preview role cannot run the server-side dry-run/);
+  });
+
+  it("deploys take the deploy role only through the stack's own environment", () => {
+    for (const file of ["pr.yml", "deploy.yml", "drift.yml", "test.yml"]) {
+      assert.doesNotMatch(text(file), /secrets\.AWS_ROLE_ARN/, file);
+    }
+    const up = workflow("up.yml").jobs.up;
+    assert.equal(up.environment, "${{ inputs.stack }}");
+    assert.equal(
+      uses(up, "aws-actions/configure-aws-credentials")?.with?.["role-to-assume"],
+      secret("AWS_ROLE_ARN"),
+    );
+  });
+
+  it("the drift check takes the drift role, outside any environment, and runs only on main's schedule or by hand", () => {
+    const drift = workflow("drift.yml");
+    assert.deepEqual(Object.keys(drift.on).sort(), ["schedule", "workflow_dispatch"]);
+    assert.equal(drift.jobs.drift.environment, undefined);
+    assert.equal(
+      uses(drift.jobs.drift, "aws-actions/configure-aws-credentials")?.with?.["role-to-assume"],
+      secret("AWS_DRIFT_ROLE_ARN"),
+    );
+  });
+});
+
+describe("workflows: which runner each stack's jobs use", () => {
+  it("lists the stacks and their runners after installing the dependencies the config schema needs", () => {
+    for (const [file, job] of [
+      ["pr.yml", "setup"],
+      ["deploy.yml", "stacks"],
+      ["drift.yml", "stacks"],
+    ] as const) {
+      const steps = workflow(file).jobs[job].steps ?? [];
+      const install = steps.findIndex((s) => s.run === "npm ci --ignore-scripts");
+      const list = steps.findIndex((s) => s.run?.startsWith("node .github/scripts/list-stacks.js"));
+      assert.ok(install >= 0 && install < list, `${file} ${job}: npm ci before list-stacks.js`);
+    }
+  });
+
+  it("runs pulumi up on the stack's runner, passed to up.yml as a JSON list of labels", () => {
+    const up = workflow("up.yml");
+    assert.equal(up.jobs.up["runs-on"], "${{ fromJSON(inputs.runner) }}");
+    assert.deepEqual(up.on.workflow_call?.inputs?.runner?.required, true);
+    const deploy = workflow("deploy.yml").jobs;
+    assert.equal(deploy.stacks.outputs?.runners, "${{ steps.list.outputs.runners }}");
+    assert.equal(deploy.dev.with?.runner, "${{ toJSON(fromJSON(needs.stacks.outputs.runners).dev) }}");
+    assert.equal(
+      deploy.staging.with?.runner,
+      "${{ toJSON(fromJSON(needs.stacks.outputs.runners)[matrix.stack]) }}",
+    );
+    assert.equal(deploy.prod.with?.runner, "${{ toJSON(fromJSON(needs.stacks.outputs.runners).prod) }}");
+    for (const name of ["dev", "staging", "prod"]) {
+      assert.ok(([] as string[]).concat(deploy[name].needs ?? []).includes("stacks"), name);
+    }
+  });
+
+  it("runs the drift check on the stack's runner, and pull-request previews always on GitHub-hosted runners", () => {
+    assert.equal(
+      workflow("drift.yml").jobs.drift["runs-on"],
+      "${{ fromJSON(needs.stacks.outputs.runners)[matrix.stack] }}",
+    );
+    // The pull request's code never runs on the self-hosted runners that deploy.
+    for (const [name, job] of Object.entries(workflow("pr.yml").jobs)) {
+      if (job.uses === undefined) assert.equal(job["runs-on"], "ubuntu-latest", name);
+    }
+  });
+
+  it("documents the roles, the preview environments and the runners in docs/pull-requests.md", () => {
+    const doc = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "pull-requests.md"), "utf8");
+    for (const name of [
+      "AWS_PREVIEW_ROLE_ARN",
+      "AWS_DRIFT_ROLE_ARN",
+      "<stack>-preview",
+      "eks-calico:deploy",
+    ]) {
+      assert.ok(doc.includes(name), name);
+    }
+  });
+});
