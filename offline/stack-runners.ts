@@ -5,6 +5,7 @@
  * (stacks/deploy-path.ts). .github/scripts/list-stacks.js prints these for the workflows.
  */
 import { deployPathWarnings } from "../stacks/deploy-path";
+import { addonPinWarnings } from "./addon-pins";
 import { type StackConfig, validateConfig } from "../stacks";
 import { GITHUB_HOSTED_LABELS, runnerLabels } from "../stacks/schema/deploy";
 import { coversWholeInternet } from "../components/network/cidr-ranges";
@@ -58,12 +59,15 @@ export function stackRunners(root: string = PROJECT_ROOT): StackRunner[] {
   });
 }
 
-/** The offline plan's warnings for a stack with `overrides`: where its CI cannot reach its API. */
+/**
+ * The offline plan's warnings for a stack with `overrides`: where its CI cannot reach its API, and the
+ * add-on pins only AWS can confirm.
+ */
 export function planWarnings(
   stack: string,
   overrides: ConfigOverrides = {},
   root: string = PROJECT_ROOT,
 ): string[] {
   const config = stackConfig(stack, overrides, root);
-  return config === undefined ? [] : deployPathWarnings(config);
+  return config === undefined ? [] : [...deployPathWarnings(config), ...addonPinWarnings(config)];
 }
