@@ -84,6 +84,31 @@ describe("cluster access", () => {
     ]);
   });
 
+  it("grants adminView as AmazonEKSAdminViewPolicy, cluster-wide, and refuses a level EKS has no policy for", async () => {
+    const drift = "arn:aws:iam::210987654321:role/github-drift";
+    const evaluation = await evaluatedWith(
+      "dev",
+      withAccess("dev", [{ principalArn: drift, level: "adminView" }]),
+    );
+    const [association] = ofType(evaluation, ASSOCIATION);
+    assert.equal(
+      association?.inputs.policyArn,
+      "arn:aws:eks::aws:cluster-access-policy/AmazonEKSAdminViewPolicy",
+    );
+    assert.deepEqual(association?.inputs.accessScope, { type: "cluster" });
+    const refused = validateConfig({
+      nodeGroups: [{ name: "general" }],
+      cluster: { access: [{ principalArn: drift, level: "edit" }] },
+    });
+    assert.ok(!refused.ok);
+    assert.ok(
+      refused.problems.some(
+        (p) => p.path === "cluster.access[0].level" && /must be one of admin, adminView, view/.test(p.rule),
+      ),
+      JSON.stringify(refused.problems),
+    );
+  });
+
   it("names each entry after its principal, so reordering or removing one leaves the others alone", () => {
     assert.equal(accessResourceName("cluster", CI), accessResourceName("cluster", CI));
     assert.match(

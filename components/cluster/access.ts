@@ -7,9 +7,18 @@ import { createHash } from "node:crypto";
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 
-/** Access levels and the EKS access policy each grants, cluster-wide. */
+/**
+ * Access levels and the EKS access policy each grants, cluster-wide
+ * (https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html):
+ * - admin: AmazonEKSClusterAdminPolicy, every verb on every resource;
+ * - adminView: AmazonEKSAdminViewPolicy, get, list and watch on every resource, Secrets and custom
+ *   resources included: what a refresh reads, and nothing it could change;
+ * - view: AmazonEKSViewPolicy, read access to most built-in namespaced objects, but not Secrets, RBAC
+ *   or custom resources.
+ */
 export const ACCESS_POLICIES = {
   admin: "AmazonEKSClusterAdminPolicy",
+  adminView: "AmazonEKSAdminViewPolicy",
   view: "AmazonEKSViewPolicy",
 } as const;
 export type AccessLevel = keyof typeof ACCESS_POLICIES;

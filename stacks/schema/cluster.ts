@@ -1,6 +1,11 @@
 /** `cluster`: the EKS control plane, its add-ons' versions and who may reach its API. */
 import { z } from "zod";
-import { ACCESS_POLICIES, parsePrincipalArn, samePrincipal } from "../../components/cluster/access";
+import {
+  ACCESS_POLICIES,
+  type AccessLevel,
+  parsePrincipalArn,
+  samePrincipal,
+} from "../../components/cluster/access";
 import { ADDON_NAMES } from "../../components/cluster/addons";
 import { hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
@@ -55,9 +60,9 @@ const accessSchema = z
         const parsed = parsePrincipalArn(arn);
         if ("problem" in parsed) ctx.addIssue({ code: "custom", input: arn, message: parsed.problem });
       }),
-      /** admin: AmazonEKSClusterAdminPolicy; view: AmazonEKSViewPolicy; both cluster-wide. */
-      level: z.enum(Object.keys(ACCESS_POLICIES) as ["admin", "view"], {
-        error: "must be admin or view",
+      /** admin, adminView or view: the EKS access policy of each is in ACCESS_POLICIES; all cluster-wide. */
+      level: z.enum(Object.keys(ACCESS_POLICIES) as [AccessLevel, ...AccessLevel[]], {
+        error: `must be one of ${Object.keys(ACCESS_POLICIES).join(", ")}`,
       }),
     }),
     { error: "must be a list of {principalArn, level}" },
