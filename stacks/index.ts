@@ -11,6 +11,7 @@ import {
   CONFIG_NAMESPACE,
   ConfigError,
   type ConfigProblem,
+  hideSecretValues,
   maskedProblem,
   problemsFromIssues,
 } from "./problems";
@@ -218,20 +219,21 @@ export async function loadStackSettings(): Promise<StackSettings> {
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
   const network =
     elsewhere === undefined ? networkLayout(config.network.cidr, zones, previous) : { layout: undefined };
-  if ("problems" in step || "problems" in network) {
-    throw new ConfigError(stack, [
-      ...("problems" in step ? step.problems : []),
-      ...("problems" in network ? network.problems : []),
-    ]);
-  }
   const nodeGroups = config.nodeGroups ?? [];
   // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.
   const sizing = await nodeGroupSizing(nodeGroups, previous, clusterName);
-  if ("problems" in sizing) throw new ConfigError(stack, sizing.problems);
   // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
   const creator = elsewhere === undefined ? await clusterCreator(previous) : undefined;
-  const creatorProblems = creatorAccessProblems(creator, config.cluster.access);
-  if (creatorProblems.length > 0) throw new ConfigError(stack, creatorProblems);
+  // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
+  const deployedProblems = [
+    ...("problems" in step ? step.problems : []),
+    ...("problems" in network ? network.problems : []),
+    ...("problems" in sizing ? sizing.problems : []),
+    ...creatorAccessProblems(creator, config.cluster.access),
+  ];
+  if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {
+    throw new ConfigError(stack, hideSecretValues(deployedProblems, secretLeaves(raw, secrets)));
+  }
   // A cluster made elsewhere has its rollout sized as one group of its maxNodes.
   const rolloutGroups = elsewhere === undefined ? nodeGroups : [{ maxSize: elsewhere.maxNodes }];
   return {

@@ -99,6 +99,35 @@ export function maskedProblem(problem: ConfigProblem): ConfigProblem {
   };
 }
 
+/**
+ * `problems` with every text value of a key set with --secret replaced by [secret], wherever it appears:
+ * refusals decided from the deployed stack (a new CIDR, a removed AZ) quote values in their rule and
+ * details. Numbers are left as they are: a secret 2 cannot be told from every other 2 in the text.
+ */
+export function hideSecretValues(
+  problems: readonly ConfigProblem[],
+  leaves: readonly (string | number)[],
+): ConfigProblem[] {
+  const texts = leaves.filter((leaf): leaf is string => typeof leaf === "string" && leaf.length > 0);
+  if (texts.length === 0) return [...problems];
+  const hide = (text: string) => texts.reduce((out, secret) => out.replaceAll(secret, SECRET_VALUE), text);
+  const hideAll = (lines: readonly string[] | undefined) => lines?.map(hide);
+  return problems.map((problem) => {
+    const shown = JSON.stringify(problem.value);
+    const hidden = shown !== undefined && texts.some((secret) => shown.includes(secret));
+    const details = hideAll(problem.details);
+    const steps = hideAll(problem.steps);
+    return {
+      ...problem,
+      value: hidden ? SECRET_VALUE : problem.value,
+      rule: hide(problem.rule),
+      ...(problem.hint !== undefined ? { hint: hide(problem.hint) } : {}),
+      ...(details !== undefined ? { details } : {}),
+      ...(steps !== undefined ? { steps } : {}),
+    };
+  });
+}
+
 /** The hint for a key path such as `nodeGroups[0].maxSize`. */
 export function hintFor(path: string): string {
   const general = path.replace(/\[\d+\]/g, "[]");

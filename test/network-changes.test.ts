@@ -14,6 +14,8 @@ import { legacySubnetPlan } from "../components/network/subnets";
 import { diffDocuments } from "../offline/diff";
 import { type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
+import { OFFLINE_ACCOUNT_ID } from "../offline/world";
+import { OFFLINE_CALLER } from "../offline/world/aws-calls";
 import { ConfigError } from "../stacks";
 import { networkLayout } from "../stacks/previous-network";
 import { evaluated, evaluatedWith, input, ofType, one, stackValue } from "./helpers";
@@ -240,6 +242,42 @@ describe("network changes: through the program", () => {
     assert.deepEqual(
       resources.filter((r) => r.custom),
       [],
+    );
+  });
+
+  it("does not echo a network set with --secret when it refuses a change, and lists the other refusals too", async () => {
+    const staging = await evaluated("staging");
+    const { error } = await evaluateStackExpectingError("staging", {
+      config: network("staging", { cidr: "10.99.0.0/16", availabilityZones: 2 }),
+      secrets: ["eks-calico:network"],
+      previousOutputs: staging.outputs,
+    });
+    assert.ok(ConfigError.isConfigError(error));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["network.cidr", "network.availabilityZones"],
+    );
+    assert.equal(error.problems[0].value, "[secret]");
+    assert.doesNotMatch(error.message, /10\.99\.0\.0/);
+  });
+
+  it("lists a refused network change with the other refusals the deployed stack decides (the creator listed)", async () => {
+    const staging = await evaluated("staging");
+    const creator = `arn:aws:iam::${OFFLINE_ACCOUNT_ID}:role/${OFFLINE_CALLER.role.toUpperCase()}`;
+    const { error } = await evaluateStackExpectingError("staging", {
+      config: {
+        ...network("staging", { cidr: "10.99.0.0/16" }),
+        "eks-calico:cluster": {
+          ...stackValue<object>("staging", "cluster"),
+          access: [{ principalArn: creator, level: "admin" }],
+        },
+      },
+      previousOutputs: staging.outputs,
+    });
+    assert.ok(ConfigError.isConfigError(error));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["network.cidr", "cluster.access[0].principalArn"],
     );
   });
 
