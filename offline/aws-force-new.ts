@@ -38,6 +38,11 @@ export interface ForceNewRow {
   readonly forceNewIf?: readonly { readonly path: string; readonly when: string }[];
   /** Other arguments the program sets, confirmed in the same copy to update in place. */
   readonly updates: readonly string[];
+  /**
+   * A versioned resource's arguments whose update makes no new version (a launch template's: those outside
+   * resourceLaunchTemplateUpdate's updateKeys); a change to any other argument makes one.
+   */
+  readonly noNewVersion?: readonly string[];
   readonly note?: string;
 }
 
@@ -139,7 +144,14 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
       "tags",
       "update_default_version",
     ],
-    note: "a change to the template's data makes a new version: resourceLaunchTemplateUpdate calls CreateLaunchTemplateVersion, and CustomizeDiff marks latest_version computed for any change but name, name_prefix, description, default_version, update_default_version",
+    noNewVersion: ["name", "name_prefix", "tags", "tags_all", "default_version", "update_default_version"],
+    note:
+      "a change to the template's data or its description makes a new version: resourceLaunchTemplateUpdate " +
+      "calls CreateLaunchTemplateVersion when any of its updateKeys changes (description among them), while tags " +
+      "and default_version only call UpdateTags and ModifyLaunchTemplate. The plan-time CustomizeDiff differs: it " +
+      "marks latest_version computed for any change but name, name_prefix, description, default_version, " +
+      "update_default_version, so `pulumi preview` shows a description change without the new version (and a " +
+      "tags change with one that never comes); the offline diff follows the update",
   },
   {
     type: "aws:iam/role:Role",

@@ -3,7 +3,7 @@
  * how many nodes, and how many at a time. Pure functions over the node group's inputs as resources.json
  * records them (eks:index:ManagedNodeGroup).
  */
-import { eksNodeGroupName } from "./world/eks";
+import { namesNodeGroup } from "../stacks/scaling-output";
 
 /**
  * EKS replaces at most this many nodes at a time when the node group sets no updateConfig: "The default
@@ -32,15 +32,9 @@ export function deployedDesiredSize(
   outputs: Record<string, unknown>,
   resourceName: string,
 ): number | undefined {
-  const autoNamed = (name: string) =>
-    name.startsWith(`${resourceName}-`) && /^[a-z0-9]{7}$/.test(name.slice(resourceName.length + 1));
   const entry = Object.values(record(outputs.nodeGroupScaling))
     .map(record)
-    .find(
-      (e) =>
-        typeof e.nodeGroupName === "string" &&
-        (e.nodeGroupName === eksNodeGroupName(resourceName) || autoNamed(e.nodeGroupName)),
-    );
+    .find((e) => typeof e.nodeGroupName === "string" && namesNodeGroup(e.nodeGroupName, resourceName));
   return Number.isInteger(entry?.desiredSize) ? (entry?.desiredSize as number) : undefined;
 }
 

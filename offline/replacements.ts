@@ -7,7 +7,7 @@
  * names), which test/replacement-sources.test.ts holds them to.
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
-import { forceNewRow, rowSource } from "./aws-force-new";
+import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
 import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
 
 export interface ReplacementRule {
@@ -131,10 +131,11 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     {
       // resourceLaunchTemplateUpdate makes a new version (CreateLaunchTemplateVersion) when any argument of
       // the template's data or its description changes (updateKeys); name, tags and the default-version
-      // settings make none.
+      // settings make none. This is what AWS does, not what `pulumi preview` shows: the provider's
+      // CustomizeDiff leaves latest_version known for a description change (aws-force-new.ts, its note).
       updateOutputs: {
         outputs: ["latestVersion"],
-        except: ["name", "namePrefix", "tags", "tagsAll", "defaultVersion", "updateDefaultVersion"],
+        except: (forceNewRow("aws:ec2/launchTemplate:LaunchTemplate")?.noNewVersion ?? []).map(pulumiName),
         why: "a new launch template version (CreateLaunchTemplateVersion)",
       },
     },

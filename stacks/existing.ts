@@ -18,9 +18,10 @@ export type { ExistingClusterFacts } from "../components/existing-cluster/facts"
 /**
  * `aws.eks.getAddon` fails for an add-on the cluster does not have with the Terraform provider's
  * not-found error ("couldn't find resource"), or EKS's ResourceNotFoundException; anything else (access
- * denied, throttling) is not an answer and must not be read as "self-managed".
+ * denied, throttling) is not an answer and must not be read as "self-managed". aws.eks.getCluster fails
+ * the same way for a cluster AWS does not have (stacks/creator.ts).
  */
-const NOT_FOUND = /couldn't find resource|ResourceNotFoundException/;
+export const NOT_FOUND = /couldn't find resource|ResourceNotFoundException/;
 
 async function readVpcCni(name: string): Promise<ExistingVpcCni> {
   try {

@@ -41,6 +41,8 @@ import { clusterCreator, creatorAccessProblems } from "./creator";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
+import { readLegacyNetwork } from "./legacy-network";
+import { layoutPodAddressProblems } from "./schema/pod-addresses";
 import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
@@ -91,7 +93,8 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
   readonly calicoTimeoutMinutes: number;
   /**
-   * The AZ names to use: the first `network.availabilityZones` the region offers without opt-in (none on
+   * The AZ names to use: a deployed stack's AZs plus any added, else the first `network.availabilityZones`
+   * the region offers now without opt-in (none on
    * an existing cluster).
    */
   readonly zones: string[];
@@ -198,7 +201,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
   if (!awsFree && region !== "" && existing === undefined) {
     problems.push(...nameCollisions(project, stack, region, siblingStacks(projectDirectory())));
   }
-  let zones: string[] = [];
+  let offered: string[] = [];
   // Asked only for a usable region, and a count the schema accepts (one problem per key is enough).
   if (
     !awsFree &&
@@ -208,7 +211,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
     const wanted = (raw.network as { availabilityZones?: unknown } | undefined)?.availabilityZones ?? 2;
     const result = await availabilityZones(region, wanted);
     if ("problem" in result) problems.push(result.problem);
-    else zones = result.zones;
+    else offered = result.offered;
   }
   if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
 
@@ -217,17 +220,29 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const previous = await readPreviousOutputs();
   const step = calicoStep(previousCalico(previous), config.calico);
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
+  // A stack from before the `network` output: what AWS has for its ids (stacks/legacy-network.ts).
+  const legacy = elsewhere === undefined ? await readLegacyNetwork(previous) : undefined;
   const network =
-    elsewhere === undefined ? networkLayout(config.network.cidr, zones, previous) : { layout: undefined };
+    elsewhere !== undefined
+      ? { layout: undefined, notices: [] }
+      : legacy !== undefined && "problem" in legacy
+        ? { problems: [legacy.problem] }
+        : networkLayout(config.network.cidr, config.network.availabilityZones, offered, previous, legacy);
+  if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
+  const layout = "layout" in network ? network.layout : undefined;
   const nodeGroups = config.nodeGroups ?? [];
   // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.
   const sizing = await nodeGroupSizing(nodeGroups, previous, clusterName);
   // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
-  const creator = elsewhere === undefined ? await clusterCreator(previous) : undefined;
+  const creator = elsewhere === undefined ? await clusterCreator(previous, clusterName) : undefined;
   // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
     ...("problems" in network ? network.problems : []),
+    // Node groups' pod addresses against the private subnets they get, in the layout in use.
+    ...(layout === undefined
+      ? []
+      : layoutPodAddressProblems(nodeGroups, layout, previous.network !== undefined || legacy !== undefined)),
     ...("problems" in sizing ? sizing.problems : []),
     ...creatorAccessProblems(creator, config.cluster.access),
   ];
@@ -262,7 +277,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
     calicoTimeoutMinutes:
       config.calico.readinessTimeoutMinutes ??
       derivedTimeoutMinutes(estimateRollout(maxRolloutNodes(rolloutGroups), config.calico.maxUnavailable)),
-    zones,
+    zones: network.layout?.zones.map((z) => z.zone) ?? [],
     networkLayout: network.layout,
     secretLeaves: secretLeaves(raw, secrets),
     calicoStep: step.step,
@@ -314,22 +329,27 @@ function accessPartitionProblems(config: StackConfig, region: string): ConfigPro
 }
 
 /**
- * The first `wanted` AZ names of the region that need no opt-in (Local and Wavelength zones do), or the
- * problem: a region AWS cannot list, or fewer AZs than wanted. A `wanted` that is not a valid count is
- * left to the schema's own problem.
+ * The region's AZs that need no opt-in (Local and Wavelength zones do) and AWS offers now (state
+ * available), by name; or the problem: a region AWS cannot list, or fewer AZs than wanted in any state
+ * (without `state` the data source lists every AZ the account has, whatever its state:
+ * https://www.pulumi.com/registry/packages/aws/api-docs/getavailabilityzones/). Which AZs a stack uses is
+ * decided with what it has deployed (previous-network.ts). A `wanted` that is not a valid count is left to
+ * the schema's own problem.
  */
 async function availabilityZones(
   region: string,
   wanted: unknown,
-): Promise<{ zones: string[] } | { problem: ConfigProblem }> {
+): Promise<{ offered: string[] } | { problem: ConfigProblem }> {
+  const filters = [{ name: "opt-in-status", values: ["opt-in-not-required"] }];
   let names: string[];
+  let offered: string[];
   try {
-    names = (
-      await aws.getAvailabilityZones({
-        state: "available",
-        filters: [{ name: "opt-in-status", values: ["opt-in-not-required"] }],
-      })
-    ).names;
+    [names, offered] = (
+      await Promise.all([
+        aws.getAvailabilityZones({ filters }),
+        aws.getAvailabilityZones({ state: "available", filters }),
+      ])
+    ).map((zones) => [...zones.names].sort());
   } catch (error) {
     // An unknown or disabled region fails here first: report it as the config key it comes from.
     return {
@@ -340,7 +360,7 @@ async function availabilityZones(
       },
     };
   }
-  if (typeof wanted !== "number" || !Number.isInteger(wanted) || wanted < 1) return { zones: [] };
+  if (typeof wanted !== "number" || !Number.isInteger(wanted) || wanted < 1) return { offered: [] };
   if (names.length < wanted) {
     return {
       problem: {
@@ -350,5 +370,5 @@ async function availabilityZones(
       },
     };
   }
-  return { zones: [...names].sort().slice(0, wanted) };
+  return { offered };
 }

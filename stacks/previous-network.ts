@@ -1,7 +1,7 @@
 /**
  * The network across updates: what a deployed stack has (its last `network` output, or for a stack last
- * updated before that output existed, the layout that update computed), and what this update may do with
- * it. Decided before any resource is registered, from these upstream facts:
+ * updated before that output existed, what AWS has for its ids: stacks/legacy-network.ts), and what this
+ * update may do with it. Decided before any resource is registered, from these upstream facts:
  * - A VPC's cidr_block is ForceNew (hashicorp/terraform-provider-aws internal/service/ec2/vpc_.go): a new
  *   CIDR replaces the VPC. The internet gateway's vpc_id is not: it is detached from the live VPC and
  *   attached to the new one (internal/service/ec2/vpc_internet_gateway.go, resourceInternetGatewayUpdate),
@@ -15,6 +15,9 @@
  *   aws/containers-roadmap#2330). pulumi-eks v4.3.0 gives the cluster every public and private subnet
  *   (nodejs/eks/cluster/cluster.ts: clusterSubnetIds = [...publicIds, ...privateIds]).
  * - A managed node group's subnet_ids is ForceNew (internal/service/eks/node_group.go).
+ * - An AZ can leave state "available" for a while (DescribeAvailabilityZones State: available |
+ *   information | impaired | unavailable | constrained, https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_AvailabilityZone.html),
+ *   and the program lists only available ones: a deployed AZ is kept by name, not taken from that list.
  * So an added AZ gets its subnets, route tables and (perAz) NAT gateway, while the cluster and the node
  * groups keep the AZs the cluster was created in; an AZ is never removed and the CIDR never changes on a
  * deployed stack.
@@ -26,7 +29,8 @@ import {
   isSound,
   newLayout,
 } from "../components/network/layout";
-import { type SubnetPair, legacySubnetPlan } from "../components/network/subnets";
+import { type SubnetPair, parseCidr, slotPrefixes } from "../components/network/subnets";
+import { MAX_VPC_PREFIX, MIN_SUBNET_PREFIX } from "./schema/network";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous";
 
@@ -36,13 +40,20 @@ const HOW_TO = "docs/stacks.md#changing-the-network";
 /** The network a deployed stack has. */
 export interface DeployedNetwork {
   readonly cidr: string;
-  /** Each deployed AZ's subnets, by AZ name. */
+  /** Each deployed AZ's subnets, by AZ name, in the order the stack uses them. */
   readonly zones: ReadonlyMap<string, SubnetPair>;
   readonly clusterZones: readonly string[];
-  /** How many AZs are deployed (a stack from before the `network` output may not name them all). */
-  readonly count: number;
-  /** Read from the last `network` output, or worked out for a stack last updated before it existed. */
+  /** Read from the last `network` output, or from AWS for a stack last updated before it existed. */
   readonly source: "output" | "earlier layout";
+}
+
+/**
+ * What AWS has for a stack last updated before the `network` output (stacks/legacy-network.ts): its VPC's
+ * CIDR and each private subnet's AZ with the AZ's two subnets, in the order of `privateSubnetIds`.
+ */
+export interface LegacyNetwork {
+  readonly cidr: string;
+  readonly zones: ReadonlyMap<string, SubnetPair>;
 }
 
 const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
@@ -50,25 +61,20 @@ const isText = (value: unknown): value is string => typeof value === "string" &&
 /**
  * The network the stack's last update left, or undefined for a stack with no network yet (new, or made on
  * a cluster made elsewhere). A stack last updated before the `network` output existed exported only its
- * subnet ids: it has as many AZs as private subnets, the first ones of `zones` (the region's AZs by name,
- * as that update picked them too), laid out by the equal split that update used, in `cidr` (its CIDR is in
- * no output, so the configured one stands for it).
+ * ids: what AWS has for them (`legacy`) is its network, the cluster in all its AZs as that update made it.
  */
 export function deployedNetwork(
   previous: PreviousOutputs,
-  cidr: string,
-  zones: readonly string[],
+  legacy?: LegacyNetwork,
 ): DeployedNetwork | undefined | { problem: ConfigProblem } {
   if (previous.network !== undefined) return parseNetworkOutput(previous.network);
   const ids = previous.privateSubnetIds;
   if (!Array.isArray(ids) || ids.length === 0) return undefined;
-  const plan = legacySubnetPlan(cidr, ids.length);
-  const named = zones.slice(0, ids.length);
+  if (legacy === undefined) throw new Error("a stack from before the `network` output needs what AWS has");
   return {
-    cidr,
-    zones: new Map(named.map((zone, i) => [zone, { private: plan.private[i], public: plan.public[i] }])),
-    clusterZones: named,
-    count: ids.length,
+    cidr: legacy.cidr,
+    zones: legacy.zones,
+    clusterZones: [...legacy.zones.keys()],
     source: "earlier layout",
   };
 }
@@ -100,35 +106,52 @@ function parseNetworkOutput(value: unknown): DeployedNetwork | { problem: Config
     cidr: output.cidr as string,
     zones,
     clusterZones: output.clusterZones as string[],
-    count: zones.size,
     source: "output",
   };
 }
 
 /**
- * This update's network for `zones` (the configured count of the region's AZs, by name) in `cidr`: a new
- * stack's from the slots; a deployed stack's keeping every deployed subnet, with added AZs in free
- * slots. Or every problem that refuses the change, each with its reason and the way to make it.
+ * This update's network: `wanted` AZs of those the region offers now (`offered`, by name) in `cidr`. A new
+ * stack's from the slots; a deployed stack's keeping every deployed AZ and subnet (offered now or not),
+ * with added AZs in free slots. Or every problem that refuses the change, each with its reason and the
+ * way to make it. `notices` say what the update goes on with but the user should know.
  */
 export function networkLayout(
   cidr: string,
-  zones: readonly string[],
+  wanted: number,
+  offered: readonly string[],
   previous: PreviousOutputs,
-): { layout: NetworkLayout } | { problems: ConfigProblem[] } {
-  const deployed = deployedNetwork(previous, cidr, zones);
-  if (deployed === undefined) return { layout: newLayout(cidr, zones) };
-  if ("problem" in deployed) return { problems: [deployed.problem] };
-  const problems = [...cidrProblems(deployed, cidr), ...removalProblems(deployed, zones)];
+  legacy?: LegacyNetwork,
+): { layout: NetworkLayout; notices: string[] } | { problems: ConfigProblem[] } {
+  const deployed = deployedNetwork(previous, legacy);
+  if (deployed !== undefined && "problem" in deployed) return { problems: [deployed.problem] };
+  const kept = deployed === undefined ? [] : [...deployed.zones.keys()];
+  const added = offered.filter((zone) => !kept.includes(zone)).slice(0, Math.max(0, wanted - kept.length));
+  const problems = [
+    ...(deployed === undefined
+      ? []
+      : [...cidrProblems(deployed, cidr), ...removalProblems(deployed, wanted)]),
+    ...offerProblems(wanted, kept, added, offered),
+    ...(added.length > 0 ? slotSizeProblems(cidr, deployed, added) : []),
+  ];
   if (problems.length > 0) return { problems };
+  const zones = [...kept, ...added];
+  const missing = kept.filter((zone) => !offered.includes(zone));
+  const notices =
+    missing.length === 0
+      ? []
+      : [
+          `network: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not offered by AWS now (not in state available); the stack keeps ${missing.length === 1 ? "its" : "their"} subnets and the cluster stays in ${missing.length === 1 ? "it" : "them"}`,
+        ];
+  if (deployed === undefined) return { layout: newLayout(cidr, zones), notices };
   const allocation = allocateZones(cidr, zones, deployed.zones);
   if ("noRoom" in allocation) {
     const { zone, kind, prefix, taken } = allocation.noRoom;
-    const added = zones.filter((z) => !deployed.zones.has(z));
     return {
       problems: [
         {
           path: "network.availabilityZones",
-          value: zones.length,
+          value: wanted,
           rule: `cannot add ${added.join(", ")} to the deployed network: ${cidr} has no free /${prefix} left for ${zone}'s ${kind} subnet`,
           details: [
             `taken: ${taken.join(", ")}`,
@@ -136,12 +159,61 @@ export function networkLayout(
               ? ["the stack was deployed with the earlier layout, which split the whole VPC between its AZs"]
               : []),
           ],
-          hint: `keep network.availabilityZones at ${deployed.count}; for more AZs create a new stack with a larger network.cidr (see ${HOW_TO})`,
+          hint: `keep network.availabilityZones at ${kept.length}; for more AZs create a new stack with a larger network.cidr (see ${HOW_TO})`,
         },
       ],
     };
   }
-  return { layout: { cidr, zones: allocation.zones, clusterZones: deployed.clusterZones } };
+  return { layout: { cidr, zones: allocation.zones, clusterZones: deployed.clusterZones }, notices };
+}
+
+/** Fewer AZs offered now than this update adds: refused, naming what the region offers. */
+function offerProblems(
+  wanted: number,
+  kept: readonly string[],
+  added: readonly string[],
+  offered: readonly string[],
+): ConfigProblem[] {
+  const short = wanted - kept.length - added.length;
+  if (short <= 0) return [];
+  return [
+    {
+      path: "network.availabilityZones",
+      value: wanted,
+      rule: `needs ${short} more AZ${short === 1 ? "" : "s"} than AWS offers now: ${offered.length === 0 ? "none" : offered.join(", ")} ${offered.length === 1 ? "is" : "are"} in state available${kept.length > 0 ? `, besides the deployed ${kept.join(", ")}` : ""}`,
+      hint: "`aws ec2 describe-availability-zones` shows each AZ's state; retry when the AZ is available, or ask for fewer",
+    },
+  ];
+}
+
+/** AZs laid out in the per-AZ slots (a new stack's, or added ones) in a VPC too small for them. */
+function slotSizeProblems(
+  cidr: string,
+  deployed: DeployedNetwork | undefined,
+  added: readonly string[],
+): ConfigProblem[] {
+  const vpcPrefix = parseCidr(cidr).prefix;
+  if (vpcPrefix <= MAX_VPC_PREFIX) return [];
+  const smallest = slotPrefixes(vpcPrefix).public;
+  const why = `each AZ's public subnet is 1/${2 ** (smallest - vpcPrefix)} of the VPC, a /${smallest}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}`;
+  if (deployed === undefined) {
+    return [
+      {
+        path: "network.cidr",
+        value: cidr,
+        rule: `too small for the subnet layout: ${why}, so the VPC must be a /${MAX_VPC_PREFIX} or larger`,
+        hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16`,
+      },
+    ];
+  }
+  return [
+    {
+      path: "network.availabilityZones",
+      value: deployed.zones.size + added.length,
+      rule: `cannot add ${added.join(", ")} to the deployed network: ${cidr} is too small for an added AZ's subnets (${why})`,
+      hint: `keep network.availabilityZones at ${deployed.zones.size}; for more AZs create a new stack with a /${MAX_VPC_PREFIX} or larger network.cidr (see ${HOW_TO})`,
+    },
+  ];
 }
 
 /** A new VPC CIDR on a deployed stack: refused, it would replace the VPC. */
@@ -166,23 +238,21 @@ function cidrProblems(deployed: DeployedNetwork, cidr: string): ConfigProblem[] 
   ];
 }
 
-/** AZs the deployed stack has that this update would drop: refused, the cluster cannot leave them. */
-function removalProblems(deployed: DeployedNetwork, zones: readonly string[]): ConfigProblem[] {
-  const removed = [...deployed.zones.keys()].filter((zone) => !zones.includes(zone));
-  const unnamed = deployed.count - deployed.zones.size;
-  if (removed.length === 0 && unnamed <= 0) return [];
-  const more = unnamed > 0 ? [`${unnamed} more`] : [];
-  const dropped = [...removed, ...more].join(", ");
+/** Fewer AZs than the deployed stack has: refused, the cluster cannot leave any of them. */
+function removalProblems(deployed: DeployedNetwork, wanted: number): ConfigProblem[] {
+  const count = deployed.zones.size;
+  if (wanted >= count) return [];
+  const names = [...deployed.zones.keys()];
   return [
     {
       path: "network.availabilityZones",
-      value: zones.length,
-      rule: `cannot remove AZs from a deployed stack: it has ${deployed.count}, this update would drop ${dropped}`,
+      value: wanted,
+      rule: `cannot remove AZs from a deployed stack: it has ${count} (${names.join(", ")}), this update asks for ${wanted}`,
       details: [
-        `EKS keeps the cluster in the AZs it was created in (${[...deployed.clusterZones, ...more].join(", ")}), with a subnet in each, so their subnets cannot go`,
+        `EKS keeps the cluster in the AZs it was created in (${deployed.clusterZones.join(", ")}), with a subnet in each, so their subnets cannot go`,
         "a subnet that load balancers' or nodes' network interfaces are in cannot be deleted (DependencyViolation)",
       ],
-      hint: `keep network.availabilityZones at ${deployed.count} or more; for fewer AZs create a new stack (see ${HOW_TO})`,
+      hint: `keep network.availabilityZones at ${count} or more; for fewer AZs create a new stack (see ${HOW_TO})`,
     },
   ];
 }

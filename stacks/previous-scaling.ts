@@ -3,7 +3,8 @@
  * `ignoreScalingChanges` becomes `ignoreChanges: ["scalingConfig.desiredSize"]` on the aws.eks.NodeGroup
  * (pulumi/pulumi-eks v4.3.0 nodejs/eks/nodes/nodegroup.ts, createManagedNodeGroup). This module
  * knows what each deployed group runs (the last update's `nodeGroupScaling` output, and the desired size
- * AWS shows now) and decides per group what this update sends EKS:
+ * AWS shows now; for a stack from before that output, its `nodeGroupNames` and the sizes AWS shows) and
+ * decides per group what this update sends EKS:
  * - while minSize and maxSize stay as deployed, nothing about the desired size;
  * - when either changes, the whole scaling config. The Terraform provider behind aws.eks.NodeGroup sends
  *   desired, min and max together in UpdateNodegroupConfig whenever `scaling_config` changes
@@ -24,7 +25,7 @@ import * as aws from "@pulumi/aws";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous";
 import type { NodeGroupConfig } from "./schema";
-import { type DeployedScaling, isCount, previousNodeGroupScaling } from "./scaling-output";
+import { type DeployedScaling, isCount, namesNodeGroup, previousNodeGroupScaling } from "./scaling-output";
 
 /** What AWS shows of a deployed group's desired size now, or why it showed nothing. */
 export type CurrentDesired = { readonly desiredSize: number } | { readonly error: string };
@@ -157,14 +158,59 @@ function unreadableDesiredSize(
 }
 
 /**
+ * The eks.ManagedNodeGroup resource name of a config group: the Cluster component "cluster" (index.ts)
+ * names each `${name}-${group.name}` (components/cluster/index.ts).
+ */
+export const nodeGroupResourceName = (group: string) => `cluster-${group}`;
+
+/**
+ * A stack last updated before the `nodeGroupScaling` output: what each configured group it deployed runs
+ * now, as AWS shows it. Its `nodeGroupNames` output lists the groups' EKS names, matched to config groups
+ * by the resource name they were auto-named from (namesNodeGroup), and read with aws.eks.getNodeGroup;
+ * AWS's minSize and maxSize stand in for the sizes the last update would have recorded. A group AWS did
+ * not show is left out, sized as a new one (nothing is known of its range to compare with).
+ */
+export async function readLegacyNodeGroups(
+  groups: readonly NodeGroupConfig[],
+  previous: PreviousOutputs,
+  clusterName: string,
+): Promise<Record<string, DeployedScaling>> {
+  const raw = previous.nodeGroupNames;
+  const names = Array.isArray(raw) ? raw.filter((n): n is string => typeof n === "string") : [];
+  const read = await Promise.all(
+    groups.map(async (group): Promise<[string, DeployedScaling] | undefined> => {
+      const nodeGroupName = names.find((n) => namesNodeGroup(n, nodeGroupResourceName(group.name)));
+      if (nodeGroupName === undefined) return undefined;
+      try {
+        const scaling = (await aws.eks.getNodeGroup({ clusterName, nodeGroupName })).scalingConfigs?.[0];
+        const { minSize, desiredSize, maxSize } = scaling ?? {};
+        if (!isCount(minSize) || !isCount(desiredSize) || !isCount(maxSize)) return undefined;
+        return [group.name, { nodeGroupName, minSize, desiredSize, maxSize }];
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return Object.fromEntries(read.filter((entry) => entry !== undefined));
+}
+
+/**
  * How this update sizes the configured groups, from the last update's outputs and what AWS shows now;
- * AWS is asked only about groups the last update deployed and the config still has.
+ * AWS is asked only about groups the last update deployed and the config still has. A stack last updated
+ * before `nodeGroupScaling` existed is read from AWS alone (readLegacyNodeGroups).
  */
 export async function nodeGroupSizing(
   groups: readonly NodeGroupConfig[],
   previous: PreviousOutputs,
   clusterName: string,
 ): Promise<{ sizing: Record<string, NodeGroupSizing> } | { problems: ConfigProblem[] }> {
+  if (previous.nodeGroupScaling === undefined && previous.nodeGroupNames !== undefined) {
+    const deployed = await readLegacyNodeGroups(groups, previous, clusterName);
+    const current = Object.fromEntries(
+      Object.entries(deployed).map(([name, d]) => [name, { desiredSize: d.desiredSize }]),
+    );
+    return sizeNodeGroups(groups, deployed, current, clusterName);
+  }
   const deployed = previousNodeGroupScaling(previous);
   const names = groups.map((g) => g.name);
   const current = await readCurrentDesiredSizes(clusterName, deployed, names);

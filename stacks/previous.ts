@@ -28,9 +28,14 @@ export interface PreviousCalico {
 export const PREVIOUS_OUTPUT_NAMES = [
   "calico",
   "network",
-  // A stack last updated before the `network` output: its AZ count (stacks/previous-network.ts).
+  // A stack last updated before the `network` output: the ids its network is read from AWS by
+  // (stacks/legacy-network.ts).
   "privateSubnetIds",
+  "publicSubnetIds",
+  "vpcId",
   "nodeGroupScaling",
+  // A stack last updated before `nodeGroupScaling`: its groups' EKS names (stacks/previous-scaling.ts).
+  "nodeGroupNames",
   "clusterCreator",
   "vpcCni",
   "region",

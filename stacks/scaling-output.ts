@@ -23,6 +23,19 @@ export interface NodeGroupScalingOutput extends DeployedScaling {
   readonly desiredSizeSet?: string;
 }
 
+/**
+ * Whether `nodeGroupName` is the EKS name of the node group the eks.ManagedNodeGroup `resourceName`
+ * created. @pulumi/eks passes no name, so Pulumi auto-names its aws.eks.NodeGroup from the resource name
+ * and a random suffix (https://www.pulumi.com/docs/iac/concepts/resources/names/#autonaming):
+ * `<resourceName>-<7 hex>` (stacks/schema/node-groups.ts). The offline world names it with its
+ * placeholder `<node-group-name:<resourceName>>` (offline/world/eks.ts).
+ */
+export function namesNodeGroup(nodeGroupName: string, resourceName: string): boolean {
+  if (nodeGroupName === `<node-group-name:${resourceName}>`) return true;
+  const suffix = nodeGroupName.slice(resourceName.length + 1);
+  return nodeGroupName.startsWith(`${resourceName}-`) && /^[a-z0-9]{7}$/.test(suffix);
+}
+
 /** A whole number of nodes. */
 export const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
 

@@ -88,6 +88,22 @@ describe("deploy: the schema", () => {
     ]);
   });
 
+  it("takes a peered VPC's security group of another account as <account-id>/sg-...", () => {
+    const peered = "123456789012/sg-0123456789abcdef0";
+    const config = configWith({}, { ...SELF_HOSTED, runnerSecurityGroupIds: [peered] });
+    assert.deepEqual(config.deploy.runnerSecurityGroupIds, [peered]);
+    assert.equal(runnerRuleName("cluster", peered), "cluster-runners-123456789012-sg-0123456789abcdef0");
+    for (const bad of [
+      "12345/sg-0123456789abcdef0",
+      "123456789012/sg-12",
+      "123456789012-sg-0123456789abcdef0",
+    ]) {
+      const [[key, rule]] = problemsOf({ deploy: { ...SELF_HOSTED, runnerSecurityGroupIds: [bad] } });
+      assert.equal(key, "deploy.runnerSecurityGroupIds[0]", bad);
+      assert.match(rule, /or 123456789012\/sg-0123456789abcdef0 for a peered VPC of another account$/);
+    }
+  });
+
   it("admits no runner to the security group of a cluster made elsewhere", () => {
     const result = validateConfig({
       cluster: { existing: { name: "platform", maxNodes: 5 } },
@@ -125,11 +141,12 @@ describe("deploy: the runners the workflows pick", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "runners-"));
     fs.copyFileSync(path.join(PROJECT_ROOT, "Pulumi.yaml"), path.join(root, "Pulumi.yaml"));
     const prod = fs.readFileSync(path.join(PROJECT_ROOT, "Pulumi.prod.yaml"), "utf8");
+    // Runners inside prod's VPC (network.cidr 10.30.0.0/16): they resolve the endpoint to its private address.
     const deploy = [
       "  eks-calico:deploy:",
       "    runner: self-hosted",
       "    labels: [self-hosted, linux, eks-prod]",
-      "    runnerCidrs: [10.99.0.0/24]",
+      "    runnerCidrs: [10.30.240.0/24]",
       "",
     ].join("\n");
     fs.writeFileSync(path.join(root, "Pulumi.prod.yaml"), `${prod.trimEnd()}\n${deploy}`);
@@ -172,6 +189,43 @@ describe("deploy: reaching the endpoint", () => {
       assert.deepEqual(
         deployPathWarnings(configWith({ publicAccessCidrs: [] }, { ...SELF_HOSTED, ...admitted })),
         [],
+      );
+    }
+  });
+
+  it("warns when self-hosted runners outside the VPC meet a restricted public endpoint", () => {
+    const restricted = { publicAccessCidrs: ["203.0.113.0/24"] };
+    const peered = { ...SELF_HOSTED, runnerCidrs: ["10.0.8.0/24", "10.99.0.0/24"] };
+    const [warning, ...rest] = deployPathWarnings(configWith(restricted, peered));
+    assert.deepEqual(rest, []);
+    assert.match(
+      warning,
+      /^deploy\.runner is self-hosted and the public endpoint is on, but 10\.99\.0\.0\/24 lies outside the VPC \(network\.cidr 10\.0\.0\.0\/16\): /,
+    );
+    assert.match(warning, /egress addresses must be in cluster\.publicAccessCidrs/);
+    assert.match(warning, /cluster\.publicAccessCidrs: \[\] with cluster\.deploysFromInsideVpc: true/);
+    // Another account's security group can only be in a peered VPC.
+    const [byGroup] = deployPathWarnings(
+      configWith(restricted, {
+        ...SELF_HOSTED,
+        runnerSecurityGroupIds: ["123456789012/sg-0123456789abcdef0"],
+      }),
+    );
+    assert.match(byGroup, /but 123456789012\/sg-0123456789abcdef0 lies outside the VPC/);
+    // Inside the VPC, or with the public endpoint off (the private addresses are in public DNS), or open to
+    // every address (the runners' egress reaches it): nothing to warn about.
+    for (const [cluster, deploy] of [
+      [
+        restricted,
+        { ...SELF_HOSTED, runnerCidrs: ["10.0.8.0/24"], runnerSecurityGroupIds: ["sg-0123456789abcdef0"] },
+      ],
+      [{ publicAccessCidrs: [] }, peered],
+      [{ publicAccessCidrs: ["0.0.0.0/0"] }, peered],
+    ] as const) {
+      assert.deepEqual(
+        deployPathWarnings(configWith(cluster, deploy)),
+        [],
+        JSON.stringify([cluster, deploy]),
       );
     }
   });

@@ -17,6 +17,7 @@ import { evaluated, evaluatedWith, ofType, stackValue } from "./helpers";
 
 const ENTRY = "aws:eks/accessEntry:AccessEntry";
 const CALLER_IDENTITY = "aws:index/getCallerIdentity:getCallerIdentity";
+const GET_CLUSTER = "aws:eks/getCluster:getCluster";
 /** The offline world's caller, as the role EKS makes the creator's entry for. */
 const CREATOR = `arn:aws:iam::${OFFLINE_ACCOUNT_ID}:role/${OFFLINE_CALLER.role}`;
 const ADMINS = "arn:aws:iam::123456789012:role/platform-admins";
@@ -163,9 +164,41 @@ describe("the cluster's creator", () => {
   });
 
   it("is unknown in a preview of a stack never deployed: the previewing identity is not the deployer", async () => {
-    assert.equal(await clusterCreator({}, true), undefined);
-    assert.equal(await clusterCreator({ clusterCreator: CREATOR }, true), CREATOR);
+    assert.equal(await clusterCreator({}, "c", true), undefined);
+    assert.equal(await clusterCreator({ clusterCreator: CREATOR }, "c", true), CREATOR);
     assert.deepEqual(creatorAccessProblems(undefined, [{ principalArn: CREATOR }]), []);
+  });
+
+  it("asks AWS whether the cluster exists on an update of a stack with no outputs only", async () => {
+    const first: string[] = [];
+    await evaluatedWith("dev", { onCall: (token) => first.push(token) });
+    assert.ok(first.includes(GET_CLUSTER), first.join(", "));
+    const later: string[] = [];
+    await evaluatedWith("dev", {
+      previousOutputs: await deployedDev(undefined),
+      onCall: (t) => later.push(t),
+    });
+    assert.ok(!later.includes(GET_CLUSTER), later.join(", "));
+  });
+
+  it("records nothing, and refuses nothing, when the cluster exists before any output (a failed first up)", async () => {
+    // A first `up` that created the cluster and failed wrote no outputs; the retry may be another identity.
+    const calls: string[] = [];
+    const evaluation = await evaluatedWith("dev", {
+      ...withAccess([CREATOR]),
+      simulate: { stackClusterExists: true },
+      onCall: (token) => calls.push(token),
+    });
+    assert.equal(evaluation.outputs.clusterCreator, undefined);
+    assert.equal(
+      (evaluation.outputs.clusterAccess as { principal: string }[])[0].principal,
+      BOOTSTRAP_ADMIN.principal,
+    );
+    assert.deepEqual(
+      ofType(evaluation, ENTRY).map((e) => e.inputs.principalArn),
+      [CREATOR],
+    );
+    assert.ok(!calls.includes(CALLER_IDENTITY), calls.join(", "));
   });
 
   it("records nothing for a cluster made elsewhere", async () => {

@@ -9,7 +9,7 @@ import * as assert from "node:assert/strict";
 import { type PlanDiff, type ResourceDiff, diffDocuments } from "../offline/diff";
 import { type StackEvaluation, listStacks, loadStackConfig } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
-import { evaluated, evaluatedWith } from "./helpers";
+import { evaluated, evaluatedWith, one } from "./helpers";
 import { readPage } from "./docs-pages";
 
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
@@ -107,6 +107,29 @@ describe("pulumi destroy, per stack mode", () => {
       });
     });
   }
+
+  it("warns that an existing cluster's NetworkPolicies go unenforced, and says how to keep them", async () => {
+    // The retained add-on keeps the agent off: with Calico deleted, nothing enforces NetworkPolicies.
+    const addon = one(await evaluated("existing.example"), ADDON, "cluster-vpc-cni");
+    const values = JSON.parse(String(addon.inputs.configurationValues)) as Record<string, unknown>;
+    assert.equal(values.enableNetworkPolicy, "false");
+    const page = readPage("docs/destroy.md").replace(/\s+/g, " ");
+    const before = page.slice(page.indexOf("## Before you run it"));
+    assert.match(
+      before,
+      /^## Before you run it - \*\*An existing-cluster stack ends NetworkPolicy enforcement\.\*\*/,
+    );
+    for (const phrase of [
+      "aws eks update-addon --cluster-name <cluster> --addon-name vpc-cni",
+      `jq -c '.enableNetworkPolicy = "true"'`,
+      "--configuration-values file://values.json",
+      "before `pulumi destroy`",
+    ]) {
+      assert.ok(before.includes(phrase), `docs/destroy.md says "${phrase}"`);
+    }
+    const existing = readPage("docs/existing-clusters.md").replace(/\s+/g, " ");
+    assert.ok(existing.includes("**The destroy ends NetworkPolicy enforcement**"));
+  });
 
   it("is unblocked on a protected stack once protect: false is applied", async () => {
     for (const stack of listStacks().filter(protectedStack)) {

@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { layoutOutput, newLayout } from "../components/network/layout";
 import { legacySubnetPlan } from "../components/network/subnets";
+import { legacyNetwork, legacyOutputs } from "./network-legacy";
 import { diffDocuments } from "../offline/diff";
 import { type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
@@ -47,20 +48,21 @@ describe("network changes: the decision", () => {
   const deployed = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 2))) };
 
   it("lays out a new stack from the slots, the cluster in every AZ", () => {
-    assert.deepEqual(networkLayout("10.0.0.0/16", ZONES.slice(0, 2), {}), {
+    assert.deepEqual(networkLayout("10.0.0.0/16", 2, ZONES, {}), {
       layout: newLayout("10.0.0.0/16", ZONES.slice(0, 2)),
+      notices: [],
     });
   });
 
   it("adds an AZ to a deployed stack in its slot, keeping the deployed ones and the cluster's AZs", () => {
-    const result = networkLayout("10.0.0.0/16", ZONES.slice(0, 3), deployed);
+    const result = networkLayout("10.0.0.0/16", 3, ZONES, deployed);
     assert.ok("layout" in result);
     assert.deepEqual(result.layout.zones, newLayout("10.0.0.0/16", ZONES.slice(0, 3)).zones);
     assert.deepEqual(result.layout.clusterZones, ["us-west-2a", "us-west-2b"]);
   });
 
   it("refuses a new VPC CIDR, with the reasons and the way to do it", () => {
-    const result = networkLayout("10.1.0.0/16", ZONES.slice(0, 2), deployed);
+    const result = networkLayout("10.1.0.0/16", 2, ZONES, deployed);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => [p.path, p.value]),
@@ -78,20 +80,23 @@ describe("network changes: the decision", () => {
 
   it("refuses removing an AZ, naming it and the cluster's AZs", () => {
     const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
-    const result = networkLayout("10.0.0.0/16", ZONES.slice(0, 2), three);
+    const result = networkLayout("10.0.0.0/16", 2, ZONES, three);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => [p.path, p.value]),
       [["network.availabilityZones", 2]],
     );
-    assert.match(result.problems[0].rule, /it has 3, this update would drop us-west-2c$/);
+    assert.match(
+      result.problems[0].rule,
+      /it has 3 \(us-west-2a, us-west-2b, us-west-2c\), this update asks for 2$/,
+    );
     assert.match(result.problems[0].details?.[0] ?? "", /created in \(us-west-2a, us-west-2b, us-west-2c\)/);
     assert.match(result.problems[0].hint ?? "", /^keep network\.availabilityZones at 3 or more/);
   });
 
   it("lists a new CIDR and a removed AZ together", () => {
     const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
-    const result = networkLayout("10.1.0.0/16", ZONES.slice(0, 2), three);
+    const result = networkLayout("10.1.0.0/16", 2, ZONES, three);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => p.path),
@@ -99,9 +104,10 @@ describe("network changes: the decision", () => {
     );
   });
 
-  it("keeps a stack from before the `network` output on the equal split it was deployed with", () => {
+  it("keeps a stack from before the `network` output on the subnets AWS has for it", () => {
     const earlier = { privateSubnetIds: ["subnet-1", "subnet-2", "subnet-3"] };
-    const same = networkLayout("10.20.0.0/16", ZONES.slice(0, 3), earlier);
+    const legacy = legacyNetwork("10.20.0.0/16", ZONES.slice(0, 3));
+    const same = networkLayout("10.20.0.0/16", 3, ZONES, earlier, legacy);
     const plan = legacySubnetPlan("10.20.0.0/16", 3);
     assert.ok("layout" in same);
     assert.deepEqual(
@@ -109,21 +115,30 @@ describe("network changes: the decision", () => {
       plan.private.map((p, i) => [p, plan.public[i]]),
     );
     assert.deepEqual(same.layout.clusterZones, ZONES.slice(0, 3));
-    const more = networkLayout("10.20.0.0/16", ZONES.slice(0, 4), earlier);
+    const more = networkLayout("10.20.0.0/16", 4, ZONES, earlier, legacy);
     assert.ok("layout" in more);
     assert.deepEqual(more.layout.zones[3], {
       zone: "us-west-2d",
       private: "10.20.192.0/19",
       public: "10.20.224.0/22",
     });
-    const fewer = networkLayout("10.20.0.0/16", ZONES.slice(0, 2), earlier);
+    const fewer = networkLayout("10.20.0.0/16", 2, ZONES, earlier, legacy);
     assert.ok("problems" in fewer);
-    assert.match(fewer.problems[0].rule, /it has 3, this update would drop 1 more$/);
-    assert.match(fewer.problems[0].details?.[0] ?? "", /created in \(us-west-2a, us-west-2b, 1 more\)/);
+    assert.match(
+      fewer.problems[0].rule,
+      /it has 3 \(us-west-2a, us-west-2b, us-west-2c\), this update asks for 2$/,
+    );
+    assert.match(fewer.problems[0].details?.[0] ?? "", /created in \(us-west-2a, us-west-2b, us-west-2c\)/);
   });
 
   it("refuses an AZ the VPC has no room for, saying what fills it", () => {
-    const full = networkLayout("10.0.0.0/16", ZONES.slice(0, 3), { privateSubnetIds: ["s-1", "s-2"] });
+    const full = networkLayout(
+      "10.0.0.0/16",
+      3,
+      ZONES,
+      { privateSubnetIds: ["s-1", "s-2"] },
+      legacyNetwork("10.0.0.0/16", ZONES.slice(0, 2)),
+    );
     assert.ok("problems" in full);
     const [problem] = full.problems;
     assert.equal(problem.path, "network.availabilityZones");
@@ -147,7 +162,7 @@ describe("network changes: the decision", () => {
       zones: { a: { private: "10.0.0.0/17", public: "10.0.0.0/18" } },
     };
     for (const output of ["10.0.0.0/16", { cidr: "10.0.0.0/16" }, { ...overlapping, clusterZones: ["a"] }]) {
-      const result = networkLayout("10.0.0.0/16", ZONES.slice(0, 2), { network: output });
+      const result = networkLayout("10.0.0.0/16", 2, ZONES, { network: output });
       assert.ok("problems" in result);
       assert.deepEqual(
         result.problems.map((p) => p.path),
@@ -202,8 +217,10 @@ describe("network changes: through the program", () => {
 
   it("keeps the CIDRs of a stack deployed with the equal split, and adds an AZ in free blocks", async () => {
     const cidr = stackValue<{ cidr: string }>("staging", "network").cidr;
-    const earlierIds = ["subnet-1", "subnet-2", "subnet-3"];
-    const kept = await evaluatedWith("staging", { previousOutputs: { privateSubnetIds: earlierIds } });
+    const kept = await evaluatedWith("staging", {
+      previousOutputs: legacyOutputs(ZONES.slice(0, 3)),
+      simulate: { network: { legacyVpcCidr: cidr } },
+    });
     const plan = legacySubnetPlan(cidr, 3);
     const expected = Object.fromEntries(
       ZONES.slice(0, 3).flatMap((zone, i) => [

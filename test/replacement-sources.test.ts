@@ -127,6 +127,31 @@ describe("replacement rules: sources", () => {
     }
   });
 
+  it("makes a new launch template version for every change but the arguments outside updateKeys", () => {
+    const type = "aws:ec2/launchTemplate:LaunchTemplate";
+    const row = forceNewRow(type) as ForceNewRow;
+    // resourceLaunchTemplateUpdate: description is one of the updateKeys, tags and default_version are not.
+    assert.deepEqual(row.noNewVersion, [
+      "name",
+      "name_prefix",
+      "tags",
+      "tags_all",
+      "default_version",
+      "update_default_version",
+    ]);
+    const rule = REPLACEMENT_RULES[type].updateOutputs;
+    assert.deepEqual(rule?.except, [
+      "name",
+      "namePrefix",
+      "tags",
+      "tagsAll",
+      "defaultVersion",
+      "updateDefaultVersion",
+    ]);
+    assert.deepEqual(rule?.outputs, ["latestVersion"]);
+    assert.ok(!rule?.except.includes("description"), "a description change makes a version");
+  });
+
   it("names only arguments the installed @pulumi/aws has", () => {
     for (const [type, rule] of awsRules.filter(([t]) => t.startsWith("aws:"))) {
       const row = forceNewRow(type) as ForceNewRow;

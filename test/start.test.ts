@@ -217,16 +217,17 @@ describe("npm start: the command", () => {
 
   it("exits 3 for a diff that replaces protected resources, after writing the plan files and diff.txt", async () => {
     const base = path.join(tmp, "prod-base.json");
-    // A plan from before the `network` output: the one update whose deployed VPC CIDR no output holds, so
-    // a new one is not refused as config (stacks/previous-network.ts) and only the diff stops it.
+    // A saved plan whose VPC has another CIDR than its `network` output (a plan edited by hand): the
+    // program plans the configured CIDR unrefused (the output matches it), and only the diff stops it.
     const prod = await evaluated("prod");
-    const earlier = Object.fromEntries(Object.entries(prod.outputs).filter(([name]) => name !== "network"));
-    fs.writeFileSync(base, renderResourcesJson({ ...prod, outputs: earlier }));
+    const otherVpc = prod.resources.map((r) =>
+      r.type === "aws:ec2/vpc:Vpc" ? { ...r, inputs: { ...r.inputs, cidrBlock: "10.64.0.0/16" } } : r,
+    );
+    fs.writeFileSync(base, renderResourcesJson({ ...prod, resources: otherVpc }));
     const out = path.join(tmp, "blocked");
     // Another VPC CIDR replaces the VPC, protected in prod; the EKS cluster, protected too, may be replaced
     // (the AWS provider updates its subnets in place and EKS refuses another VPC's): marked, not counted.
-    const cidr = ["--config", 'eks-calico:network.cidr="10.64.0.0/16"'];
-    const run = await runStart("--stack", "prod", "--out", out, "--diff", base, ...cidr);
+    const run = await runStart("--stack", "prod", "--out", out, "--diff", base);
     assert.equal(run.code, EXIT.blocked, run.err);
     assert.equal(EXIT.blocked, 3);
     for (const name of [...PLAN_FILES, "diff.txt"]) {
@@ -249,6 +250,29 @@ describe("npm start: the command", () => {
     const head = path.join(out, "prod", "resources.json");
     assert.equal((await runStart("--diff", base, "--head", head)).code, EXIT.blocked);
     assert.equal((await runStart("--diff", base, "--head", base)).code, EXIT.planned);
+  });
+
+  it("refuses a new CIDR against a plan from before the `network` output: its VPC's CIDR is in the plan", async () => {
+    const base = path.join(tmp, "prod-earlier.json");
+    const prod = await evaluated("prod");
+    const earlier = Object.fromEntries(Object.entries(prod.outputs).filter(([name]) => name !== "network"));
+    fs.writeFileSync(base, renderResourcesJson({ ...prod, outputs: earlier }));
+    const cidr = ["--config", 'eks-calico:network.cidr="10.64.0.0/16"'];
+    const run = await runStart(
+      "--stack",
+      "prod",
+      "--out",
+      path.join(tmp, "earlier"),
+      "--diff",
+      base,
+      ...cidr,
+    );
+    assert.equal(run.code, EXIT.refused, run.err);
+    const vpc = prod.resources.find((r) => r.type === "aws:ec2/vpc:Vpc")?.inputs.cidrBlock as string;
+    assert.ok(
+      run.err.includes(`network.cidr: cannot change on a deployed stack (its VPC is ${vpc})`),
+      run.err,
+    );
   });
 
   it("plans the stack of `npm start --stack=prod`, written without --", () => {

@@ -5,7 +5,8 @@
  * to the control plane's network interfaces
  * (https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html); any other network that uses the
  * private endpoint needs "rules to allow ingress traffic on port 443"
- * (https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html).
+ * (https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html). From outside the VPC that
+ * endpoint is reached only with the public one off (stacks/deploy-path.ts says why).
  */
 import * as aws from "@pulumi/aws";
 import type * as pulumi from "@pulumi/pulumi";
@@ -14,7 +15,7 @@ import type * as pulumi from "@pulumi/pulumi";
 export interface RunnerSources {
   /** IPv4 ranges (network addresses). */
   readonly cidrs: readonly string[];
-  /** Security groups of the runners, in the cluster's VPC or a peered one. */
+  /** Security groups of the runners, in the cluster's VPC or a peered one (`<account-id>/sg-...`). */
   readonly securityGroupIds: readonly string[];
 }
 

@@ -85,6 +85,11 @@ export function planSubnets(vpcCidr: string, zoneCount: number): SubnetPlan {
   return { private: slots.map((s) => s.private), public: slots.map((s) => s.public) };
 }
 
+/** The prefix of every subnet of a /`vpcPrefix` VPC cut into 2 x `zoneCount` equal blocks (the earlier layout). */
+export function equalSplitPrefix(vpcPrefix: number, zoneCount: number): number {
+  return vpcPrefix + Math.ceil(Math.log2(2 * zoneCount));
+}
+
 /**
  * The layout stacks were deployed with before the per-AZ slots: the VPC cut into 2 x AZ-count equal
  * blocks, private subnets first. Only to know what such a stack has; nothing new is laid out this way.
@@ -94,7 +99,7 @@ export function legacySubnetPlan(vpcCidr: string, zoneCount: number): SubnetPlan
     throw new Error(`zone count must be a positive integer, got ${zoneCount}`);
   }
   const { network, prefix } = parseCidr(vpcCidr);
-  const subnetPrefix = prefix + Math.ceil(Math.log2(2 * zoneCount));
+  const subnetPrefix = equalSplitPrefix(prefix, zoneCount);
   if (subnetPrefix > 32) throw new Error(`${vpcCidr} cannot hold ${2 * zoneCount} subnets`);
   const blockSize = 2 ** (32 - subnetPrefix);
   const block = (index: number) => formatCidr(network + index * blockSize, subnetPrefix);

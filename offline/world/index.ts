@@ -6,6 +6,7 @@
  * - eks.ts: outputs of the remote @pulumi/eks components;
  * - nodes.ts: the nodes each node group starts with;
  * - node-groups.ts: the node groups the stack deployed before, at the desired size they run at;
+ * - vpcs.ts: the VPC and subnets the stack has on AWS, and the AZs AWS offers now;
  * - scheduling.ts: where a pod can run;
  * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
  * - pods.ts: bare Pods (the policy probe's anchor), bound to a node or reported unschedulable;
@@ -14,6 +15,7 @@
  *   (wait-for.ts), and reads of the objects it creates;
  * - tls.ts: the tls provider, with real keys and certificates;
  * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen;
+ * - stack-cluster.ts: whether a full stack's own cluster exists before the program registers it;
  * - kubeconfig.ts: the cluster behind a kubeconfig stack's file, simulated since it cannot be reached;
  * - adoption.ts: objects already in the cluster, the takeover step, and what creating one of the same name
  *   does.
@@ -24,6 +26,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { AWS_CALLS } from "./aws-calls";
 import { type SimulatedNode, nodesOfGroup } from "./nodes";
 import { DeployedNodeGroups } from "./node-groups";
+import { DeployedNetworkWorld, NETWORK_CALLS } from "./vpcs";
 import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
@@ -34,6 +37,7 @@ import { applyPod } from "./pods";
 import type { PlacedPod } from "./scheduling";
 import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
 import { ExistingClusterWorld } from "./existing";
+import { isStackCluster, stackClusterAnswer } from "./stack-cluster";
 import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
 import { ExistingObjects } from "./adoption";
 import { TAKEOVER_TYPE } from "../../components/calico/takeover";
@@ -65,6 +69,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly before: ExistingObjects;
   /** The managed node groups the stack's last update deployed. */
   private readonly deployedGroups: DeployedNodeGroups;
+  /** The stack's VPC and subnets on AWS, and the AZs offered now. */
+  private readonly deployedNetwork: DeployedNetworkWorld;
 
   constructor(
     private readonly region: string | undefined,
@@ -73,6 +79,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   ) {
     this.before = new ExistingObjects(simulation.existingObjects);
     this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
+    this.deployedNetwork = new DeployedNetworkWorld(previousOutputs, simulation.network, this.simulated);
   }
 
   /** The simulated cluster's nodes: every node group at its desired size. */
@@ -84,12 +91,19 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     try {
       const inputs = args.inputs as Record<string, unknown>;
       if (args.token === "aws:eks/getCluster:getCluster") {
+        if (this.existing === undefined && isStackCluster(inputs.name)) {
+          const exists = this.simulation.stackClusterExists === true;
+          return stackClusterAnswer(String(inputs.name), this.region ?? "", exists, this.previousOutputs);
+        }
         return this.existingCluster(inputs.name).getCluster(inputs, this.region ?? "");
       }
       if (args.token === "aws:eks/getAddon:getAddon") {
         return this.existingCluster(inputs.clusterName).getAddon(inputs);
       }
       if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
+      if ((NETWORK_CALLS as readonly string[]).includes(args.token)) {
+        return this.deployedNetwork.call(args.token, inputs, this.region ?? "");
+      }
       const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
       if (answer === undefined) {
         throw new Error(

@@ -8,6 +8,7 @@
 import type { ExistingClusterSimulation } from "./existing";
 import type { KubeconfigClusterSimulation } from "./kubeconfig";
 import type { NodeGroupSimulation } from "./node-groups";
+import type { NetworkSimulation } from "./vpcs";
 import type { ManifestObject } from "../adoption/objects";
 import type { SimulatedNode } from "./nodes";
 import { type PlacedPod, type PodSpec, onePerNode, whyNot } from "./scheduling";
@@ -37,6 +38,13 @@ export interface ClusterSimulation {
   certificatesIssuedAt?: string;
   /** The stack's deployed node groups changed outside Pulumi (offline/world/node-groups.ts). */
   nodeGroups?: NodeGroupSimulation;
+  /** The stack's VPC and subnets on AWS, and AZs AWS does not offer now (offline/world/vpcs.ts). */
+  network?: NetworkSimulation;
+  /**
+   * A full stack's cluster exists though the stack has no outputs: a first `up` created it, then failed
+   * (offline/world/stack-cluster.ts).
+   */
+  stackClusterExists?: boolean;
 }
 
 /** An apply that `pulumi up` would fail, with what the cluster would show. */

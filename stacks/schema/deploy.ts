@@ -2,8 +2,10 @@
  * `deploy`: where the stack's CI jobs run (`pulumi up`, the drift check), and what the cluster's security
  * group admits from there. `pulumi up` installs Calico through the Kubernetes API, so the runner must reach
  * the cluster's endpoint: GitHub-hosted runners reach only a public endpoint open to the whole internet
- * (stacks/deploy-path.ts warns otherwise); self-hosted runners in the VPC, or in a network joined to it,
- * reach the private endpoint once the cluster security group admits them on 443.
+ * (stacks/deploy-path.ts warns otherwise). Self-hosted runners reach the private endpoint once the cluster
+ * security group admits them on 443, from inside the VPC; from a network joined to it (peering, a VPN) only
+ * when the public endpoint is off, since only then does the endpoint's name resolve to the private addresses
+ * outside the VPC (https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html#private-access).
  */
 import { z } from "zod";
 import { coversWholeInternet, hasHostBits } from "../../components/network/cidr-ranges";
@@ -19,8 +21,14 @@ export type Runner = (typeof RUNNERS)[number];
  */
 export const GITHUB_HOSTED_LABELS: readonly string[] = ["ubuntu-latest"];
 
-// EC2 security group ids: sg- and 8 (older) or 17 hexadecimal digits.
-const SECURITY_GROUP_ID = /^sg-([0-9a-f]{8}|[0-9a-f]{17})$/;
+/**
+ * EC2 security group ids: sg- and 8 (older) or 17 hexadecimal digits, after `<12-digit account>/` for a group
+ * in a peered VPC of another account, the form EC2 takes for it
+ * (https://docs.aws.amazon.com/vpc/latest/peering/vpc-peering-security-groups.html) and the provider splits
+ * into UserIdGroupPair's UserId and GroupId (terraform-provider-aws
+ * internal/service/ec2/vpc_security_group_ingress_rule.go, expandIPPermission: "[UserID/]GroupID").
+ */
+const SECURITY_GROUP_ID = /^(\d{12}\/)?sg-([0-9a-f]{8}|[0-9a-f]{17})$/;
 
 /** The keys that apply to self-hosted runners only. */
 const SELF_HOSTED_ONLY = ["labels", "runnerCidrs", "runnerSecurityGroupIds"] as const;
@@ -51,12 +59,17 @@ export const deploySchema = z
         error: "must name the runners' ranges, not every IPv4 address",
       })
       .default([]),
-    /** self-hosted: the runners' security groups (same VPC or a peered one); admitted on 443. */
+    /**
+     * self-hosted: the runners' security groups, in the cluster's VPC or a peered one in the same region
+     * (`<account-id>/sg-...` for another account's); admitted on 443.
+     */
     runnerSecurityGroupIds: z
       .array(
-        z
-          .string()
-          .regex(SECURITY_GROUP_ID, { error: "must be a security group id such as sg-0123456789abcdef0" }),
+        z.string().regex(SECURITY_GROUP_ID, {
+          error:
+            "must be a security group id such as sg-0123456789abcdef0, or 123456789012/sg-0123456789abcdef0 " +
+            "for a peered VPC of another account",
+        }),
         { error: "must be a list of security group ids" },
       )
       .default([]),

@@ -1,6 +1,6 @@
 /** `network`: the VPC's address range, its AZ count and its NAT gateways. */
 import { z } from "zod";
-import { MAX_ZONES, PUBLIC_SLOT_BITS, parseCidr } from "../../components/network/subnets";
+import { MAX_ZONES, PUBLIC_SLOT_BITS, equalSplitPrefix, parseCidr } from "../../components/network/subnets";
 import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 
@@ -13,11 +13,14 @@ export const NETWORK_DEFAULTS = { cidr: "10.0.0.0/16", availabilityZones: 2 } as
 export const MIN_SUBNET_PREFIX = 28;
 /**
  * The smallest VPC whose per-AZ slots (components/network/subnets.ts) are all subnets AWS accepts: the
- * public slots are the smallest.
+ * public slots are the smallest. Checked where the layout is known (stacks/previous-network.ts): a stack
+ * deployed with the earlier equal split may have a smaller VPC.
  */
 export const MAX_VPC_PREFIX = MIN_SUBNET_PREFIX - PUBLIC_SLOT_BITS;
 
 const ZONES_RULE = `must be a whole number from 2 to ${MAX_ZONES}`;
+const isZoneCount = (value: unknown): boolean =>
+  typeof value === "number" && Number.isInteger(value) && value >= 2 && value <= MAX_ZONES;
 
 export const networkSchema = z
   .strictObject({
@@ -71,15 +74,20 @@ export const networkSchema = z
           input: network.cidr,
           message: `prefix must be /${VPC_PREFIX_RANGE.min} to /${VPC_PREFIX_RANGE.max} (AWS VPC limits)`,
         });
-      } else if (vpcPrefix > MAX_VPC_PREFIX) {
-        // Whatever the AZ count: every AZ's slot is laid out the same, so AZs can be added later.
-        ctx.addIssue({
-          code: "custom",
-          path: ["cidr"],
-          input: network.cidr,
-          message: `too small for the subnet layout: each AZ's public subnet is 1/${2 ** PUBLIC_SLOT_BITS} of the VPC, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}, so the VPC must be a /${MAX_VPC_PREFIX} or larger`,
-          params: { hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16` },
-        });
+      } else if (isZoneCount(network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones)) {
+        // What holds for every layout: the earlier equal split, whose smallest subnet is larger than any
+        // other layout's, gives subnets AWS accepts. New stacks and added AZs need more (MAX_VPC_PREFIX).
+        const zones = (network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones) as number;
+        const prefix = equalSplitPrefix(vpcPrefix, zones);
+        if (prefix > MIN_SUBNET_PREFIX) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["cidr"],
+            input: network.cidr,
+            message: `too small for ${2 * zones} subnets (a public and a private per AZ): split equally each would be a /${prefix}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}`,
+            params: { hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16` },
+          });
+        }
       }
     },
     { when: () => true },

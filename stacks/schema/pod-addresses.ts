@@ -1,28 +1,73 @@
 /**
  * Cross-key rule: every node group's instance types must fit one node's pod addresses into one private
  * subnet. Otherwise the first node that fills up leaves pods Pending with "failed to assign an IP
- * address to container" while the plan and `pulumi up` both looked green.
+ * address to container" while the plan and `pulumi up` both looked green. The schema refuses what no
+ * layout can fit; once the stack's layout is known (a new stack's slots, or what a deployed one has),
+ * `layoutPodAddressProblems` checks the private subnets the node groups are given.
  */
 import { z } from "zod";
 import {
   AWS_RESERVED_PER_SUBNET,
+  type NodeAddressDemand,
   nodeAddressDemand,
   usableSubnetAddresses,
 } from "../../components/network/pod-addresses";
-import { PRIVATE_SLOT_BITS, parseCidr, slotPrefixes } from "../../components/network/subnets";
+import type { NetworkLayout } from "../../components/network/layout";
+import {
+  PRIVATE_SLOT_BITS,
+  equalSplitPrefix,
+  parseCidr,
+  slotPrefixes,
+} from "../../components/network/subnets";
 import { NETWORK_DEFAULTS } from "./network";
+import type { ConfigProblem } from "../problems";
 import { isRecord } from "./records";
 
+/** Where a change the stack cannot make in place is explained, with the way to make it. */
+const HOW_TO = "docs/stacks.md#changing-the-network";
+
+/** The private subnet a node group's nodes are in, as a rule's message describes it. */
+interface PrivateSubnet {
+  readonly prefix: number;
+  /** What the subnet is: `each private subnet (...)`. */
+  readonly what: string;
+  /** What the rule ends with: the ways out. */
+  readonly remedy: string;
+  /** What to do about a type that does not fit, given the addresses it needs. */
+  readonly hint: (addresses: number) => string;
+}
+
+/** A refusal, with where it is in `nodeGroups`. */
+interface Misfit {
+  readonly group: number;
+  readonly type: number;
+  readonly problem: ConfigProblem;
+}
+
 /**
- * The private subnets' prefix (each AZ's slot, whatever the AZ count: components/network/subnets.ts), or
- * undefined while `network` is not valid (its own problems say why).
+ * The largest private subnet any layout gives `network` (each AZ's slot is an eighth of the VPC; the
+ * earlier equal split gave 1/(2 x AZs)), or undefined while `network` is not valid (its own problems say
+ * why).
  */
-function privateSubnetPrefix(network: unknown): { cidr: string; prefix: number } | undefined {
+function largestPrivateSubnet(network: unknown): PrivateSubnet | undefined {
   const cidr = isRecord(network) ? (network.cidr ?? NETWORK_DEFAULTS.cidr) : undefined;
-  if (typeof cidr !== "string") return undefined;
+  const zones = isRecord(network)
+    ? (network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones)
+    : undefined;
+  if (typeof cidr !== "string" || typeof zones !== "number" || !Number.isInteger(zones) || zones < 1) {
+    return undefined;
+  }
   try {
-    const prefix = slotPrefixes(parseCidr(cidr).prefix).private;
-    return prefix <= 32 ? { cidr, prefix } : undefined;
+    const vpcPrefix = parseCidr(cidr).prefix;
+    const prefix = Math.min(slotPrefixes(vpcPrefix).private, equalSplitPrefix(vpcPrefix, zones));
+    if (prefix > 32) return undefined;
+    return {
+      prefix,
+      what: `each private subnet (network.cidr ${cidr} over ${zones} AZs, in any layout) is at most a /${prefix}`,
+      remedy: "enlarge network.cidr or pick a smaller instance type",
+      hint: (addresses) =>
+        `make network.cidr a /${vpcPrefixFor(addresses)} or larger, or use instance types that attach fewer interfaces`,
+    };
   } catch {
     return undefined;
   }
@@ -35,30 +80,74 @@ export function vpcPrefixFor(addresses: number): number {
   return subnetPrefix - PRIVATE_SLOT_BITS;
 }
 
-export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
-  const subnet = privateSubnetPrefix(config.network ?? {});
-  if (subnet === undefined || !Array.isArray(config.nodeGroups)) return;
+/** One refusal per instance type of `nodeGroups` whose node's pod addresses do not fit `subnet`. */
+function misfits(nodeGroups: unknown, subnet: PrivateSubnet): Misfit[] {
+  if (!Array.isArray(nodeGroups)) return [];
   const usable = usableSubnetAddresses(subnet.prefix);
-  config.nodeGroups.forEach((group: unknown, groupIndex) => {
+  const rule = (demand: NodeAddressDemand) =>
+    `needs up to ${demand.interfaces} network interfaces x ${demand.addressesPerInterface} addresses = ${demand.addresses} VPC addresses for one node's pods, ` +
+    `but ${subnet.what}: ${2 ** (32 - subnet.prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses; ` +
+    subnet.remedy;
+  return nodeGroups.flatMap((group: unknown, groupIndex) => {
     const types = isRecord(group) ? group.instanceTypes : undefined;
-    if (!Array.isArray(types)) return;
-    types.forEach((instanceType: unknown, typeIndex) => {
+    if (!Array.isArray(types)) return [];
+    return types.flatMap((instanceType: unknown, typeIndex) => {
       // A type missing from the table cannot be sized here; its name is checked on its own.
       const demand = typeof instanceType === "string" ? nodeAddressDemand(instanceType) : undefined;
-      if (demand === undefined || demand.addresses <= usable) return;
-      ctx.addIssue({
-        code: "custom",
-        path: ["nodeGroups", groupIndex, "instanceTypes", typeIndex],
-        input: instanceType,
-        message:
-          `needs up to ${demand.interfaces} network interfaces x ${demand.addressesPerInterface} addresses = ${demand.addresses} VPC addresses for one node's pods, ` +
-          `but each private subnet (an eighth of network.cidr ${subnet.cidr}) is a /${subnet.prefix}: ` +
-          `${2 ** (32 - subnet.prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses; ` +
-          `enlarge network.cidr or pick a smaller instance type`,
-        params: {
-          hint: `make network.cidr a /${vpcPrefixFor(demand.addresses)} or larger, or use instance types that attach fewer interfaces`,
-        },
-      });
+      if (demand === undefined || demand.addresses <= usable) return [];
+      const problem = {
+        path: `nodeGroups[${groupIndex}].instanceTypes[${typeIndex}]`,
+        value: instanceType,
+        rule: rule(demand),
+        hint: subnet.hint(demand.addresses),
+      };
+      return [{ group: groupIndex, type: typeIndex, problem }];
     });
   });
+}
+
+/** The schema's check: a type no layout of `network` fits. */
+export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  const subnet = largestPrivateSubnet(config.network ?? {});
+  if (subnet === undefined) return;
+  for (const { group, type, problem } of misfits(config.nodeGroups, subnet)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["nodeGroups", group, "instanceTypes", type],
+      input: problem.value,
+      message: problem.rule,
+      params: { hint: problem.hint },
+    });
+  }
+}
+
+/**
+ * The check once the layout is known: the smallest private subnet of the AZs the node groups run in (the
+ * cluster's AZs). A deployed stack cannot take a larger network.cidr, so its hint is a smaller type.
+ */
+export function layoutPodAddressProblems(
+  nodeGroups: unknown,
+  layout: NetworkLayout,
+  deployed: boolean,
+): ConfigProblem[] {
+  const inCluster = layout.zones.filter((z) => layout.clusterZones.includes(z.zone));
+  const smallest = [...inCluster].sort(
+    (a, b) => parseCidr(b.private).prefix - parseCidr(a.private).prefix,
+  )[0];
+  if (smallest === undefined) return [];
+  const prefix = parseCidr(smallest.private).prefix;
+  const found = misfits(nodeGroups, {
+    prefix,
+    remedy: deployed
+      ? "pick a smaller instance type"
+      : "enlarge network.cidr or pick a smaller instance type",
+    what: deployed
+      ? `the deployed private subnet of ${smallest.zone} (${smallest.private}) is a /${prefix}`
+      : `each private subnet (an eighth of network.cidr ${layout.cidr}) is a /${prefix}`,
+    hint: (addresses) =>
+      deployed
+        ? `use instance types that attach fewer interfaces; a larger network.cidr needs a new stack (see ${HOW_TO})`
+        : `make network.cidr a /${vpcPrefixFor(addresses)} or larger, or use instance types that attach fewer interfaces`,
+  });
+  return found.map((misfit) => misfit.problem);
 }

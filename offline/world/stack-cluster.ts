@@ -1,0 +1,36 @@
+/**
+ * The EKS cluster a full stack creates, as aws.eks.getCluster finds it before the program registers it:
+ * stacks/creator.ts asks on an `up` of a stack with no outputs. AWS has it only when an earlier `up`
+ * created it: the last outputs name it (clusterName), or the simulation says a first `up` created it and
+ * then failed before writing any output (`stackClusterExists`). Otherwise the answer is EKS's not-found.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { clusterNameFor } from "../../stacks/collisions";
+import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
+
+/** Whether `name` is the cluster this stack creates (stacks/index.ts names it `<project>-<stack>`). */
+export function isStackCluster(name: unknown): boolean {
+  return name === clusterNameFor(pulumi.getProject(), pulumi.getStack());
+}
+
+/**
+ * aws.eks.getCluster for the stack's own cluster. A cluster AWS does not have fails with EKS's
+ * ResourceNotFoundException text, as the existing-cluster world refuses an unknown name (existing.ts).
+ */
+export function stackClusterAnswer(
+  name: string,
+  region: string,
+  exists: boolean,
+  previousOutputs: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!exists && previousOutputs.clusterName !== name) {
+    throw new Error(`ResourceNotFoundException: No cluster found for name: ${name}.`);
+  }
+  return {
+    id: name,
+    name,
+    arn: `arn:aws:eks:${region}:${OFFLINE_ACCOUNT_ID}:cluster/${name}`,
+    endpoint: placeholder("cluster-endpoint", name),
+    status: "ACTIVE",
+  };
+}
