@@ -5,6 +5,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
+import { decodeConfigValue } from "../stacks/config-values";
 
 export const PROJECT_ROOT = path.resolve(__dirname, "..");
 
@@ -85,15 +86,6 @@ function merged(base: unknown, value: unknown): unknown {
   return out;
 }
 
-function decode(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 /** The project name from Pulumi.yaml. */
 export function projectName(root = PROJECT_ROOT): string {
   const name = readYaml(path.join(root, "Pulumi.yaml")).name;
@@ -165,9 +157,9 @@ export function loadStackConfig(
     const [namespace, ...restParts] = full.split(":");
     const [top, ...path] = parseConfigPath(restParts.join(":"));
     const topKey = `${namespace}:${String(top)}`;
-    if (path.length > 0) set(topKey, setAt(decode(values[topKey]), path, value));
+    if (path.length > 0) set(topKey, setAt(decodeConfigValue(values[topKey]), path, value));
     else if (value === undefined) delete values[topKey];
-    else set(topKey, merged(decode(values[topKey]), value));
+    else set(topKey, merged(decodeConfigValue(values[topKey]), value));
   }
   return { project, stack, values, secretKeys: [...secretKeys].sort() };
 }

@@ -8,22 +8,14 @@ import { deployPathWarnings } from "../stacks/deploy-path";
 import { addonPinWarnings } from "./addon-pins";
 import { type StackConfig, validateConfig } from "../stacks";
 import { GITHUB_HOSTED_LABELS, runnerLabels } from "../stacks/schema/deploy";
+import { namespaceValues } from "../stacks/config-values";
 import { coversWholeInternet } from "../components/network/cidr-ranges";
 import { type ConfigOverrides, PROJECT_ROOT, deployableStacks, loadStackConfig } from "./config";
 
 /** A stack's `eks-calico:*` keys, validated; undefined when the config is refused (the plan says why). */
 function stackConfig(stack: string, overrides: ConfigOverrides, root: string): StackConfig | undefined {
   const { project, values } = loadStackConfig(stack, overrides, root);
-  const raw: Record<string, unknown> = {};
-  for (const [key, text] of Object.entries(values)) {
-    if (!key.startsWith(`${project}:`)) continue;
-    try {
-      raw[key.slice(project.length + 1)] = JSON.parse(text) as unknown;
-    } catch {
-      raw[key.slice(project.length + 1)] = text;
-    }
-  }
-  const validated = validateConfig(raw);
+  const validated = validateConfig(namespaceValues(values, project));
   return validated.ok ? validated.config : undefined;
 }
 

@@ -15,6 +15,7 @@ import {
   maskedProblem,
   problemsFromIssues,
 } from "./problems";
+import { namespaceValues } from "./config-values";
 import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
 import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
 import {
@@ -150,18 +151,7 @@ function secretKeys(keys: readonly string[]): Set<string> {
 
 /** The `eks-calico:*` keys of the stack's config, decoded (structured values arrive as JSON). */
 function readNamespace(): Record<string, unknown> {
-  const raw: Record<string, unknown> = {};
-  for (const [fullKey, text] of Object.entries(pulumi.runtime.allConfig())) {
-    if (!fullKey.startsWith(`${CONFIG_NAMESPACE}:`)) continue;
-    const key = fullKey.slice(CONFIG_NAMESPACE.length + 1);
-    try {
-      raw[key] = JSON.parse(text);
-    } catch {
-      // Plain strings arrive unquoted.
-      raw[key] = text;
-    }
-  }
-  return raw;
+  return namespaceValues(pulumi.runtime.allConfig(), CONFIG_NAMESPACE);
 }
 
 /**
