@@ -66,7 +66,7 @@ export class LocalCluster {
 
   private constructor(
     readonly state: ClusterState & { nodes: number },
-    private readonly bin: string,
+    readonly bin: string,
   ) {
     this.api = new Api(accessFromKubeconfig(state.kubeconfig));
     this.work = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-apply-"));

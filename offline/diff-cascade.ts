@@ -92,7 +92,9 @@ export function cascade(
           };
           if (cause.kind === "outputs") {
             if (wholeReference) continue;
-            for (const path of parts.other) {
+            // Where no leaf holds the source's identity, which leaves took the outputs cannot be told:
+            // the input as a whole (a CRD's spec built from the takeover step's schemas).
+            for (const path of parts.identity.length === 0 ? [key] : parts.other) {
               const { change, judged } = judge(path);
               add({
                 ...change,

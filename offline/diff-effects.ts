@@ -41,8 +41,10 @@ function providerSwitch(change: PropertyChange, providers: Providers): Judged {
   const source = "pulumi/pulumi step_generator.go providerChanged; pulumi-kubernetes DiffConfig";
   const replaced = { effect: "replace" as const, note: "another provider", source };
   if (was?.type !== kubernetes || now?.type !== kubernetes) return replaced;
+  // Moved, not replaced: the engine then diffs the inputs alone, as for any resource (step_generator.go
+  // diff: providerChanged false), so the move itself takes no step.
   const moved = {
-    effect: "update" as const,
+    effect: "ignored" as const,
     note: "another provider for the same cluster: moved, not replaced",
   };
   const [before, after] = [was.inputs.clusterIdentifier, now.inputs.clusterIdentifier];
@@ -54,7 +56,10 @@ function providerSwitch(change: PropertyChange, providers: Providers): Judged {
 /** What one property change does to `entry`, by the replacement rules and the resource's options. */
 export function effectOf(entry: ResourceEntry, change: PropertyChange, providers: Providers): Judged {
   if (change.path === "provider") return providerSwitch(change, providers);
-  if (!change.path.startsWith("inputs.")) return { effect: "update" };
+  // A resource option or a dependency: the engine keeps it with the state and takes no step for it; the
+  // step follows the provider's diff of the inputs alone (pulumi/pulumi pkg/resource/deploy
+  // step_generator.go generateStepsFromDiff, v3.248.0).
+  if (!change.path.startsWith("inputs.")) return { effect: "ignored", note: "an option: no step of its own" };
   const path = change.path.slice("inputs.".length);
   if (entry.options.ignoreChanges.some((ignored) => underPath(path, ignored))) {
     return { effect: "ignored", note: "ignoreChanges" };

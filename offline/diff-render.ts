@@ -51,7 +51,7 @@ function changeLine(change: PropertyChange): string {
 
 function resourceLines(r: ResourceDiff): string[] {
   const flags = [
-    r.op === "same" ? "only ignored changes" : undefined,
+    r.op === "same" ? "no step: only ignored changes and options" : undefined,
     r.deleteBeforeReplace === true ? "delete before replace" : undefined,
     r.retained === true ? "retained: removed from the stack, kept in the cluster" : undefined,
     r.blocked !== undefined ? `BLOCKED: ${r.blocked}` : undefined,

@@ -169,15 +169,17 @@ interface MonitorLike {
 }
 
 /**
- * The URN the Pulumi engine gives a resource of `type` named `name` under `parentUrn`: the parent's whole
- * type chain, `$`, the type (the stack's own type is never part of a chain). Used for aliases, which must
- * name a resource's old URN exactly as the engine stored it.
+ * The URN the Pulumi engine gives a resource of `type` named `name` under `parentUrn` (none for the stack
+ * itself): the parent's whole type chain, `$`, the type; the stack's own type is never part of a chain
+ * (pulumi/pulumi sdk/go/common/resource/urn/urn.go New). Pulumi's mock monitor keeps only the parent's
+ * last type, so every registration is named by this instead, as `pulumi preview` names it; aliases must
+ * name a resource's old URN this way too.
  */
 export function childUrn(parentUrn: string, type: string, name: string): string {
   const [prefix, project, parentType] = parentUrn.split("::");
   const chain = (parentType ?? "").replace(/^pulumi:pulumi:Stack(\$|$)/, "");
-  const stackPrefix = prefix ?? `urn:pulumi:${pulumi.getStack()}`;
-  return [stackPrefix, project ?? pulumi.getProject(), chain === "" ? type : `${chain}$${type}`, name].join(
+  const stackPrefix = prefix || `urn:pulumi:${pulumi.getStack()}`;
+  return [stackPrefix, project || pulumi.getProject(), chain === "" ? type : `${chain}$${type}`, name].join(
     "::",
   );
 }
@@ -300,6 +302,7 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     secretKeys: [],
   };
   const monitor = pulumi.runtime.getMonitor() as unknown as MonitorLike;
+  monitor.newUrn = childUrn;
   const registerResource = monitor.registerResource.bind(monitor);
   const registerResourceOutputs = monitor.registerResourceOutputs.bind(monitor);
   // The first registration the world refuses ends the evaluation, as the engine ends `pulumi up`:

@@ -17,8 +17,11 @@ export const CALICO_COMPONENT_TYPES: readonly string[] = [CALICO_COMPONENT_TYPE,
 /** What a secret value is replaced with in everything the plan prints or writes. */
 export const SECRET_MASK = "[secret]";
 
-/** Bumped when the resources.json layout changes, so a diff against an older file can say so. */
-export const RESOURCES_FORMAT_VERSION = 1;
+/**
+ * Bumped when the resources.json layout changes, so a diff against an older file can say so instead of
+ * misjudging it. 2: URNs carry a resource's whole parent chain, as the engine names it.
+ */
+export const RESOURCES_FORMAT_VERSION = 2;
 
 export const LEGEND =
   "Legend: <kind:resource-name> is a placeholder for a value only AWS or the cluster knows (an id, an ARN, " +

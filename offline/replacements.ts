@@ -7,6 +7,7 @@
  * names), which test/replacement-sources.test.ts holds them to.
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
 import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
 
@@ -87,6 +88,22 @@ function aws(
 }
 
 /** The rules by type token. A type missing here is shown as "may replace" by the diff, never as an update. */
+
+/**
+ * The tls resources' rows, from terraform-provider-tls's schema as tools/tls-provider/replace-rules.ts
+ * records it (the `tls` stand-in serves the same rules): a PEM input replaces while the state holds a PEM,
+ * which it always does here; an input without RequiresReplace (`earlyRenewalHours`) updates in place.
+ */
+const TLS_REPLACEMENTS: Record<string, ReplacementRule> = Object.fromEntries(
+  Object.entries(TLS_RULES).map(([type, rules]) => [
+    type,
+    {
+      replaceOn: rules.inputs.filter((i) => i.rule.startsWith("replace")).map((i) => i.input),
+      source: `hashicorp/terraform-provider-tls v4.2.1 ${rules.file} (RequiresReplace)`,
+    },
+  ]),
+);
+
 export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
   "aws:ec2/vpc:Vpc": aws("aws:ec2/vpc:Vpc", ["cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"]),
   "aws:ec2/subnet:Subnet": aws("aws:ec2/subnet:Subnet", [
@@ -261,28 +278,15 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
   [TAKEOVER_TYPE]: {
     // Its diff names no replaced property, so every change is an update that runs the step again.
     replaceOn: [],
+    // What it finds is known only once it has run: a preview shows what takes it as updated.
+    updateOutputs: {
+      outputs: ["schemas"],
+      except: [],
+      why: "the step reads the cluster's CRD schemas again, known only once it has run",
+    },
     source: "components/calico/takeover/index.ts takeoverProvider.diff (changes, never replaces)",
   },
-  "tls:index/privateKey:PrivateKey": {
-    replaceOn: [],
-    replaceOnAnyChange: true,
-    source: "hashicorp/terraform-provider-tls (every attribute RequiresReplace)",
-  },
-  "tls:index/selfSignedCert:SelfSignedCert": {
-    replaceOn: [],
-    replaceOnAnyChange: true,
-    source: "hashicorp/terraform-provider-tls (every attribute RequiresReplace)",
-  },
-  "tls:index/certRequest:CertRequest": {
-    replaceOn: [],
-    replaceOnAnyChange: true,
-    source: "hashicorp/terraform-provider-tls (every attribute RequiresReplace)",
-  },
-  "tls:index/locallySignedCert:LocallySignedCert": {
-    replaceOn: [],
-    replaceOnAnyChange: true,
-    source: "hashicorp/terraform-provider-tls (every attribute RequiresReplace)",
-  },
+  ...TLS_REPLACEMENTS,
   "kubernetes:core/v1:Namespace": { replaceOn: K8S_METADATA, source: K8S_DIFF },
   "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition": {
     replaceOn: K8S_METADATA,

@@ -1,15 +1,17 @@
 /**
- * `npm run tools`: finds or builds the local control plane's programs (tools/catalog.ts) into a cache
- * directory outside the repository, one progress line per tool. A binary is used as it is when it is
- * already in the cache from the same wrapper module, or on PATH at the pinned version; otherwise its
- * wrapper module is built with the Go toolchain. The last line printed is `TOOLS_BIN=<dir>`.
+ * `npm run tools`: finds or builds the local control plane's programs and the real Pulumi engine's
+ * (tools/catalog.ts) into a cache directory outside the repository, one progress line per tool. A binary
+ * is used as it is when it is already in the cache from the same wrapper module, or on PATH at the pinned
+ * version; otherwise its wrapper module is built with the Go toolchain. Then the engine's Node.js plugins
+ * of this checkout are written beside them (tools/plugins.ts). The last line printed is `TOOLS_BIN=<dir>`.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { TOOLS_ROOT, TOOL_BUILDS, type ToolBuild, requiredVersion } from "../tools/catalog";
+import { TOOLS_ROOT, TOOL_BUILDS, type ToolBuild, type VersionCheck, toolVersion } from "../tools/catalog";
+import { writePlugins } from "../tools/plugins";
 
 /** The cache root: the same one .ci/node.sh uses for Node. */
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -40,10 +42,20 @@ function buildKey(build: ToolBuild, goVersion: string, ldflags: string): string 
   return hash.update(goVersion).update(ldflags).digest("hex");
 }
 
-/** Whether `binary` prints the pinned version. */
+/** The command that shows a binary's version, and the text it must print. */
+function versionCommand(
+  file: string,
+  check: VersionCheck,
+): { command: string; args: string[]; expect: string } {
+  return "builtFrom" in check
+    ? { command: "go", args: ["version", "-m", file], expect: `\tdep\t${check.builtFrom}\t` }
+    : { command: file, args: check.args, expect: check.expect };
+}
+
+/** Whether `binary` shows the pinned version. */
 function hasVersion(file: string, build: ToolBuild, name: string, version: string): boolean {
-  const { args, expect } = build.versionCheck(name, version);
-  const run = spawnSync(file, args, { encoding: "utf8", timeout: 20_000 });
+  const { command, args, expect } = versionCommand(file, build.versionCheck(name, version));
+  const run = spawnSync(command, args, { encoding: "utf8", timeout: 20_000 });
   return run.status === 0 && `${run.stdout}${run.stderr}`.includes(expect);
 }
 
@@ -105,9 +117,38 @@ function goVersion(): string {
   return go.stdout.trim();
 }
 
+/**
+ * The directory a wrapper is built in: its own folder, or, when its main embeds upstream files, a copy of
+ * it in the cache with those files beside it (the repository stays as committed).
+ */
+function buildDirectory(build: ToolBuild, env: NodeJS.ProcessEnv): string {
+  const source = path.join(TOOLS_ROOT, build.module);
+  if (build.embeds === undefined) return source;
+  const dir = path.join(cacheRoot(env), "go", "src", build.module);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  for (const file of fs.readdirSync(source).filter((f) => /\.(mod|sum|go)$/.test(f))) {
+    fs.copyFileSync(path.join(source, file), path.join(dir, file));
+  }
+  const list = spawnSync("go", ["list", "-m", "-f", "{{.Dir}}", build.upstream], {
+    cwd: dir,
+    env,
+    encoding: "utf8",
+  });
+  if (list.status !== 0) {
+    throw new Error(`tools: ${build.module}: go list -m ${build.upstream} failed:\n${list.stderr.trim()}`);
+  }
+  const upstreamDir = list.stdout.trim();
+  for (const [name, from] of Object.entries(build.embeds)) {
+    fs.copyFileSync(path.join(upstreamDir, from), path.join(dir, name));
+    fs.chmodSync(path.join(dir, name), 0o644);
+  }
+  return dir;
+}
+
 /** Finds or builds one wrapper module's binaries into `bin`; prints a line per binary. */
 async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go: string): Promise<void> {
-  const version = requiredVersion(build.module, build.upstream);
+  const version = toolVersion(build);
   const ldflags = ["-s", "-w", ...build.versionFlags(version).map((flag) => `-X ${flag}`)].join(" ");
   const key = buildKey(build, go, ldflags);
   const stamp = path.join(bin, `.${build.module}.build`);
@@ -132,10 +173,12 @@ async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go
 
   const label = `${toBuild.join(", ")} ${version}`;
   console.log(`tools: ${label}: building from tools/${build.module} (${build.upstream} ${version})`);
+  const dir = buildDirectory(build, env);
   // A wrapper's own Go code (a main package) is vetted before it is built.
-  if (fs.readdirSync(path.join(TOOLS_ROOT, build.module)).some((file) => file.endsWith(".go"))) {
-    await run("go", ["vet", "."], {
-      cwd: path.join(TOOLS_ROOT, build.module),
+  if (fs.readdirSync(dir).some((file) => file.endsWith(".go"))) {
+    // With the build's own flags, so the packages vet compiles are the ones the build then reuses.
+    await run("go", ["vet", "-trimpath", "."], {
+      cwd: dir,
       env,
       label: `go vet tools/${build.module}`,
     }).catch((error: Error) => {
@@ -146,7 +189,7 @@ async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go
   const output = packages.length === 1 ? path.join(bin, toBuild[0]) : `${bin}${path.sep}`;
   try {
     await run("go", ["build", "-trimpath", `-ldflags=${ldflags}`, "-o", output, ...packages], {
-      cwd: path.join(TOOLS_ROOT, build.module),
+      cwd: dir,
       env,
       label,
     });
@@ -155,8 +198,10 @@ async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go
   }
   for (const name of toBuild) {
     if (!hasVersion(path.join(bin, name), build, name, version)) {
-      const { args, expect } = build.versionCheck(name, version);
-      throw new Error(`tools: ${name}: built, but \`${name} ${args.join(" ")}\` does not print "${expect}"`);
+      const { command, args, expect } = versionCommand(name, build.versionCheck(name, version));
+      throw new Error(
+        `tools: ${name}: built, but \`${command} ${args.join(" ")}\` does not print "${expect}"`,
+      );
     }
     console.log(`tools: ${name} ${version}: built (${elapsed(started)})`);
   }
@@ -180,6 +225,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   console.log(`tools: ${go}, cache ${root}`);
   for (const build of TOOL_BUILDS) await provide(build, bin, env, go);
+  for (const line of writePlugins(bin)) console.log(`tools: ${line}`);
   console.log(`tools: all ready (${elapsed(started)})`);
   console.log(`TOOLS_BIN=${bin}`);
 }

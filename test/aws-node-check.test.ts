@@ -192,14 +192,15 @@ describe("the aws-node check of an existing cluster's VPC CNI", () => {
       assert.ok(!resources.some((r) => r.type === DAEMON_SET), "Calico was not applied");
     });
 
-    it("serializes into a step the dynamic provider host can load, which checks again on every update", async () => {
+    it("serializes into a step the dynamic provider host can load, which runs when it cannot read aws-node", async () => {
       const serialized = await pulumi.runtime.serializeFunction(() => awsNodeCheckProvider, {
         allowSecrets: true,
       });
       const loaded = (
         requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }
       ).handler();
-      const same = { cluster: "c", settings: OWNED, settleSeconds: 0 };
+      const same = { cluster: "c", settings: OWNED, settleSeconds: 0, kubeconfig: UNREACHABLE_KUBECONFIG };
+      // Its diff reads aws-node (test/cluster/aws-node-check.test.ts); unreadable, the check must run.
       assert.equal((await loaded.diff?.("id", same, same))?.changes, true);
       await assert.rejects(loaded.create({ ...same, kubeconfig: UNREACHABLE_KUBECONFIG }), (error: Error) =>
         /ECONNREFUSED/.test(`${error.message} ${String((error as { code?: string }).code)}`),

@@ -1,6 +1,6 @@
 /** calico-node and Typha as rendered: scheduling, environment, probes, sizing and disruption budgets. */
 import * as assert from "node:assert/strict";
-import { isDaemonSetReady } from "../components/calico/status";
+import { allReplicasReady, isDaemonSetReady } from "../components/calico/status";
 import { MAX_TYPHA_REPLICAS, typhaReplicas } from "../components/calico/typha";
 import { calicoNode, envOf, find, render, typha } from "./calico-fixtures";
 
@@ -166,6 +166,15 @@ describe("calico-node DaemonSet", () => {
     assert.equal(isDaemonSetReady({ desiredNumberScheduled: 0, numberReady: 0 }), false);
     assert.equal(isDaemonSetReady({}), false);
     assert.equal(isDaemonSetReady(undefined), false);
+  });
+
+  it("counts Typha ready only when every replica its Deployment asks for is ready, and it asks for one", () => {
+    assert.equal(allReplicasReady({ replicas: 2 }, { readyReplicas: 2 }), true);
+    assert.equal(allReplicasReady({ replicas: 2 }, { readyReplicas: 1 }), false);
+    // The status pulumi-kubernetes v4.25.0 recorded for a one-replica Typha it had just awaited.
+    assert.equal(allReplicasReady({ replicas: 1 }, {}), false);
+    assert.equal(allReplicasReady({ replicas: 0 }, { readyReplicas: 0 }), false);
+    assert.equal(allReplicasReady(undefined, undefined), false);
   });
 });
 

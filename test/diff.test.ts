@@ -189,7 +189,10 @@ describe("offline diff: replacements", () => {
     assert.equal(group?.changes[0].effect, "ignored");
     const text = renderDiff(diff, "dev.json");
     assert.match(text, /\n {4}~ 0 to update\n/);
-    assert.match(text, /\n= eks:index:ManagedNodeGroup cluster-general {2}\[only ignored changes\]\n/);
+    assert.match(
+      text,
+      /\n= eks:index:ManagedNodeGroup cluster-general {2}\[no step: only ignored changes and options\]\n/,
+    );
   });
 
   it("updates Calico in place on a version bump, replacing only the probe's run (Jobs and anchor) so the check runs again", async () => {

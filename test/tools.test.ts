@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { TOOLS_ROOT, TOOL_BUILDS, requiredVersion, toolNames } from "../tools/catalog";
+import { TOOLS_ROOT, TOOL_BUILDS, requiredVersion, toolNames, toolVersion } from "../tools/catalog";
 import { listStacks, loadStackConfig } from "../offline/engine";
 
 function goMod(module: string): string {
@@ -16,11 +16,15 @@ describe("tool wrapper modules", () => {
   it("each wrapper has a go.mod and a committed go.sum, and requires its upstream at an exact release", () => {
     for (const build of TOOL_BUILDS) {
       assert.ok(fs.existsSync(path.join(TOOLS_ROOT, build.module, "go.sum")), `tools/${build.module}/go.sum`);
-      assert.match(requiredVersion(build.module, build.upstream), /^v\d+\.\d+\.\d+$/, build.module);
+      const required = requiredVersion(build.module, build.upstream);
+      // A pseudo-version only where the release cannot be required by its tag, and then named.
+      if (build.release === undefined) assert.match(required, /^v\d+\.\d+\.\d+$/, build.module);
+      else assert.match(required, /^v\d+\.0\.0-\d{14}-[0-9a-f]{12}$/, build.module);
+      assert.match(toolVersion(build), /^v\d+\.\d+\.\d+$/, build.module);
     }
   });
 
-  it("gives the binaries the local cluster runs, each from one wrapper", () => {
+  it("gives the binaries the local cluster and the real engine run, each from one wrapper", () => {
     assert.deepEqual(toolNames().sort(), [
       "etcd",
       "kube-apiserver",
@@ -28,7 +32,32 @@ describe("tool wrapper modules", () => {
       "kube-scheduler",
       "kubectl",
       "kwok",
+      "pulumi",
+      "pulumi-resource-kubernetes",
     ]);
+  });
+
+  it("builds the Pulumi CLI at the @pulumi/pulumi version package-lock.json installs, with its SDK", () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(TOOLS_ROOT, "..", "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version: string }>;
+    };
+    const sdk = `v${lock.packages["node_modules/@pulumi/pulumi"].version}`;
+    assert.equal(requiredVersion("pulumi", "github.com/pulumi/pulumi/pkg/v3"), sdk);
+    assert.equal(requiredVersion("pulumi", "github.com/pulumi/pulumi/sdk/v3"), sdk);
+  });
+
+  it("builds pulumi-resource-kubernetes v4.25.0 from that tag's commit, against its own pulumi pkg/v3", () => {
+    // github.com/pulumi/pulumi-kubernetes tag v4.25.0 is commit f47bc2d6f199 (the module proxy's info).
+    assert.match(
+      requiredVersion("pulumi-kubernetes", "github.com/pulumi/pulumi-kubernetes/provider/v4"),
+      /-f47bc2d6f199$/,
+    );
+    assert.equal(requiredVersion("pulumi-kubernetes", "github.com/pulumi/pulumi/pkg/v3"), "v3.215.0");
+    const build = TOOL_BUILDS.find((b) => b.module === "pulumi-kubernetes");
+    assert.equal(build?.release, "v4.25.0");
+    assert.deepEqual(build?.versionCheck("pulumi-resource-kubernetes", "v4.25.0"), {
+      builtFrom: "github.com/pulumi/pulumi-kubernetes/provider/v4\tv4.0.0-20260115033456-f47bc2d6f199",
+    });
   });
 
   it("runs the Kubernetes minor every stack file pins", () => {
@@ -74,7 +103,7 @@ describe("tool wrapper modules", () => {
     const expected = TOOL_BUILDS.flatMap((build) =>
       Object.keys(build.binaries).map((name) => ({
         name,
-        version: requiredVersion(build.module, build.upstream),
+        version: toolVersion(build),
         module: build.module,
         upstream: build.upstream,
       })),
@@ -94,6 +123,9 @@ describe("tool wrapper modules", () => {
       args: ["version", "--client"],
       expect: "Client Version: v1.35.4",
     });
-    assert.equal(kubernetes.versionCheck("kube-apiserver", "v1.35.4").expect, "Kubernetes v1.35.4");
+    assert.deepEqual(kubernetes.versionCheck("kube-apiserver", "v1.35.4"), {
+      args: ["--version"],
+      expect: "Kubernetes v1.35.4",
+    });
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The programs the local control plane runs, each built from a wrapper module in this folder (its own
- * go.mod and go.sum) that pins the upstream module. The version of each comes from the wrapper's go.mod,
- * so it is written down once. Wrappers exist because `go install mod@version` refuses a module whose
- * go.mod has replace directives (golang/go#44840), and Kubernetes and etcd have them.
+ * The programs the local control plane and the real Pulumi engine run, each built from a wrapper module in
+ * this folder (its own go.mod and go.sum) that pins the upstream module. The version of each comes from
+ * the wrapper's go.mod, so it is written down once. Wrappers exist because `go install mod@version`
+ * refuses a module whose go.mod has replace directives (golang/go#44840), and Kubernetes, etcd, the Pulumi
+ * CLI and the Kubernetes provider have them.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -19,9 +20,25 @@ export interface ToolBuild {
   readonly binaries: Readonly<Record<string, string>>;
   /** `-X` flags that stamp the version into the binary as the upstream release build does. */
   readonly versionFlags: (version: string) => string[];
-  /** The arguments that make a binary print its version, and the text it prints for `version`. */
-  readonly versionCheck: (binary: string, version: string) => { args: string[]; expect: string };
+  /**
+   * How a built binary shows its version: the arguments that make it print the text `expect`, or (for a
+   * plugin that has no version flag) the module and version `go version -m` must list it built from (a
+   * -trimpath build records no -ldflags, so the stamp itself cannot be read back).
+   */
+  readonly versionCheck: (binary: string, version: string) => VersionCheck;
+  /**
+   * The release the pinned version is, when go.mod can only require it as a pseudo-version (a module
+   * tagged only at another major version): what the binary is stamped with and reported as.
+   */
+  readonly release?: string;
+  /**
+   * Files the wrapper's main package embeds, by name, copied before the build from the upstream module's
+   * directory (paths relative to it): generated files upstream's own build makes are not in the module zip.
+   */
+  readonly embeds?: Readonly<Record<string, string>>;
 }
+
+export type VersionCheck = { args: string[]; expect: string } | { builtFrom: string };
 
 /** `v1.35.4` -> `1`, `35`. */
 function majorMinor(version: string): [string, string] {
@@ -73,7 +90,39 @@ export const TOOL_BUILDS: readonly ToolBuild[] = [
     versionFlags: (version) => [`sigs.k8s.io/kwok/pkg/consts.Version=${version}`],
     versionCheck: (_binary, version) => ({ args: ["--version"], expect: version }),
   },
+  {
+    module: "pulumi",
+    upstream: "github.com/pulumi/pulumi/pkg/v3",
+    binaries: { pulumi: "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi" },
+    // As pulumi's .goreleaser.yml stamps it; the Automation API refuses a CLI whose version does not parse.
+    versionFlags: (version) => [`github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`],
+    versionCheck: (_binary, version) => ({ args: ["version"], expect: version }),
+  },
+  {
+    module: "pulumi-kubernetes",
+    upstream: "github.com/pulumi/pulumi-kubernetes/provider/v4",
+    release: "v4.25.0",
+    binaries: { "pulumi-resource-kubernetes": "." },
+    // As pulumi-kubernetes' Makefile stamps it (no leading v).
+    versionFlags: (version) => [
+      `github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=${version.replace(/^v/, "")}`,
+    ],
+    // A provider plugin serves gRPC and has no version flag: its build info names the module it came from.
+    versionCheck: () => {
+      const upstream = "github.com/pulumi/pulumi-kubernetes/provider/v4";
+      return { builtFrom: `${upstream}\t${requiredVersion("pulumi-kubernetes", upstream)}` };
+    },
+    embeds: {
+      "schema.json": "cmd/pulumi-resource-kubernetes/schema.json",
+      "terraform-mapping.json": "cmd/pulumi-resource-kubernetes/terraform-mapping.json",
+    },
+  },
 ];
+
+/** The version a build's binaries are: its release, else the version its go.mod requires of upstream. */
+export function toolVersion(build: ToolBuild, root = TOOLS_ROOT): string {
+  return build.release ?? requiredVersion(build.module, build.upstream, root);
+}
 
 /** The version of `upstream` that a wrapper module's go.mod requires. */
 export function requiredVersion(module: string, upstream: string, root = TOOLS_ROOT): string {

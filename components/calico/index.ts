@@ -9,7 +9,13 @@ import {
   type CalicoObjectGroups,
   type CalicoSettings,
 } from "./objects";
-import { countOutputs, isDaemonSetReady, readyReplicas, type DaemonSetCounts } from "./status";
+import {
+  allReplicasReady,
+  countOutputs,
+  isDaemonSetReady,
+  readyReplicas,
+  type DaemonSetCounts,
+} from "./status";
 import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
@@ -108,8 +114,9 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
   readonly updated: pulumi.Output<number>;
   readonly ready: pulumi.Output<number>;
   readonly available: pulumi.Output<number>;
-  /** Every desired calico-node pod is ready, and there is at least one. */
+  /** Every desired calico-node pod is ready, and every Typha replica, and there is at least one of each. */
   readonly isReady: pulumi.Output<boolean>;
+  /** Typha's ready replicas, read from the cluster once calico-node is ready. */
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas at creation, for `initialNodes`; the autoscaler adjusts them afterwards. */
   readonly typhaReplicas: number;
@@ -228,6 +235,19 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       );
     }
 
+    // Typha as the cluster reports it once calico-node's await has ended. The Deployment's own status is
+    // the last one the provider saw while awaiting it, and pulumi-kubernetes returns as soon as the new
+    // ReplicaSet's pods are ready, which can be before the Deployment controller has counted them
+    // (provider/pkg/await/deployment.go, v4.25.0: checkReplicaSetStatus, then the last Deployment event):
+    // with one replica and maxUnavailable 1 it recorded no ready replica. So it is read again here, by
+    // the Deployment's own id: unknown in a preview that creates it, which then reads nothing (a read of
+    // an object not there yet fails the preview).
+    const typhaNow = k8s.apps.v1.Deployment.get(
+      `${name}-typha-readiness`,
+      pulumi.all([node.id, typha.deployment.id]).apply(([, id]) => id),
+      { parent: this, provider: args.provider, dependsOn: [node] },
+    );
+
     const status: pulumi.Output<DaemonSetCounts | undefined> = node.status;
     this.installer = pulumi.output("manifest");
     this.namespace = pulumi.output(settings.namespace);
@@ -239,8 +259,10 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       ready: this.ready,
       available: this.available,
     } = countOutputs(status));
-    this.isReady = status.apply(isDaemonSetReady);
-    this.typhaReadyReplicas = readyReplicas(typha.deployment.status);
+    this.isReady = pulumi
+      .all([status, typhaNow.spec, typhaNow.status])
+      .apply(([s, spec, t]) => isDaemonSetReady(s) && allReplicasReady(spec, t));
+    this.typhaReadyReplicas = readyReplicas(typhaNow.status);
     this.typhaReplicas = typhaReplicas(settings.initialNodes);
 
     // Proof that policy is enforced, once calico-node is ready on every node.
@@ -312,8 +334,14 @@ function createCrds(
   kept: pulumi.Output<Record<string, Record<string, unknown>>>,
 ) {
   return crds.map((crd) => {
+    // Only the versions wait for the step: pulumi-kubernetes' check registers every CRD by its
+    // spec.group and spec.names.kind, and fails a preview where those are unknown ("spec.group accessor
+    // error ... resource.Computed": provider/pkg/provider/provider.go Check, clients/cache.go AddCRD).
     const spec = hasOpenSpec(crd)
-      ? kept.apply((schemas) => withSchema(crd.spec, schemas[crd.metadata.name]))
+      ? {
+          ...crd.spec,
+          versions: kept.apply((schemas) => withSchema(crd.spec, schemas[crd.metadata.name]).versions),
+        }
       : crd.spec;
     return new k8s.apiextensions.v1.CustomResourceDefinition(
       childResourceName(name, crd),

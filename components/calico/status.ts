@@ -39,3 +39,12 @@ export function countOutputs(status: Output<DaemonSetCounts | undefined>) {
 export function readyReplicas(status: Output<{ readyReplicas?: number } | undefined>): Output<number> {
   return status.apply((s) => s?.readyReplicas ?? 0);
 }
+
+/** Every replica a Deployment asks for is ready, and it asks for at least one. */
+export function allReplicasReady(
+  spec: { replicas?: number } | undefined,
+  status: { readyReplicas?: number } | undefined,
+): boolean {
+  const wanted = spec?.replicas ?? 0;
+  return wanted > 0 && (status?.readyReplicas ?? 0) >= wanted;
+}

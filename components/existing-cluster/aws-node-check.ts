@@ -3,15 +3,16 @@
  * DaemonSet through the Kubernetes API and stops the update, naming each setting this stack owns that
  * aws-node does not run as the add-on sets it (aws-node.ts), so neither Calico nor the `vpcCni` output
  * goes ahead on a setting that is not in force. A dynamic resource, as the hand-over step
- * (hand-over-step.ts): it runs in the Node.js program with the stack's kubeconfig, changes nothing in the
- * cluster, and checks again on every update, since aws-node can be edited between two runs and an add-on
- * whose configuration did not change is not updated at all (terraform-provider-aws
- * internal/service/eks/addon.go calls UpdateAddon only when the version, role, configuration values or pod
- * identity associations change).
+ * (hand-over-step.ts): it runs in the Node.js program with the stack's kubeconfig and changes nothing in
+ * the cluster. Every preview and update reads aws-node again (checking-step.ts), since aws-node can be
+ * edited between two runs and an add-on whose configuration did not change is not updated at all
+ * (terraform-provider-aws internal/service/eks/addon.go calls UpdateAddon only when the version, role,
+ * configuration values or pod identity associations change): a setting that differs makes the step run,
+ * and refuse; none leaves it unchanged.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { credentialsOf, kubeGetOrMissing } from "../calico/takeover/kube-client";
-import { checkOnEveryUpdate } from "../calico/takeover/checking-step";
+import { checkingStep } from "../calico/takeover/checking-step";
 import { AWS_NODE, type AwsNodeDaemonSet, awsNodeRefusal } from "./aws-node";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
@@ -24,6 +25,7 @@ export const AWS_NODE_CHECK_TYPE = "pulumi-nodejs:dynamic/vpc-cni:AwsNodeCheck";
  */
 export const AWS_NODE_SETTLE_SECONDS = 30;
 const POLL_SECONDS = 5;
+const AWS_NODE_PATH = `/apis/apps/v1/namespaces/${AWS_NODE.namespace}/daemonsets/${AWS_NODE.name}`;
 
 export interface AwsNodeCheckInputs {
   readonly kubeconfig: string;
@@ -40,10 +42,9 @@ async function checkAwsNodeSettings(
   inputs: AwsNodeCheckInputs,
 ): Promise<{ verified: Record<string, string> }> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
-  const path = `/apis/apps/v1/namespaces/${AWS_NODE.namespace}/daemonsets/${AWS_NODE.name}`;
   const deadline = Date.now() + inputs.settleSeconds * 1000;
   for (;;) {
-    const daemonSet = await kubeGetOrMissing<AwsNodeDaemonSet>(credentials, path);
+    const daemonSet = await kubeGetOrMissing<AwsNodeDaemonSet>(credentials, AWS_NODE_PATH);
     const refusal = awsNodeRefusal(inputs.cluster, daemonSet, inputs.settings);
     if (refusal === undefined) return { verified: { ...inputs.settings } };
     if (Date.now() >= deadline) throw new Error(refusal);
@@ -51,8 +52,19 @@ async function checkAwsNodeSettings(
   }
 }
 
+/** Whether aws-node runs a setting otherwise than the add-on sets it, read once. */
+async function awsNodeDiffers(inputs: AwsNodeCheckInputs): Promise<boolean> {
+  const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
+  const daemonSet = await kubeGetOrMissing<AwsNodeDaemonSet>(credentials, AWS_NODE_PATH);
+  return awsNodeRefusal(inputs.cluster, daemonSet, inputs.settings) !== undefined;
+}
+
 /** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
-export const awsNodeCheckProvider = checkOnEveryUpdate("vpc-cni-aws-node-check", checkAwsNodeSettings);
+export const awsNodeCheckProvider = checkingStep(
+  "vpc-cni-aws-node-check",
+  checkAwsNodeSettings,
+  awsNodeDiffers,
+);
 
 export interface AwsNodeCheckArgs {
   readonly kubeconfig: pulumi.Input<string>;

@@ -3,12 +3,13 @@
  * calico-node is ready and before the vpc-cni add-on's update, it reads the cluster (agent-hand-over.ts)
  * and stops the update, naming what is left, unless Calico enforces and nothing is left for the agent.
  * A dynamic resource: it runs in the Node.js program with the stack's kubeconfig. It changes nothing in
- * the cluster, and it checks again on every update while the hand-over is pending (its diff always
- * reports a change), since policies can be created between two runs.
+ * the cluster. It exists only while the hand-over is pending (the update after the agent is off no longer
+ * has it), and it checks again on every update until then (checking-step.ts: always pending), since
+ * policies can be created between two runs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { credentialsOf } from "../calico/takeover/kube-client";
-import { checkOnEveryUpdate } from "../calico/takeover/checking-step";
+import { checkingStep } from "../calico/takeover/checking-step";
 import {
   type CalicoNodeRef,
   type HandOverFindings,
@@ -39,7 +40,9 @@ async function checkHandOver(inputs: HandOverInputs): Promise<HandOverFindings> 
 }
 
 /** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
-export const handOverProvider = checkOnEveryUpdate("network-policy-agent-hand-over", checkHandOver);
+export const handOverProvider = checkingStep("network-policy-agent-hand-over", checkHandOver, () =>
+  Promise.resolve(true),
+);
 
 export interface HandOverStepArgs {
   readonly kubeconfig: pulumi.Input<string>;

@@ -194,13 +194,24 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
           this.objects.push({ type: args.type, inputs: state }, ...created);
           return { id, state };
         }
-        const applied =
-          args.type === "kubernetes:batch/v1:Job"
-            ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated, this.pods)
-            : args.type === "kubernetes:core/v1:Pod"
-              ? applyPod(inputs, this.nodes, this.pods, this.simulated)
-              : applyObject(args.type, inputs, this.nodes, this.simulation, this.simulated, this.pods);
-        this.objects.push({ type: args.type, inputs });
+        if (args.type === "kubernetes:batch/v1:Job" || args.type === "kubernetes:core/v1:Pod") {
+          const ran =
+            args.type === "kubernetes:batch/v1:Job"
+              ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated, this.pods)
+              : applyPod(inputs, this.nodes, this.pods, this.simulated);
+          this.objects.push({ type: args.type, inputs });
+          return ran;
+        }
+        const applied = applyObject(
+          args.type,
+          inputs,
+          this.nodes,
+          this.simulation,
+          this.simulated,
+          this.pods,
+        );
+        // Kept with the status it reports, for a later read of it (`Resource.get`).
+        this.objects.push({ type: args.type, inputs: applied.state });
         return applied;
       } catch (error) {
         // The SDK reports a failed registration by its gRPC `details`, as the CLI sends it.

@@ -1,31 +1,25 @@
 /**
- * The aws-node check (components/existing-cluster/aws-node-check.ts) on a real API server, as `pulumi up`
- * runs it after an existing cluster's vpc-cni add-on update: loaded from its serialized text, with the
- * plan's inputs. aws-node is a fixture in the shape the add-on writes (amazon-vpc-cni-k8s
- * config/master/aws-k8s-cni.yaml: env on the `aws-node` container, `--enable-network-policy` on
- * `aws-eks-nodeagent`), server-side applied by the manager `eks` as EKS applies add-ons ("Both types of
- * fields are tagged with manager: eks", EKS user guide, kubernetes-field-management). Edited with kubectl,
- * as an update with PRESERVE leaves it, the check refuses naming each edited key, in the words the offline
- * plan uses when told of the same edits; set right again, it passes.
+ * The aws-node check (components/existing-cluster/aws-node-check.ts) run by the real engine, as `pulumi up`
+ * runs it after an existing cluster's vpc-cni add-on update (test/cluster/programs/existing-cluster-steps.ts
+ * registers it with the plan's settings). aws-node is a fixture in the shape the add-on writes
+ * (amazon-vpc-cni-k8s config/master/aws-k8s-cni.yaml: env on the `aws-node` container,
+ * `--enable-network-policy` on `aws-eks-nodeagent`), server-side applied by the manager `eks` as EKS applies
+ * add-ons ("Both types of fields are tagged with manager: eks", EKS user guide,
+ * kubernetes-field-management). Without it, `up` fails with the check's message; as the add-on writes it,
+ * `up` passes and a preview changes nothing; edited with kubectl, as an update with PRESERVE leaves it, a
+ * preview plans the check to run and `up` fails naming each edited key, in the words the offline plan uses
+ * when told of the same edits; set right again, nothing is left to change.
  */
 import * as assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import * as pulumi from "@pulumi/pulumi";
-import requireFromString from "require-from-string";
-import { LocalCluster, plan } from "../../local-cluster/deploy";
-import { evaluateStackExpectingError } from "../../offline/engine";
+import { evaluateStack, evaluateStackExpectingError } from "../../offline/engine";
 import type { AwsNodeEdits } from "../../offline/world/aws-node";
-import {
-  AWS_NODE_CHECK_TYPE,
-  type AwsNodeCheckInputs,
-  awsNodeCheckProvider,
-} from "../../components/existing-cluster/aws-node-check";
-import { compare, summary } from "./agreement";
+import { AWS_NODE_CHECK_TYPE } from "../../components/existing-cluster/aws-node-check";
+import { compare, disagreements, summary } from "./agreement";
+import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
 
-const DIR = path.join(os.tmpdir(), `eks-calico-aws-node-test-${process.pid}`);
 const STACK = "existing.example";
+const PROGRAM = path.join(__dirname, "programs", "existing-cluster-steps.ts");
 
 /** aws-node as the vpc-cni add-on writes it with this stack's settings (a subset of its env and args). */
 const AWS_NODE = {
@@ -59,49 +53,36 @@ const AWS_NODE = {
   },
 };
 
-async function loadedProvider(): Promise<pulumi.dynamic.ResourceProvider> {
-  const serialized = await pulumi.runtime.serializeFunction(() => awsNodeCheckProvider, {
-    allowSecrets: true,
-  });
-  return (requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
-}
-
-/** The refusal's own text, wherever an error message carries it. */
+/** The refusal's own text, wherever an error message carries it, without a stack trace after it. */
 function refusalOf(message: string): string {
-  return /aws-node \(DaemonSet [^]*$/.exec(message)?.[0].trim() ?? `(no refusal) ${message}`;
+  const text = /aws-node \(DaemonSet [^]*$/.exec(message)?.[0] ?? `(no refusal) ${message}`;
+  return text.split(/\n\s+at /)[0].trim();
 }
 
-after(function () {
-  for (const line of summary()) console.log(line);
-});
-
-describe("the aws-node check, on a real API server", function () {
+describe("the aws-node check, run by the real engine", function () {
   this.timeout(20 * 60_000);
 
-  it("refuses a setting edited on aws-node, naming it as the offline plan does, and passes once set right", async function () {
-    const cluster = await LocalCluster.start("dev", { dir: DIR });
+  it("fails up naming a setting edited on aws-node, as the offline plan does, and changes nothing once set right", async function () {
+    const simulate = { existingCluster: { nodes: 2 } };
+    const planned = (await evaluateStack(STACK, { simulate })).resources.find(
+      (r) => r.type === AWS_NODE_CHECK_TYPE,
+    );
+    assert.ok(planned, "the existing-cluster plan has the aws-node check");
+    const settings = planned.inputs.settings as Record<string, string>;
+    const c = await EngineCase.start("aws-node check", {
+      stack: "dev",
+      program: PROGRAM,
+      config: {
+        "eks-calico-test:step": "aws-node",
+        "eks-calico-test:settings": settings,
+        // The existing cluster's name, which the messages name.
+        "eks-calico-test:cluster": planned.inputs.cluster,
+      },
+    });
     try {
-      const simulate = { existingCluster: { nodes: cluster.state.nodes } };
-      const step = (await plan(STACK, {}, simulate)).resources.find((r) => r.type === AWS_NODE_CHECK_TYPE);
-      assert.ok(step, "the plan has the aws-node check");
-      const provider = await loadedProvider();
-      // No settling wait: each state below is read as it is.
-      const inputs: AwsNodeCheckInputs = {
-        ...(step.inputs as unknown as AwsNodeCheckInputs),
-        kubeconfig: fs.readFileSync(cluster.state.kubeconfig, "utf8"),
-        context: undefined,
-        settleSeconds: 0,
-      };
-      const real = () =>
-        provider.create(inputs).then(
-          (result) => (result.outs as { verified: Record<string, string> }).verified,
-          (error: Error) => refusalOf(error.message),
-        );
-      /** The refusal of the real check, which must refuse. */
-      const refused = async () => {
-        const answer = await real();
-        assert.equal(typeof answer, "string", `the check passed: ${JSON.stringify(answer)}`);
-        return answer as string;
+      const kubectl = (args: string[], input?: string) => {
+        const result = c.cluster.kubectl(args, input);
+        assert.ok(result.ok, result.output);
       };
       const offline = async (awsNodeEdits: AwsNodeEdits) => {
         const { error } = await evaluateStackExpectingError(STACK, {
@@ -109,9 +90,18 @@ describe("the aws-node check, on a real API server", function () {
         });
         return refusalOf(String(error));
       };
-      const kubectl = (args: string[], input?: string) => {
-        const result = cluster.kubectl(args, input);
-        assert.ok(result.ok, result.output);
+      /** `pulumi up`, which must fail; the check's message as the user reads it. */
+      const refused = async () => {
+        const up = await c.engine.run("up");
+        assert.equal(up.ok, false, "pulumi up fails");
+        // The step's own diagnostic, as the engine shows it for the resource.
+        return refusalOf(up.errors.find((e) => e.includes("aws-node")) ?? up.error ?? "");
+      };
+      /** Whether a preview plans the check to run. */
+      const planned = async () => {
+        const preview = await c.engine.run("preview");
+        assertSucceeded(preview, "pulumi preview");
+        return Object.keys(engineChanges(preview.steps)).some((id) => id.includes("AwsNodeCheck"));
       };
       const awsNode = ["-n", "kube-system", "daemonset/aws-node"];
       // The agent's second arg, as `kubectl edit` would change it (the refusal's fix for an arg).
@@ -124,20 +114,30 @@ describe("the aws-node check, on a real API server", function () {
           JSON.stringify([{ op: "replace", path: "/spec/template/spec/containers/1/args/1", value: arg }]),
         ]);
 
-      await assert.rejects(provider.create(inputs), /DaemonSet kube-system\/aws-node does not exist/);
+      assert.match(await refused(), /DaemonSet kube-system\/aws-node does not exist/);
 
-      // As the add-on writes it: the check passes and reports the settings.
+      // As the add-on writes it: up passes, and reports the settings.
       kubectl(["apply", "--server-side", "--field-manager=eks", "-f", "-"], JSON.stringify(AWS_NODE));
-      compare("aws-node check: aws-node as the add-on writes it passes", step.inputs.settings, await real());
+      const up = await c.engine.run("up");
+      assertSucceeded(up, "pulumi up with aws-node as the add-on writes it");
+      compare(
+        "aws-node check: aws-node as the add-on writes it passes",
+        settings,
+        up.outputs.verified,
+        "engine",
+      );
+      assert.equal(await planned(), false, "nothing to check while aws-node runs the settings");
 
-      // ANNOTATE_POD_IP edited with kubectl: refused, naming it, in the plan's words.
+      // ANNOTATE_POD_IP edited with kubectl: the check runs again, and refuses naming it.
       kubectl(["set", "env", ...awsNode, "-c", "aws-node", "ANNOTATE_POD_IP=false"]);
+      assert.equal(await planned(), true, "an edited setting makes the check run");
       const oneEdit = await refused();
       assert.match(oneEdit, /env\.ANNOTATE_POD_IP is "false" on container aws-node/);
       compare(
         "aws-node check: a kubectl-edited env entry is refused",
         await offline({ "env.ANNOTATE_POD_IP": "false" }),
         oneEdit,
+        "engine",
       );
 
       // The agent turned on with kubectl as well: both named.
@@ -151,15 +151,16 @@ describe("the aws-node check, on a real API server", function () {
         "aws-node check: a kubectl-edited agent arg and env entry are both refused",
         await offline({ "env.ANNOTATE_POD_IP": "false", enableNetworkPolicy: "true" }),
         twoEdits,
+        "engine",
       );
 
-      // Set right again with the refusal's fixes.
+      // Set right again with the refusal's fixes: nothing to change.
       kubectl(["set", "env", ...awsNode, "-c", "aws-node", "ANNOTATE_POD_IP=true"]);
       setAgentArg("--enable-network-policy=false");
-      compare("aws-node check: set right again, it passes", step.inputs.settings, await real());
+      assertSucceeded(await c.engine.run("preview", { expectNoChanges: true }), "preview after the fixes");
     } finally {
-      await cluster.stop();
+      await c.stop();
     }
-    assert.deepEqual(summary().slice(1), [], summary().join("\n"));
+    assert.deepEqual(disagreements(), [], summary().join("\n"));
   });
 });

@@ -1,20 +1,20 @@
 /**
- * The crd.projectcalico.org CRDs this program renders (components/calico/crd-schemas/) on a real API
- * server, for each supported Calico line: objects written as Calico's docs write them are stored whole,
- * and an object with one mistake (a misspelt field, an action that does not exist, a value of the wrong
- * type or out of range) is refused as `kubectl apply` sends it, with strict field validation.
+ * The crd.projectcalico.org CRDs this program renders (components/calico/crd-schemas/), deployed by the
+ * real engine with the rest of Calico, for each supported Calico line: objects written as Calico's docs
+ * write them are stored whole, and an object with one mistake (a misspelt field, an action that does not
+ * exist, a value of the wrong type or out of range) is refused as `kubectl apply` sends it, with strict
+ * field validation.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parseAllDocuments } from "yaml";
-import { LocalCluster, plan, planObjects } from "../../local-cluster/deploy";
+import { planObjects } from "../../local-cluster/deploy";
 import { SUPPORTED_CALICO_MINORS, supportedMinorOf } from "../../components/calico/defaults";
 import { OPERATOR_CALICO_RELEASES } from "../../components/calico/operator/releases";
+import { EngineCase } from "./engine-case";
 
-const DIR = path.join(os.tmpdir(), `eks-calico-crd-schemas-test-${process.pid}`);
 const FIXTURES = path.join(__dirname, "..", "fixtures", "crd-objects");
 
 interface Fixture {
@@ -40,18 +40,22 @@ function releaseOf(minor: string): string {
 describe("Calico's CRD schemas on a real API server", function () {
   this.timeout(20 * 60_000);
 
-  for (const minor of SUPPORTED_CALICO_MINORS) {
-    const version = releaseOf(minor);
-    it(`${version}: the API server stores good objects whole and refuses each mistake`, async function () {
-      const cluster = await LocalCluster.start("dev", { dir: DIR });
-      try {
-        const evaluation = await plan("dev", { "eks-calico:calico.version": version });
-        const crds = planObjects(evaluation).filter((o) => o.object.kind === "CustomResourceDefinition");
-        assert.deepEqual(
-          await cluster.create(crds),
-          [],
-          "the CRDs are accepted (a schema that is not structural is refused)",
-        );
+  it(`${SUPPORTED_CALICO_MINORS.map(releaseOf).join(", then ")}: the API server stores good objects whole and refuses each mistake`, async function () {
+    const [first] = SUPPORTED_CALICO_MINORS.map(releaseOf);
+    const c = await EngineCase.start("Calico's CRDs", {
+      stack: "dev",
+      config: { "eks-calico:calico.version": first },
+    });
+    const cluster = c.cluster;
+    try {
+      for (const minor of SUPPORTED_CALICO_MINORS) {
+        const version = releaseOf(minor);
+        // Deployed, each line as an upgrade of the one before: the API server accepted every CRD (a schema
+        // that is not structural is refused).
+        await c.up(version === first ? `${version}, first up` : `upgrade to ${version}`, {
+          "eks-calico:calico.version": version,
+        });
+        const crds = planObjects(await c.plan()).filter((o) => o.object.kind === "CustomResourceDefinition");
 
         // Sent as JSON: kubectl reads YAML 1.1, where an unquoted `yes` would arrive as a boolean.
         const changed: string[] = [];
@@ -91,9 +95,9 @@ describe("Calico's CRD schemas on a real API server", function () {
           "each object with a mistake is refused, only on the lines it is wrong for",
         );
         assert.ok(refusedCount >= 10, `${refusedCount} refusals checked`);
-      } finally {
-        await cluster.stop();
       }
-    });
-  }
+    } finally {
+      await c.stop();
+    }
+  });
 });

@@ -1,38 +1,27 @@
 /**
- * The VPC CNI network-policy agent's hand-over step (components/existing-cluster/hand-over-step.ts) on a
- * real API server, as `pulumi up` runs it for an existing cluster turning a running agent off: loaded
- * from its serialized text, with the plan's inputs. It refuses before calico-node exists, refuses while a
- * NetworkPolicy or an object of the agent's API group (networking.k8s.aws, served here by CRDs of the same
- * shape) is left, naming each, and passes once they are gone; the offline plan, told what is left, says
- * the same.
+ * The VPC CNI network-policy agent's hand-over step (components/existing-cluster/hand-over-step.ts) run by
+ * the real engine, as `pulumi up` runs it for an existing cluster turning a running agent off
+ * (test/cluster/programs/existing-cluster-steps.ts registers it alone). `up` fails with its message before
+ * calico-node exists, and while a NetworkPolicy or an object of the agent's API group (networking.k8s.aws,
+ * served here by CRDs of the same shape) is left, naming each, as the offline plan says when told what is
+ * left; it passes once they are gone. Calico comes first from this program itself (a kubeconfig stack
+ * on the same cluster, its probe off: in an existing-cluster stack the probe follows the step).
  */
 import * as assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import * as pulumi from "@pulumi/pulumi";
-import requireFromString from "require-from-string";
-import { LocalCluster, plan, planObjects } from "../../local-cluster/deploy";
-import {
-  type ConfigOverrides,
-  type StackEvaluation,
-  evaluateStackExpectingError,
-} from "../../offline/engine";
-import { dependenciesOf, dependencyGraph } from "../../offline/graph";
+import { type ConfigOverrides, evaluateStack, evaluateStackExpectingError } from "../../offline/engine";
+import { HAND_OVER_TYPE } from "../../components/existing-cluster/hand-over-step";
 import type { ExistingClusterSimulation } from "../../offline/world/existing";
-import {
-  HAND_OVER_TYPE,
-  type HandOverInputs,
-  handOverProvider,
-} from "../../components/existing-cluster/hand-over-step";
-import { compare, summary } from "./agreement";
+import { EngineStack } from "../../local-cluster/pulumi";
+import { compare, disagreements, summary } from "./agreement";
+import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
 
-const DIR = path.join(os.tmpdir(), `eks-calico-hand-over-test-${process.pid}`);
 const STACK = "existing.example";
 const CONFIG: ConfigOverrides = { "eks-calico:cluster.existing.networkPolicyAgent": "off" };
 const AGENT_ON: ExistingClusterSimulation = {
   vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' },
 };
+const PROGRAM = path.join(__dirname, "programs", "existing-cluster-steps.ts");
 
 /** A CRD of the agent's API group, as its controller serves it: any spec, listed across namespaces. */
 function agentCrd(plural: string, kind: string, scope: "Namespaced" | "Cluster") {
@@ -89,103 +78,105 @@ const LEFT_NAMES = [
   "PolicyEndpoint shop/web-x7k2",
 ];
 
-async function loadedProvider(): Promise<pulumi.dynamic.ResourceProvider> {
-  const serialized = await pulumi.runtime.serializeFunction(() => handOverProvider, { allowSecrets: true });
-  return (requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }).handler();
-}
-
-/** The refusal's own text, wherever an error message carries it. */
+/** The refusal's own text, wherever an error message carries it, without a stack trace after it. */
 function refusalOf(message: string): string {
-  return /the VPC CNI's network-policy agent on [^]*$/.exec(message)?.[0].trim() ?? `(no refusal) ${message}`;
+  const text = /the VPC CNI's network-policy agent on [^]*$/.exec(message)?.[0] ?? `(no refusal) ${message}`;
+  return text.split(/\n\s+at /)[0].trim();
 }
 
-after(function () {
-  for (const line of summary()) console.log(line);
-});
-
-describe("the network-policy agent's hand-over step, on a real API server", function () {
+describe("the network-policy agent's hand-over step, run by the real engine", function () {
   this.timeout(20 * 60_000);
 
-  it("refuses until calico-node is ready and nothing is left for the agent, naming what is, as offline", async function () {
-    const cluster = await LocalCluster.start("dev", { dir: DIR });
+  it("fails up until calico-node is ready and nothing is left for the agent, naming what is, as offline", async function () {
+    const simulation = { existingCluster: { ...AGENT_ON, nodes: 2 } };
+    const planned = (await evaluateStack(STACK, { config: CONFIG, simulate: simulation })).resources.find(
+      (r) => r.type === HAND_OVER_TYPE,
+    );
+    assert.ok(planned, "the existing-cluster plan turning the agent off has the hand-over step");
+    const c = await EngineCase.start("hand-over", {
+      stack: "dev",
+      program: PROGRAM,
+      // The existing cluster's name, which the messages name.
+      config: { "eks-calico-test:step": "hand-over", "eks-calico-test:cluster": planned.inputs.cluster },
+    });
     try {
-      const simulation = { existingCluster: { ...AGENT_ON, nodes: cluster.state.nodes } };
-      const evaluation: StackEvaluation = await plan(STACK, CONFIG, simulation);
-      const step = evaluation.resources.find((r) => r.type === HAND_OVER_TYPE);
-      assert.ok(step, "the plan has the hand-over step");
-      const provider = await loadedProvider();
-      const inputs = {
-        ...(step.inputs as unknown as HandOverInputs),
-        kubeconfig: fs.readFileSync(cluster.state.kubeconfig, "utf8"),
-        context: undefined,
+      /** `pulumi up` of the step, which must fail; its message as the user reads it. */
+      const refused = async () => {
+        const up = await c.engine.run("up");
+        assert.equal(up.ok, false, "pulumi up fails");
+        // The step's own diagnostic, as the engine shows it for the resource.
+        return up.errors.find((e) => e.includes("network-policy agent")) ?? up.error ?? "";
       };
-
       // Before Calico: nothing enforces once the agent is off.
-      await assert.rejects(
-        provider.create(inputs),
+      assert.match(
+        await refused(),
         /Calico does not enforce yet: DaemonSet kube-system\/calico-node does not exist/,
       );
 
-      // Calico's objects that come before the step in the plan (not the probe, which waits for the agent).
-      const graph = dependencyGraph(evaluation);
-      const beforeStep = planObjects(evaluation).filter((o) => !dependenciesOf(graph, o.urn).has(step.urn));
-      assert.ok(
-        planObjects(evaluation).some(
-          (o) => !beforeStep.includes(o) && o.object.metadata.name.includes("probe"),
-        ),
-        "the probe follows the step",
-      );
-      compare("hand-over: Calico before the step is accepted", [], await cluster.create(beforeStep));
-      const counts = await cluster.settledCounts("kube-system");
-      assert.ok(counts.ready > 0 && counts.ready === counts.desired, JSON.stringify(counts));
+      // Calico, deployed by this program on the same cluster.
+      const calico = new EngineStack({
+        ...c.engine.options,
+        stack: "calico",
+        dir: path.join(c.engine.options.dir, "..", "calico"),
+        program: undefined,
+        config: { "eks-calico:calico.probe.enabled": false },
+      });
+      assertSucceeded(await calico.run("up"), "pulumi up of Calico");
 
       // What the agent left: refused, every object named, and the offline plan says the same.
       for (const crd of [
         agentCrd("policyendpoints", "PolicyEndpoint", "Namespaced"),
         agentCrd("clusternetworkpolicies", "ClusterNetworkPolicy", "Cluster"),
       ]) {
-        const applied = cluster.kubectl(["apply", "-f", "-"], JSON.stringify(crd));
+        const applied = c.cluster.kubectl(["apply", "-f", "-"], JSON.stringify(crd));
         assert.ok(applied.ok, applied.output);
-        cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", `crd/${crd.metadata.name}`]);
+        c.cluster.kubectl([
+          "wait",
+          "--for=condition=Established",
+          "--timeout=60s",
+          `crd/${crd.metadata.name}`,
+        ]);
       }
       for (const object of LEFT) {
-        const applied = cluster.kubectl(["apply", "-f", "-"], JSON.stringify(object));
+        const applied = c.cluster.kubectl(["apply", "-f", "-"], JSON.stringify(object));
         assert.ok(applied.ok, applied.output);
       }
-      const real = await provider.create(inputs).then(
-        () => "(accepted)",
-        (error: Error) => refusalOf(error.message),
-      );
+      const real = refusalOf(await refused());
       assert.ok(
         LEFT_NAMES.every((name) => real.includes(name)),
         real,
       );
       const offline = await evaluateStackExpectingError(STACK, {
         config: CONFIG,
-        simulate: { existingCluster: { ...simulation.existingCluster, networkPolicies: LEFT_NAMES } },
+        simulate: {
+          existingCluster: { ...AGENT_ON, nodes: c.cluster.state.nodes, networkPolicies: LEFT_NAMES },
+        },
       });
       compare(
         "hand-over: what is left is refused, in the same words",
         refusalOf(String(offline.error)),
         real,
+        "engine",
       );
 
-      // Gone (the agent's CRDs still served, empty): the step passes, and the add-on may change.
+      // Gone (the agent's CRDs still served, empty): the step passes.
       for (const object of LEFT.filter((o) => o.kind !== "Namespace")) {
-        const deleted = cluster.kubectl(["delete", "-f", "-", "--wait=true"], JSON.stringify(object));
+        const deleted = c.cluster.kubectl(["delete", "-f", "-", "--wait=true"], JSON.stringify(object));
         assert.ok(deleted.ok, deleted.output);
       }
-      const passed = await provider.create(inputs);
-      // The plan above was made with nothing left (the offline world's default), and completed.
-      assert.ok(evaluation.simulated.some((line) => /hand-over step: .*none left/.test(line)));
-      compare(
-        "hand-over: nothing left, the step passes",
-        [],
-        (passed.outs as { remaining: string[] }).remaining,
+      const passed = await c.engine.run("up");
+      assertSucceeded(passed, "pulumi up once nothing is left");
+      compare("hand-over: nothing left, the step passes", [], passed.outputs.remaining, "engine");
+      // While it exists the hand-over is pending: every preview plans it to run again (checking-step.ts).
+      const preview = await c.engine.run("preview");
+      assertSucceeded(preview, "pulumi preview");
+      assert.ok(
+        Object.keys(engineChanges(preview.steps)).some((id) => id.includes("NetworkPolicyAgentHandOver")),
+        "the step runs again",
       );
     } finally {
-      await cluster.stop();
+      await c.stop();
     }
-    assert.deepEqual(summary().slice(1), [], summary().join("\n"));
+    assert.deepEqual(disagreements(), [], summary().join("\n"));
   });
 });

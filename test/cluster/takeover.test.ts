@@ -1,32 +1,41 @@
 /**
- * `calico.adopt` on a real API server: a Calico applied with `kubectl apply` (client-side, as teams did)
- * from each manifest in test/fixtures/adopt/, then this program's takeover as `pulumi up` runs it: the
- * takeover step's dynamic provider loaded from its serialized text (as Pulumi's dynamic provider host
- * loads it) and run against the cluster, then every Calico object created with the requests
- * pulumi-kubernetes sends (local-cluster/provider-requests.ts). The API server must accept each, and
- * afterwards each object holds what the plan renders and nothing of the old manifest; the adoption report
- * (`npm start -- --adopt-from`) must have predicted which fields went.
+ * `calico.adopt` by the real engine: a Calico applied with `kubectl apply` (client-side, as teams did)
+ * from each manifest in test/fixtures/adopt/ runs on kwok nodes (its calico-node pods and its Typha,
+ * without TLS); then `pulumi up` of a kubeconfig stack with `calico.adopt`: the takeover step as the engine
+ * runs it (serialized by the runtime, in the dynamic provider host), every Calico object through
+ * pulumi-resource-kubernetes, Typha awaited before calico-node, the DaemonSet's rollout (the real
+ * DaemonSet controller replacing pods node by node), then the Typha retirement step. It must succeed, and
+ * afterwards each object holds what the plan renders and nothing of the old manifest, a preview changes
+ * nothing, the adoption report (`npm start -- --adopt-from`) must have predicted which fields and which
+ * Typha objects went. Then `calico.adopt: false` brings `calico-typha` back and deletes the takeover's
+ * Typha at the end, as Pulumi deletes removed resources after every other step. While each `up` runs,
+ * every calico-node pod is judged against the Typha its env names (typha-watch.ts): none may be left
+ * without one, and both Typhas serve at some point.
+ *
+ * pulumi-resource-kubernetes v4.25.0 creates by a server-side apply that upserts and has no
+ * `enablePatchForce`: a field another manager still owned would conflict here where 4.34 (with the
+ * adopting provider's `enablePatchForce`) would take it, so a takeover accepted here is accepted there.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import YAML from "yaml";
-import { LocalCluster, plan, planObjects } from "../../local-cluster/deploy";
-import { refOf } from "../../local-cluster/provider-requests";
 import { parseManifest } from "../../offline/adoption/manifest";
 import { adoptionReport } from "../../offline/adoption/report";
 import { fieldDifferences } from "../../offline/adoption/fields";
 import { asServedToday } from "../../offline/adoption/objects";
 import { ADOPT_FIELD_MANAGER } from "../../components/calico/takeover";
+import { CALICO_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
 import { credentialsOf, kubeRequest } from "../../components/calico/takeover/kube-client";
 import { isHandedOver } from "../../components/calico/takeover/managed-fields";
 import { objectPath } from "../../components/calico/takeover/run";
-import { compare, summary } from "./agreement";
-import { runTakeoverStep } from "./takeover-step";
+import { planObjects } from "../../local-cluster/deploy";
+import { refOf } from "../../local-cluster/provider-requests";
+import { compare, disagreements, summary } from "./agreement";
+import { EngineCase } from "./engine-case";
+import { allAccepted, bothTyphas, typhaObjects, watcher } from "./typha-watch";
 import { type KubeObject, asStoredToday } from "./old-manifest";
 
-const DIR = path.join(os.tmpdir(), `eks-calico-takeover-test-${process.pid}`);
 const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
 
 /**
@@ -92,28 +101,33 @@ function podDifferences(rendered: PodSpec, live: PodSpec): string[] {
   return problems;
 }
 
-describe("calico.adopt on a real API server: kubectl-applied Calico taken over", function () {
-  this.timeout(20 * 60_000);
+describe("calico.adopt by the real engine: kubectl-applied Calico taken over", function () {
+  this.timeout(30 * 60_000);
 
   for (const fixture of fs
     .readdirSync(FIXTURES)
     .filter((f) => f.endsWith(".yaml"))
     .sort()) {
-    it(`${fixture}: the takeover is accepted and leaves exactly what the plan renders, as the report predicted`, async function () {
+    it(`${fixture}: pulumi up takes it over without an outage, leaves what the plan renders as the report predicted, and gives it back`, async function () {
       const manifest = parseManifest(fs.readFileSync(path.join(FIXTURES, fixture), "utf8"), fixture);
-      const cluster = await LocalCluster.start("dev", { dir: DIR });
+      const c = await EngineCase.start(`adopt ${fixture}`, {
+        stack: "dev",
+        podStartSeconds: 2,
+        config: { "eks-calico:calico.adopt": true },
+        existingObjects: manifest,
+      });
       try {
-        const kubeconfig = fs.readFileSync(cluster.state.kubeconfig, "utf8");
+        const kubeconfig = fs.readFileSync(c.cluster.state.kubeconfig, "utf8");
         const credentials = credentialsOf(kubeconfig);
 
         // 1. kubectl apply, client-side, of the old manifest as the cluster stores it today.
         const stored = manifest.map(asStoredToday);
         const refused = stored
-          .map((o) => ({ o, r: cluster.kubectl(["apply", "-f", "-"], YAML.stringify(o)) }))
+          .map((o) => ({ o, r: c.cluster.kubectl(["apply", "-f", "-"], YAML.stringify(o)) }))
           .filter(({ r }) => !r.ok)
           .map(({ o, r }) => `${String(o.kind)}: ${r.output}`);
         assert.deepEqual(refused, [], "the old manifest applies");
-        cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"]);
+        c.cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"]);
         if (BEFORE_MANAGED_FIELDS.has(fixture)) {
           for (const o of stored as KubeObject[]) {
             const objectUrl = await objectPath(credentials, refOf(o));
@@ -127,29 +141,35 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
           }
         }
 
+        const nodes = c.cluster.state.nodes;
+        assert.ok(nodes >= 2, "a rollout with a state between old and new needs two nodes");
+        await allAccepted(c.cluster, CALICO_TYPHA, nodes, "the old manifest's calico-node pods on its Typha");
+        const oldTypha = await typhaObjects(c.cluster, CALICO_TYPHA);
+
         // 2. The plan, with adoption, over those objects; its report.
-        const evaluation = await plan(
-          "dev",
-          { "eks-calico:calico.adopt": true },
-          { existingObjects: manifest },
-        );
+        const evaluation = await c.plan();
         const report = adoptionReport(manifest, evaluation);
         assert.deepEqual(report.problems, [], "the report sees nothing that stops the switch");
 
-        // 3. pulumi up: the takeover step, then each object through its provider.
-        const results = (await runTakeoverStep(evaluation, kubeconfig)).results;
-        assert.ok(results.filter((r) => r.outcome.startsWith("from ")).length > 0, JSON.stringify(results));
-
-        const objects = planObjects(evaluation);
-        const refusals = await cluster.create(objects);
-        compare(`${fixture}: the API server accepts every object of the takeover`, [], refusals);
+        // 3. pulumi up, watched, then a preview that must change nothing (engine-case.ts).
+        const takeover = watcher(c.cluster);
+        await c.up("takeover", {}, takeover.watch);
+        assert.deepEqual(
+          takeover.watched.refused,
+          [],
+          "no calico-node pod without a Typha during the takeover",
+        );
+        assert.ok(
+          takeover.watched.states.some(bothTyphas),
+          `a state with pods on both Typhas was seen: ${takeover.watched.states.join(" | ")}`,
+        );
 
         // 4. Each object holds what the plan renders: no manager but ours and controllers, no leftovers.
         const leftovers: string[] = [];
         const live = new Map<string, KubeObject>();
         const rendered = new Map<string, KubeObject>();
         // The objects taken over: those of the adopting provider (the probe's are new, through the other).
-        const adopted = objects.filter((planned) => planned.provider.upsert);
+        const adopted = planObjects(evaluation).filter((planned) => planned.provider.upsert);
         assert.ok(adopted.length > 10, "the adopting provider applies Calico's objects");
         for (const planned of adopted) {
           const object = planned.object as KubeObject;
@@ -177,9 +197,12 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
             leftovers.push(...podDifferences(podSpec(object), podSpec(current)).map((p) => `${where}: ${p}`));
           }
         }
-        compare(`${fixture}: after the takeover each object holds only what the plan renders`, [], leftovers);
-        // As `pulumi preview --expect-no-changes` afterwards: the provider's dry-run update changes nothing.
-        compare(`${fixture}: a second apply changes nothing`, [], await cluster.changed(adopted));
+        compare(
+          `${fixture}: after the takeover each object holds only what the plan renders`,
+          [],
+          leftovers,
+          "engine",
+        );
 
         // 5. The report predicted which fields of the old objects went: exactly those, for every object.
         const predicted = report.takenOver
@@ -207,10 +230,54 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
           `${fixture}: the adoption report's removed fields are the ones the real takeover removed`,
           predicted,
           real,
+          "engine",
         );
-        assert.deepEqual(summary().slice(1), [], summary().join("\n"));
+
+        // 6. The retirement: the old Typha is gone, as the adoption report and the offline plan said.
+        assert.deepEqual(await typhaObjects(c.cluster, CALICO_TYPHA), [], "the old Typha's objects are gone");
+        // Nothing else deletes them: every one that was there is one the retirement deleted.
+        const note = evaluation.simulated.find((n) => n.startsWith("the old Typha deleted once"));
+        const offline = note?.split(": ").slice(1).join(": ").split(", ") ?? [];
+        compare(
+          `${fixture}: the Typha retirement deletes what the offline plan said`,
+          offline,
+          oldTypha,
+          "engine",
+        );
+        compare(
+          `${fixture}: the adoption report names the Typha objects the retirement deleted`,
+          report.retired.map((r) => r.object).sort(),
+          [...oldTypha].sort(),
+          "engine",
+        );
+        await allAccepted(
+          c.cluster,
+          TAKEOVER_TYPHA.name,
+          nodes,
+          "every calico-node pod on the takeover's Typha",
+        );
+
+        // 7. calico.adopt: false: calico-typha created and awaited, the DaemonSet rolls onto it, then the
+        // takeover's Typha is deleted, last (Pulumi deletes removed resources after every other step).
+        const back = watcher(c.cluster);
+        await c.up("back to calico-typha", { "eks-calico:calico.adopt": false }, back.watch);
+        assert.deepEqual(back.watched.refused, [], "no calico-node pod without a Typha on the way back");
+        console.log(
+          `      takeover: ${takeover.watched.states.join(" -> ")}\n      back: ${back.watched.states.join(" -> ")}`,
+        );
+        assert.ok(
+          back.watched.states.some(bothTyphas),
+          `both Typhas served at once: ${back.watched.states.join(" | ")}`,
+        );
+        assert.deepEqual(
+          await typhaObjects(c.cluster, TAKEOVER_TYPHA.name),
+          [],
+          "the takeover's Typha is gone",
+        );
+        await allAccepted(c.cluster, CALICO_TYPHA, nodes, "every calico-node pod on calico-typha at the end");
+        assert.deepEqual(disagreements(), [], summary().join("\n"));
       } finally {
-        await cluster.stop();
+        await c.stop();
       }
     });
   }
@@ -218,32 +285,39 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
   it("a stricter schema the cluster has is kept where this program's is open: never weakened", async function () {
     const file = path.join(__dirname, "..", "fixtures", "strict-crd", "ippools.yaml");
     const strict = parseManifest(fs.readFileSync(file, "utf8"), file);
-    const cluster = await LocalCluster.start("dev", { dir: DIR });
+    const c = await EngineCase.start("strict IPPool schema", {
+      stack: "dev",
+      config: { "eks-calico:calico.adopt": true },
+      existingObjects: strict,
+    });
     try {
-      const kubeconfig = fs.readFileSync(cluster.state.kubeconfig, "utf8");
-      for (const o of strict) assert.ok(cluster.kubectl(["apply", "-f", "-"], JSON.stringify(o)).ok);
-      const evaluation = await plan("dev", { "eks-calico:calico.adopt": true }, { existingObjects: strict });
-      const { schemas } = await runTakeoverStep(evaluation, kubeconfig);
-      const live = await cluster.api.get<KubeObject>(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ippools.crd.projectcalico.org",
+      for (const o of strict) assert.ok(c.cluster.kubectl(["apply", "-f", "-"], JSON.stringify(o)).ok);
+      const schemaOf = (crd: KubeObject) =>
+        (crd.spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0].schema
+          .openAPIV3Schema;
+      const name = "ippools.crd.projectcalico.org";
+      const before = await c.cluster.api.get<KubeObject>(
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
       );
-      const served = (live.spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0];
-      compare(
-        "the step keeps the cluster's stricter IPPool schema",
-        served.schema.openAPIV3Schema,
-        schemas["ippools.crd.projectcalico.org"],
+      // Planned before the takeover: the plan of a first deployment over what exists.
+      const planned = planObjects(await c.plan()).find((o) => o.object.metadata.name === name);
+      await c.up("takeover");
+      const after = await c.cluster.api.get<KubeObject>(
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
       );
-      // The offline plan applies the schema the real step found.
-      const objects = planObjects(evaluation);
-      const planned = objects.find((o) => o.object.metadata.name === "ippools.crd.projectcalico.org");
+      assert.deepEqual(
+        schemaOf(after),
+        schemaOf(before),
+        "pulumi up keeps the cluster's stricter IPPool schema",
+      );
+      // The offline plan applies the schema the real step kept.
       assert.ok(planned);
       compare(
         "the plan's IPPool CRD carries the schema the real step kept",
-        schemas["ippools.crd.projectcalico.org"],
-        (planned.object.spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0].schema
-          .openAPIV3Schema,
+        schemaOf(after),
+        schemaOf(planned.object),
+        "engine",
       );
-      compare("the takeover's objects are accepted", [], await cluster.create(objects));
       // Still refused after the takeover: a misspelt field and a mode that does not exist.
       const pool = (spec: Record<string, unknown>) =>
         JSON.stringify({
@@ -252,14 +326,16 @@ describe("calico.adopt on a real API server: kubectl-applied Calico taken over",
           metadata: { name: "p" },
           spec,
         });
-      assert.ok(cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipMode: "Never" })).ok);
-      assert.ok(!cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipmode: "Never" })).ok);
+      assert.ok(c.cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipMode: "Never" })).ok);
       assert.ok(
-        !cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipMode: "Sometimes" })).ok,
+        !c.cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipmode: "Never" })).ok,
+      );
+      assert.ok(
+        !c.cluster.kubectl(["apply", "-f", "-"], pool({ cidr: "10.9.0.0/16", ipipMode: "Sometimes" })).ok,
       );
     } finally {
-      await cluster.stop();
+      await c.stop();
     }
-    assert.deepEqual(summary().slice(1), [], summary().join("\n"));
+    assert.deepEqual(disagreements(), [], summary().join("\n"));
   });
 });

@@ -1,25 +1,53 @@
 /**
  * A dynamic provider for a step that reads the cluster during `pulumi up` and stops the update by
- * throwing: the Typha retirement (typha-retirement.ts) and the network-policy agent's hand-over
- * (components/existing-cluster/hand-over-step.ts). Its diff always reports a change, so it checks again
- * on every update, since the cluster can change between two runs; its outputs are its inputs and what the
- * check found. Nothing to do on delete.
+ * throwing: the Typha retirement (typha-retirement.ts), the network-policy agent's hand-over and the
+ * aws-node check (components/existing-cluster/). Its outputs are its inputs and what the check found;
+ * nothing to do on delete.
+ *
+ * Its diff decides whether the step runs (the engine calls it in every preview and update): when an input
+ * changed, or when `pending` reads the cluster and finds work for it (something left to retire, a setting
+ * edited since). A step with nothing to do is unchanged, so `pulumi preview --expect-no-changes` (the
+ * daily drift check, .github/workflows/drift.yml) passes on a cluster that did not move and fails on one
+ * that did. A cluster that cannot be read counts as pending: the update then runs the check, which reports
+ * why.
  */
 import type * as pulumi from "@pulumi/pulumi";
 
-export function checkOnEveryUpdate<I extends object, O extends object>(
+/**
+ * The step's outputs: its inputs and what the check found, as JSON holds them. The dynamic provider host
+ * sends outputs as a protobuf Struct (@pulumi/pulumi cmd/dynamic-provider, Struct.fromJavaScript), which
+ * refuses an undefined value ("Unexpected struct type."): a finding left undefined would fail the step.
+ */
+async function outputsOf<I extends object, O extends object>(
+  inputs: I,
+  check: (inputs: I) => Promise<O>,
+): Promise<I & O> {
+  return JSON.parse(JSON.stringify({ ...inputs, ...(await check(inputs)) })) as I & O;
+}
+
+export function checkingStep<I extends object, O extends object>(
   id: string,
   check: (inputs: I) => Promise<O>,
+  pending: (inputs: I) => Promise<boolean>,
 ): pulumi.dynamic.ResourceProvider {
   return {
     async create(inputs: I) {
-      return { id, outs: { ...inputs, ...(await check(inputs)) } };
+      return { id, outs: await outputsOf(inputs, check) };
     },
-    diff() {
-      return Promise.resolve({ changes: true });
+    async diff(_id: string, olds: I & O, news: I) {
+      // Outputs are not in `news`; an input the program changed is.
+      const changed = Object.entries(news).some(
+        ([key, value]) => JSON.stringify(value) !== JSON.stringify((olds as Record<string, unknown>)[key]),
+      );
+      if (changed) return { changes: true };
+      try {
+        return { changes: await pending(news) };
+      } catch {
+        return { changes: true };
+      }
     },
     async update(_id: string, _olds: I, news: I) {
-      return { outs: { ...news, ...(await check(news)) } };
+      return { outs: await outputsOf(news, check) };
     },
   };
 }

@@ -10,11 +10,12 @@
  * (provider/pkg/await/daemonset.go: kstatus Current, every pod updated and available), and it checks that
  * itself again before deleting anything: every calico-node pod, a terminating one too, must name the new
  * Typha, read from the pod rather than from the DaemonSet. A dynamic resource: it runs in the Node.js
- * program with the stack's kubeconfig, and checks again on every update while adoption is on.
+ * program with the stack's kubeconfig, and runs again in any update that finds an object of the old Typha
+ * left; once they are gone it has nothing to do and changes nothing (checking-step.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { calicoNodeNotReady } from "../../existing-cluster/agent-hand-over";
-import { checkOnEveryUpdate } from "./checking-step";
+import { checkingStep } from "./checking-step";
 import {
   type Credentials,
   credentialsOf,
@@ -144,6 +145,16 @@ async function deleteRetired(credentials: Credentials, inputs: RetirementInputs)
   return deleted;
 }
 
+/** Whether an object of the old Typha is left to delete. */
+async function typhaLeft(inputs: RetirementInputs): Promise<boolean> {
+  const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
+  for (const kind of TYPHA_OBJECT_KINDS) {
+    const path = typhaObjectPath(kind, inputs.namespace, inputs.retired);
+    if ((await kubeGetOrMissing(credentials, path)) !== undefined) return true;
+  }
+  return false;
+}
+
 /** Named apart from any global (mocha defines `run`): a global is not captured when Pulumi serializes. */
 async function retireTypha(inputs: RetirementInputs): Promise<{ deleted: string[] }> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
@@ -161,7 +172,7 @@ async function retireTypha(inputs: RetirementInputs): Promise<{ deleted: string[
 }
 
 /** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
-export const retirementProvider = checkOnEveryUpdate("typha-retirement", retireTypha);
+export const retirementProvider = checkingStep("typha-retirement", retireTypha, typhaLeft);
 
 export interface TyphaRetirementArgs {
   readonly kubeconfig: pulumi.Input<string>;

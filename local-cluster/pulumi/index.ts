@@ -1,0 +1,163 @@
+/**
+ * This repository's program run by the real Pulumi engine on a local cluster: a stack in the
+ * `cluster.kubeconfig` mode pointed at the cluster, its state in a local file backend, and each operation
+ * in a fresh Node process (./operation.ts) with the CLI, the Kubernetes provider and the Node.js plugins
+ * `npm run tools` provides (tools/catalog.ts, tools/plugins.ts). Nothing is downloaded: automatic plugin
+ * acquisition is off, so a missing plugin is an error naming it.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import YAML from "yaml";
+import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "../../offline/config";
+import { decodeConfigValue } from "../../stacks/config-values";
+import { PLUGINS } from "../../tools/plugins";
+import type { Operation, OperationRequest, OperationResult } from "./operation";
+
+export type { EngineStep, Operation, OperationResult, PolicyViolation } from "./operation";
+
+/** The stack file the engine's stacks start from: the mode for a cluster reached through a kubeconfig. */
+export const KUBECONFIG_STACK = "kubeconfig.example";
+
+/** Binaries the engine needs in the tools directory. */
+export const ENGINE_TOOLS = ["pulumi", "pulumi-resource-kubernetes", ...Object.keys(PLUGINS)] as const;
+
+export interface EngineStackOptions {
+  /** The engine's stack name. */
+  readonly stack: string;
+  /** Holds the stack's Pulumi.yaml, Pulumi.<stack>.yaml, its file backend and the CLI's home. */
+  readonly dir: string;
+  /** The tools directory (TOOLS_BIN). */
+  readonly bin: string;
+  /** The local cluster's kubeconfig file and context. */
+  readonly kubeconfig: string;
+  readonly context: string;
+  /** Nodes the cluster runs: the stack's `cluster.kubeconfig.maxNodes`. */
+  readonly nodes: number;
+  /** The stack file whose `eks-calico:calico` settings the stack takes (a full stack's, e.g. dev). */
+  readonly from?: string;
+  /** Config on top, as `npm start --config` takes it. */
+  readonly config?: ConfigOverrides;
+  /**
+   * The program to run, a module exporting its function as index.ts does (default: index.ts). A test
+   * program of a few of this repository's resources runs with the same stack config.
+   */
+  readonly program?: string;
+}
+
+/**
+ * The config overrides that turn the kubeconfig example stack into one for the local cluster with
+ * `from`'s Calico settings: the same overrides give the offline plan of that stack (evaluateStack).
+ */
+export function engineOverrides(options: Omit<EngineStackOptions, "stack" | "dir" | "bin">): ConfigOverrides {
+  const calico =
+    options.from === undefined
+      ? {}
+      : { "eks-calico:calico": decodeConfigValue(loadStackConfig(options.from).values["eks-calico:calico"]) };
+  return {
+    ...calico,
+    "eks-calico:cluster.kubeconfig.path": options.kubeconfig,
+    "eks-calico:cluster.kubeconfig.context": options.context,
+    "eks-calico:cluster.kubeconfig.maxNodes": Math.max(1, options.nodes),
+    ...options.config,
+  };
+}
+
+/** A stack of the engine's: where it lives and how its operations run. */
+export class EngineStack {
+  readonly workDir: string;
+  private readonly env: Record<string, string>;
+
+  constructor(
+    readonly options: EngineStackOptions,
+    readonly log: (text: string) => void = () => undefined,
+  ) {
+    const missing = ENGINE_TOOLS.filter((name) => !fs.existsSync(path.join(options.bin, name)));
+    if (missing.length > 0) {
+      throw new Error(`${missing.join(", ")} not found in ${options.bin}: run \`npm run tools\` first`);
+    }
+    this.workDir = path.join(options.dir, "project");
+    const state = path.join(options.dir, "state");
+    fs.mkdirSync(this.workDir, { recursive: true });
+    fs.mkdirSync(state, { recursive: true });
+    // The project as Pulumi.yaml declares it, but its `main`: the program is served from the operation's
+    // process (./operation.ts), and the CLI checks that `main` exists in the working directory.
+    const project = YAML.parse(fs.readFileSync(path.join(PROJECT_ROOT, "Pulumi.yaml"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    delete project.main;
+    fs.writeFileSync(path.join(this.workDir, "Pulumi.yaml"), YAML.stringify(project));
+    // Beside Pulumi.yaml, as in the repository: the dynamic provider host resolves the packages a
+    // serialized provider requires from its working directory, the project's (@pulumi/pulumi
+    // cmd/dynamic-provider loads it with require-from-string, which takes its paths from ".").
+    const modules = path.join(this.workDir, "node_modules");
+    if (!fs.existsSync(modules)) fs.symlinkSync(path.join(PROJECT_ROOT, "node_modules"), modules, "dir");
+    this.configure(options.config ?? {});
+    this.env = {
+      PATH: `${options.bin}${path.delimiter}${process.env.PATH ?? ""}`,
+      PULUMI_HOME: path.join(options.dir, "home"),
+      PULUMI_BACKEND_URL: `file://${state}`,
+      PULUMI_CONFIG_PASSPHRASE: "local-cluster",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    };
+  }
+
+  /** Writes Pulumi.<stack>.yaml: the kubeconfig example's config for the local cluster, then `config`. */
+  configure(config: ConfigOverrides): void {
+    const { values } = loadStackConfig(KUBECONFIG_STACK, engineOverrides({ ...this.options, config }));
+    const decoded = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, decodeConfigValue(v)]));
+    fs.writeFileSync(
+      path.join(this.workDir, `Pulumi.${this.options.stack}.yaml`),
+      YAML.stringify({ config: decoded }),
+    );
+  }
+
+  /** Runs one operation in a fresh Node process; resolves with its result, failed or not. */
+  run(
+    operation: Operation,
+    options: { policyPack?: boolean; expectNoChanges?: boolean; refresh?: boolean } = {},
+  ): Promise<OperationResult> {
+    const request: OperationRequest = {
+      operation,
+      stack: this.options.stack,
+      workDir: this.workDir,
+      cliRoot: path.dirname(this.options.bin),
+      env: this.env,
+      policyPacks: options.policyPack ? [path.join(PROJECT_ROOT, "policy")] : [],
+      expectNoChanges: options.expectNoChanges ?? false,
+      refresh: options.refresh ?? false,
+      program: this.options.program ?? path.join(PROJECT_ROOT, "index.ts"),
+      resultFile: path.join(this.options.dir, `${operation}-result.json`),
+    };
+    const requestFile = path.join(this.options.dir, `${operation}-request.json`);
+    fs.writeFileSync(requestFile, JSON.stringify(request));
+    fs.rmSync(request.resultFile, { force: true });
+    return new Promise((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "operation.ts"), requestFile],
+        { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let tail = "";
+      const keep = (chunk: Buffer) => {
+        const text = chunk.toString();
+        tail = (tail + text).slice(-6000);
+        this.log(text);
+      };
+      child.stdout.on("data", keep);
+      child.stderr.on("data", keep);
+      child.on("error", reject);
+      child.on("close", (code) => {
+        if (code !== 0 || !fs.existsSync(request.resultFile)) {
+          reject(
+            new Error(`pulumi ${operation} (${this.options.stack}): the driver exited ${code}:\n${tail}`),
+          );
+          return;
+        }
+        resolve(JSON.parse(fs.readFileSync(request.resultFile, "utf8")) as OperationResult);
+      });
+    });
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * A case of the real engine on a local cluster: a cluster shaped like a stack's node groups, and this
+ * program run on it by the real Pulumi CLI and Kubernetes provider (local-cluster/pulumi/) as a
+ * `cluster.kubeconfig` stack with that stack's Calico settings. Every `up` is previewed first and the
+ * engine's planned steps compared with the offline diff (`npm start -- --diff`) of the same config; it
+ * runs with the policy pack; a preview with `--expect-no-changes` follows, so a perpetual diff fails; and
+ * the `calico` outputs are compared with the offline plan's and with what the controllers report.
+ */
+import * as assert from "node:assert/strict";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  EngineStack,
+  type EngineStep,
+  type OperationResult,
+  engineOverrides,
+  KUBECONFIG_STACK,
+} from "../../local-cluster/pulumi";
+import { COUNT_KEYS, type CalicoCounts, LocalCluster } from "../../local-cluster/deploy";
+import { type ConfigOverrides, type StackEvaluation, evaluateStack } from "../../offline/engine";
+import type { ManifestObject } from "../../offline/adoption/objects";
+import { diffDocuments, identityOf } from "../../offline/diff";
+import { resourcesDocument } from "../../offline/plan";
+import { compare } from "./agreement";
+
+/** A planned change to one resource, in the words both sides share. */
+type Change = "create" | "update" | "replace" | "delete";
+
+/** The engine's step kinds as the offline diff names them; reads and unchanged resources are left out. */
+const ENGINE_CHANGES: Readonly<Record<string, Change>> = {
+  create: "create",
+  update: "update",
+  replace: "replace",
+  "create-replacement": "replace",
+  "delete-replaced": "replace",
+  delete: "delete",
+};
+
+/**
+ * A default provider: the engine makes one for each package whose resources name no provider
+ * (`pulumi:providers:<package>::default[_<version>]`); the program registers none, so no plan has them.
+ */
+const DEFAULT_PROVIDER = /^pulumi:providers:[^:]+::default(_[\d_]+)?$/;
+
+/** What the engine's steps change, by resource identity (type and name); default providers left out. */
+export function engineChanges(steps: readonly EngineStep[]): Record<string, Change> {
+  const changes: Record<string, Change> = {};
+  for (const step of steps) {
+    if (DEFAULT_PROVIDER.test(identityOf(step.urn))) continue;
+    const change = ENGINE_CHANGES[step.op];
+    if (change !== undefined) changes[identityOf(step.urn)] = change;
+  }
+  return sorted(changes);
+}
+
+/**
+ * What the offline diff from `before` (nothing, for a first deployment) to `after` changes. A change it
+ * cannot know ("unknown") is left out: it does not claim one, and `unknowns` lists it.
+ */
+export function offlineChanges(
+  before: StackEvaluation | undefined,
+  after: StackEvaluation,
+): { changes: Record<string, Change>; unknowns: string[] } {
+  const next = resourcesDocument(after);
+  const old = before === undefined ? { ...next, resources: [], outputs: {} } : resourcesDocument(before);
+  const diff = diffDocuments(old, next);
+  const changes: Record<string, Change> = {};
+  const unknowns: string[] = [];
+  for (const resource of [...diff.added, ...diff.changed, ...diff.removed]) {
+    if (resource.op === "unknown") unknowns.push(resource.identity);
+    else if (resource.op !== "same") changes[resource.identity] = resource.op;
+  }
+  return { changes: sorted(changes), unknowns };
+}
+
+function sorted<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The `calico` output's counts. */
+export function countsOf(outputs: Record<string, unknown>): CalicoCounts {
+  const calico = (outputs.calico ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(COUNT_KEYS.map((k) => [k, calico[k]])) as unknown as CalicoCounts;
+}
+
+/** Fails with the engine's own words unless the operation succeeded. */
+export function assertSucceeded(result: OperationResult, what: string): void {
+  assert.ok(result.ok, `${what} failed:\n${[...result.errors, result.error ?? ""].join("\n").slice(-4000)}`);
+}
+
+export interface EngineCaseOptions {
+  /** The stack whose node groups the cluster's nodes copy, and whose Calico settings the stack takes. */
+  readonly stack: string;
+  readonly fargateNodes?: number;
+  /** Config of `stack` the cluster's nodes copy (node groups), as `npm start --config` takes it. */
+  readonly shape?: ConfigOverrides;
+  /** Config of the stack's first `up`. */
+  readonly config?: ConfigOverrides;
+  /** Objects applied with kubectl before the stack, for the offline plan's adoption (calico.adopt). */
+  readonly existingObjects?: readonly ManifestObject[];
+  /** A test program to run instead of index.ts (its operations through `engine.run`, not `up`). */
+  readonly program?: string;
+  /** Seconds a scheduled pod takes to become ready. */
+  readonly podStartSeconds?: number;
+}
+
+export class EngineCase {
+  /** The offline plan of what the stack last deployed. */
+  private deployed: StackEvaluation | undefined;
+  /** What the stack reads on every update (its own last outputs, Typha's readiness), by identity. */
+  private readonly reads = new Set<string>();
+  private config: ConfigOverrides;
+
+  private constructor(
+    readonly label: string,
+    readonly cluster: LocalCluster,
+    readonly engine: EngineStack,
+    private readonly options: EngineCaseOptions,
+    /** Nodes calico-node may run on (Fargate nodes aside), as the offline plan simulates the cluster. */
+    private calicoNodes: number,
+  ) {
+    this.config = options.config ?? {};
+  }
+
+  static async start(label: string, options: EngineCaseOptions): Promise<EngineCase> {
+    const dir = path.join(os.tmpdir(), `eks-calico-engine-${process.pid}-${label.replace(/\W+/g, "-")}`);
+    const cluster = await LocalCluster.start(options.stack, {
+      config: options.shape,
+      fargateNodes: options.fargateNodes,
+      podStartSeconds: options.podStartSeconds,
+      dir: path.join(dir, "cluster"),
+    });
+    try {
+      const engine = new EngineStack({
+        stack: "local",
+        dir: path.join(dir, "engine"),
+        bin: cluster.bin,
+        kubeconfig: cluster.state.kubeconfig,
+        context: "local",
+        nodes: cluster.state.nodes,
+        from: options.stack,
+        config: options.config,
+        program: options.program,
+      });
+      return new EngineCase(
+        label,
+        cluster,
+        engine,
+        options,
+        cluster.state.nodes - (options.fargateNodes ?? 0),
+      );
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
+  }
+
+  /** Nodes that joined the cluster since it started: the offline plan simulates them too. */
+  nodesAdded(count: number): void {
+    this.calicoNodes += count;
+  }
+
+  async stop(): Promise<void> {
+    await this.cluster.stop();
+  }
+
+  /** The offline plan of this stack with `config`, the last deployment's outputs as its previous ones. */
+  plan(config: ConfigOverrides = this.config): Promise<StackEvaluation> {
+    return evaluateStack(KUBECONFIG_STACK, {
+      config: engineOverrides({
+        kubeconfig: this.cluster.state.kubeconfig,
+        context: "local",
+        nodes: this.cluster.state.nodes,
+        from: this.options.stack,
+        config,
+      }),
+      simulate: {
+        kubeconfigCluster: { nodes: this.calicoNodes },
+        // What was there before the stack's first deployment.
+        ...(this.options.existingObjects === undefined || this.deployed !== undefined
+          ? {}
+          : { existingObjects: this.options.existingObjects }),
+      },
+      ...(this.deployed === undefined ? {} : { previousOutputs: this.deployed.outputs }),
+    });
+  }
+
+  /**
+   * `pulumi preview`, then `pulumi up --policy-pack policy`, then `pulumi preview --expect-no-changes`,
+   * with `config` on top of the last; the preview's steps and the outputs compared with the offline plan.
+   * `watch` runs beside `up`, told when it has finished.
+   */
+  async up(
+    step: string,
+    config: ConfigOverrides = {},
+    watch?: (finished: () => boolean) => Promise<void>,
+  ): Promise<OperationResult> {
+    this.config = { ...this.config, ...config };
+    this.engine.configure(this.config);
+    const planned = await this.plan();
+    const preview = await this.engine.run("preview");
+    assertSucceeded(preview, `${this.label}, ${step}: pulumi preview`);
+    const offline = offlineChanges(this.deployed, planned);
+    const real = engineChanges(preview.steps);
+    // What the offline plan says it cannot know is not held against it.
+    for (const identity of offline.unknowns) delete real[identity];
+    compare(`${this.label}, ${step}: the preview's steps`, offline.changes, real, "engine");
+
+    let finished = false;
+    const running = this.engine.run("up", { policyPack: true }).finally(() => (finished = true));
+    const [up] = await Promise.all([running, watch?.(() => finished)]);
+    assertSucceeded(up, `${this.label}, ${step}: pulumi up --policy-pack policy`);
+    assert.deepEqual(
+      up.policyViolations.filter((v) => v.enforcementLevel === "mandatory"),
+      [],
+      "no mandatory policy is violated",
+    );
+    this.deployed = planned;
+    for (const read of up.steps.filter((s) => s.op === "read")) this.reads.add(identityOf(read.urn));
+    const again = await this.engine.run("preview", { expectNoChanges: true });
+    assertSucceeded(again, `${this.label}, ${step}: pulumi preview --expect-no-changes after up`);
+    compare(
+      `${this.label}, ${step}: calico outputs`,
+      countsOf(planned.outputs),
+      countsOf(up.outputs),
+      "engine",
+    );
+    return up;
+  }
+
+  /** `pulumi destroy`: afterwards nothing is deployed, so the next `up` plans every resource anew. */
+  async destroy(step: string): Promise<OperationResult> {
+    const destroyed = await this.engine.run("destroy");
+    assertSucceeded(destroyed, `${this.label}, ${step}: pulumi destroy`);
+    this.deployed = undefined;
+    return destroyed;
+  }
+
+  /**
+   * `pulumi refresh` finds no drift: no resource the stack manages changed. What the stack reads on every
+   * update is read again and may differ (the last outputs, Typha's readiness after the update), which
+   * `pulumi refresh --expect-no-changes` counts as a change; the daily drift check, `pulumi preview
+   * --refresh --expect-no-changes` (.github/workflows/drift.yml), does not, and must pass.
+   */
+  async refreshFindsNoDrift(step: string): Promise<void> {
+    const refresh = await this.engine.run("refresh");
+    assertSucceeded(refresh, `${this.label}, ${step}: pulumi refresh`);
+    const changed = refresh.done
+      .filter((s) => s.op !== "same" && !this.reads.has(identityOf(s.urn)))
+      .map((s) => identityOf(s.urn));
+    assert.deepEqual(changed, [], `${this.label}, ${step}: pulumi refresh changed what the stack manages`);
+    const drift = await this.engine.run("preview", { refresh: true, expectNoChanges: true });
+    assertSucceeded(drift, `${this.label}, ${step}: pulumi preview --refresh --expect-no-changes`);
+  }
+
+  /** The counts the controllers report once settled, compared with the stack's `calico` outputs. */
+  async kubectlAgrees(step: string, result: OperationResult): Promise<CalicoCounts> {
+    const namespace = String((result.outputs.calico as { namespace: string }).namespace);
+    const counts = await this.cluster.settledCounts(namespace);
+    assert.deepEqual(countsOf(result.outputs), counts, `${this.label}, ${step}: outputs equal kubectl's`);
+    return counts;
+  }
+}
