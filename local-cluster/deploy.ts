@@ -1,7 +1,8 @@
 /**
- * Deploying a plan onto a local cluster: a control plane shaped like a stack (index.ts), the Calico
- * objects of that stack's offline plan created and updated with the requests pulumi-kubernetes sends
- * (provider-requests.ts), and what the real controllers and scheduler then report.
+ * A local cluster shaped like a stack (index.ts) and what its real controllers and scheduler report. The
+ * real engine deploys onto it (local-cluster/pulumi/); for what only pulumi-kubernetes 4.29 and later
+ * decide, and for the benchmark, a plan's Calico objects are created and updated here with the requests
+ * that provider sends (provider-requests.ts).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -285,7 +286,7 @@ export interface PlannedObject {
 }
 
 /** A resource of a plan as a {@link PlannedObject}. */
-export function plannedOf(evaluation: StackEvaluation, record: ResourceRecord): PlannedObject {
+function plannedOf(evaluation: StackEvaluation, record: ResourceRecord): PlannedObject {
   const provider = evaluation.resources.find((r) => r.urn === record.provider);
   const on = (key: string) => String(provider?.inputs[key]) === "true";
   return {
@@ -316,10 +317,4 @@ function differencesOf(a: unknown, b: unknown, at = ""): string[] {
   if (!isRecord(a) || !isRecord(b) || Array.isArray(a) !== Array.isArray(b)) return [at || "(root)"];
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   return keys.flatMap((key) => differencesOf(a[key], b[key], at ? `${at}.${key}` : key));
-}
-
-/** The `calico` output's counts of an offline plan. */
-export function offlineCounts(evaluation: StackEvaluation): CalicoCounts {
-  const calico = evaluation.outputs.calico as Record<string, unknown>;
-  return Object.fromEntries(COUNT_KEYS.map((k) => [k, calico[k]])) as unknown as CalicoCounts;
 }

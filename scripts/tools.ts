@@ -130,15 +130,24 @@ function buildDirectory(build: ToolBuild, env: NodeJS.ProcessEnv): string {
   for (const file of fs.readdirSync(source).filter((f) => /\.(mod|sum|go)$/.test(f))) {
     fs.copyFileSync(path.join(source, file), path.join(dir, file));
   }
-  const list = spawnSync("go", ["list", "-m", "-f", "{{.Dir}}", build.upstream], {
+  // Downloaded first when the module cache is cold (`go list -m` would name no directory then).
+  const download = spawnSync("go", ["mod", "download", "-json", build.upstream], {
     cwd: dir,
     env,
     encoding: "utf8",
   });
-  if (list.status !== 0) {
-    throw new Error(`tools: ${build.module}: go list -m ${build.upstream} failed:\n${list.stderr.trim()}`);
+  const upstreamDir = (() => {
+    try {
+      return (JSON.parse(download.stdout) as { Dir?: string }).Dir ?? "";
+    } catch {
+      return "";
+    }
+  })();
+  if (download.status !== 0 || upstreamDir === "") {
+    throw new Error(
+      `tools: ${build.module}: go mod download ${build.upstream} failed:\n${download.stdout}${download.stderr}`.trim(),
+    );
   }
-  const upstreamDir = list.stdout.trim();
   for (const [name, from] of Object.entries(build.embeds)) {
     fs.copyFileSync(path.join(upstreamDir, from), path.join(dir, name));
     fs.chmodSync(path.join(dir, name), 0o644);
