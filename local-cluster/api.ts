@@ -1,10 +1,10 @@
 /**
  * A small client for the local API server: JSON requests with the admin token over TLS verified against
- * the server's own certificate (the takeover's client, components/calico/takeover/kube-client.ts). For what kubectl would be slow at (hundreds of Node creates) and for reads.
+ * the server's own certificate (the takeover's client, components/kubernetes/client.ts). For what kubectl would be slow at (hundreds of Node creates) and for reads.
  */
 import * as fs from "node:fs";
 import YAML from "yaml";
-import { type Credentials, isKubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
+import { type Credentials, isKubeRequestError, kubeRequest } from "../components/kubernetes/client";
 
 export interface ApiAccess {
   readonly server: string;
@@ -13,7 +13,7 @@ export interface ApiAccess {
 }
 
 /** A non-2xx answer of the API server (its status and body). */
-export type { KubeRequestError as ApiError } from "../components/calico/takeover/kube-client";
+export type { KubeRequestError as ApiError } from "../components/kubernetes/client";
 
 /** The server, token and CA of a kubeconfig written by local-cluster/control-plane.ts. */
 export function accessFromKubeconfig(file: string): ApiAccess {

@@ -17,7 +17,7 @@
  *   then sends a server-side apply, forced as patchForce decides with the live object.
  */
 import { randomBytes } from "node:crypto";
-import { type Credentials, isKubeRequestError, kubeRequest } from "../components/calico/takeover/kube-client";
+import { type Credentials, isKubeRequestError, kubeRequest } from "../components/kubernetes/client";
 import { type ObjectRef, objectPath } from "../components/calico/takeover/run";
 import { FIELD_MANAGER_ANNOTATION } from "../components/calico/takeover";
 import { type ManagedFieldsEntry, handOver } from "../components/calico/takeover/managed-fields";

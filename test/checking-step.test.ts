@@ -1,11 +1,11 @@
 /**
- * The checking steps' diff (components/calico/takeover/checking-step.ts): a changed input, work found in
+ * The checking steps' diff (components/kubernetes/checking-step.ts): a changed input, work found in
  * the cluster, or a cluster that cannot be read makes the step run; otherwise a preview shows no change,
  * so `pulumi preview --expect-no-changes` passes on a cluster that did not move.
  */
 import * as assert from "node:assert/strict";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { checkingStep } from "../components/calico/takeover/checking-step";
+import { checkingStep } from "../components/kubernetes/checking-step";
 
 interface Inputs {
   kubeconfig: string;

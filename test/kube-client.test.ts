@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import requireFromString from "require-from-string";
-import { isKubeRequestError, kubeRequestError } from "../components/calico/takeover/kube-client";
+import { isKubeRequestError, kubeRequestError, requestUrl } from "../components/kubernetes/client";
 
 describe("API errors inside a serialized dynamic provider", () => {
   it("stay Errors with the status, the body and a message", async () => {
@@ -32,5 +32,23 @@ describe("API errors inside a serialized dynamic provider", () => {
   it("a plain Error is not an API answer", () => {
     assert.equal(isKubeRequestError(new Error("x")), false);
     assert.equal(isKubeRequestError(Object.assign(new Error("x"), { status: "404" })), false);
+  });
+});
+
+describe("API request URLs", () => {
+  it("keep the server URL's path, as client-go does behind a proxy", () => {
+    const path = "/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dcalico-node";
+    assert.equal(
+      requestUrl("https://rancher.example.com/k8s/clusters/c-1", path).href,
+      `https://rancher.example.com/k8s/clusters/c-1${path}`,
+    );
+    assert.equal(
+      requestUrl("https://rancher.example.com/k8s/clusters/c-1/", "/version").href,
+      "https://rancher.example.com/k8s/clusters/c-1/version",
+    );
+    assert.equal(
+      requestUrl("https://ABC.gr7.us-west-2.eks.amazonaws.com", "/version").href,
+      "https://abc.gr7.us-west-2.eks.amazonaws.com/version",
+    );
   });
 });

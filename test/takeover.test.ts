@@ -7,8 +7,13 @@ import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import requireFromString from "require-from-string";
 import { takeoverProvider } from "../components/calico/takeover";
-import { credentialsOf } from "../components/calico/takeover/kube-client";
-import { handOver, isHandedOver, unionFields } from "../components/calico/takeover/managed-fields";
+import { credentialsOf } from "../components/kubernetes/client";
+import {
+  handOver,
+  isHandedOver,
+  otherToolEntries,
+  unionFields,
+} from "../components/calico/takeover/managed-fields";
 import { stricterSchema } from "../components/calico/takeover/schemas";
 import { hasOpenSpec, renderCrds, withSchema } from "../components/calico/crds";
 import { TYPED_SPEC_KINDS } from "../components/calico/crd-schemas";
@@ -91,6 +96,38 @@ describe("takeover: handing kubectl's fields over", () => {
       [{ manager: "helm", operation: "Update" }, false],
     ];
     for (const [entry, expected] of cases) assert.equal(isHandedOver(entry), expected, JSON.stringify(entry));
+  });
+
+  it("finds another tool's fields (Argo CD, Flux, Helm), never controllers' status, scale or metadata writes", () => {
+    const spec = { "f:spec": { "f:template": {} } };
+    const entries = [
+      { manager: "kubectl-client-side-apply", operation: "Update", fieldsV1: spec },
+      { manager: "eks-calico", operation: "Apply", fieldsV1: spec },
+      { manager: "argocd-controller", operation: "Apply", fieldsV1: spec },
+      { manager: "helm", operation: "Update", fieldsV1: { "f:data": {} } },
+      { manager: "kustomize-controller", operation: "Apply", fieldsV1: { "f:metadata": {}, "f:rules": {} } },
+      {
+        manager: "kube-controller-manager",
+        operation: "Update",
+        fieldsV1: { "f:metadata": { "f:annotations": {} } },
+      },
+      {
+        manager: "kube-controller-manager",
+        operation: "Update",
+        subresource: "status",
+        fieldsV1: { "f:status": {} },
+      },
+      {
+        manager: "cluster-proportional-autoscaler",
+        operation: "Update",
+        subresource: "scale",
+        fieldsV1: spec,
+      },
+    ];
+    assert.deepEqual(
+      otherToolEntries(entries, "eks-calico", isHandedOver).map((e) => e.manager),
+      ["argocd-controller", "helm", "kustomize-controller"],
+    );
   });
 
   it("merges the field sets into one Apply entry of the new manager, keeping other entries", () => {

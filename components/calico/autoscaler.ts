@@ -8,7 +8,7 @@
 import { nonRootPodSecurity, restrictedContainerSecurity } from "./security";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA_AUTOSCALER, STANDARD_TYPHA } from "./names";
-import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
+import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, calicoNodesSelector, notOnFargate } from "./scheduling";
 import { MAX_TYPHA_REPLICAS, typhaReplicas } from "./typha";
 import type {
   CalicoObject,
@@ -41,9 +41,13 @@ export function typhaLadder(): [number, number][] {
   }
 }
 
-/** The replicas the ladder gives `nodes` schedulable nodes (what the autoscaler will set). */
+/**
+ * The replicas the ladder gives `nodes` schedulable nodes (what the autoscaler will set): the step with
+ * the largest node count <= nodes, or the first step below it (CPA v1.10.3
+ * pkg/autoscaler/controller/laddercontroller/ladder_controller.go, getExpectedReplicasFromEntries).
+ */
 export function ladderReplicas(ladder: readonly [number, number][], nodes: number): number {
-  let replicas = 0;
+  let replicas = ladder.length === 0 ? 0 : ladder[0][1];
   for (const [atLeast, stepReplicas] of ladder) if (atLeast <= nodes) replicas = stepReplicas;
   return replicas;
 }
@@ -179,6 +183,10 @@ function renderAutoscalerDeployment(namespace: string, registry: string, typha: 
                 `--namespace=${namespace}`,
                 `--configmap=${CALICO_TYPHA_AUTOSCALER}`,
                 `--target=deployment/${typha}`,
+                // It counts only the nodes Typha may run on. Unfiltered, it counts every Ready, schedulable
+                // node, Fargate's included (CPA v1.10.3 k8sclient.go, GetClusterStatus), and asks for
+                // Typhas that stay Pending. The value is the node informer's label selector (NewK8sClient).
+                `--nodelabels=${calicoNodesSelector()}`,
                 "--logtostderr=true",
                 "--v=2",
               ],

@@ -54,6 +54,26 @@ const KUBERNETES_POLICY_READABLE: Record<CalicoMinor, string[]> = {
   "3.32": ["clusternetworkpolicies"],
 };
 
+/**
+ * The v1 kinds of Calico's v1-to-v3 data migration check. On v3.31, Typha (typha/pkg/daemon/daemon.go)
+ * and calico-node's startup run libcalico-go's ShouldMigrate (lib/upgrade/migrator/migrate.go) in a
+ * retry-forever loop: with no ClusterInformation version yet, it gets the v1 `globalfelixconfigs`
+ * object `calicoversion`. Only a 404 means "nothing to migrate"; a 403 keeps Typha from ever serving.
+ * v3.32 dropped the check; upstream's policy-only ClusterRole grants these reads on both lines.
+ */
+const CALICO_V1_READABLE = ["globalfelixconfigs", "globalbgpconfigs"];
+
+/**
+ * KubeVirt live migrations, which v3.32's Felix syncer watches cluster-wide (KindLiveMigration in
+ * felixsyncerv1.go, backed by virtualmachineinstancemigrations): a 403 retries forever and the syncer
+ * never reaches InSync. An API the cluster does not serve answers 404, which the syncer takes as in sync and retries later
+ * (watchersyncer/watchercache.go, "Backing API not installed").
+ */
+const KUBEVIRT_READABLE: Record<CalicoMinor, PolicyRule[]> = {
+  "3.31": [],
+  "3.32": [{ apiGroups: ["kubevirt.io"], resources: ["virtualmachineinstancemigrations"], verbs: READ }],
+};
+
 /** What Felix's syncer watches (libcalico-go felixsyncerv1.go), needed by whoever runs the syncer. */
 function policyReadRules(minor: CalicoMinor): PolicyRule[] {
   return [
@@ -66,6 +86,8 @@ function policyReadRules(minor: CalicoMinor): PolicyRule[] {
     { apiGroups: [KUBERNETES_POLICY_GROUP], resources: KUBERNETES_POLICY_READABLE[minor], verbs: LIST_WATCH },
     // IPAM kinds are read-only here: the VPC CNI owns pod addresses.
     { apiGroups: [CALICO_CRD_GROUP], resources: CALICO_READABLE, verbs: READ },
+    { apiGroups: [CALICO_CRD_GROUP], resources: CALICO_V1_READABLE, verbs: READ },
+    ...KUBEVIRT_READABLE[minor],
   ];
 }
 

@@ -14,6 +14,9 @@ export const TOLERATE_EVERY_TAINT: readonly Toleration[] = [{ operator: "Exists"
 /** Linux nodes only (Calico's manifests select on the well-known OS label). */
 export const LINUX_NODE_SELECTOR: Readonly<Record<string, string>> = { "kubernetes.io/os": "linux" };
 
+/** The label EKS puts on Fargate's virtual nodes, and its value there. */
+const FARGATE_NODE_LABEL = { key: "eks.amazonaws.com/compute-type", value: "fargate" } as const;
+
 /** Required node affinity keeping pods off EKS Fargate's virtual nodes. */
 export function notOnFargate(): NonNullable<Affinity["nodeAffinity"]> {
   return {
@@ -21,10 +24,22 @@ export function notOnFargate(): NonNullable<Affinity["nodeAffinity"]> {
       nodeSelectorTerms: [
         {
           matchExpressions: [
-            { key: "eks.amazonaws.com/compute-type", operator: "NotIn", values: ["fargate"] },
+            { key: FARGATE_NODE_LABEL.key, operator: "NotIn", values: [FARGATE_NODE_LABEL.value] },
           ],
         },
       ],
     },
   };
+}
+
+/**
+ * The nodes a Calico pod may run on, as a label selector string: {@link LINUX_NODE_SELECTOR} and
+ * {@link notOnFargate} (`!=` also matches a node without the label, as NotIn does). Every taint is
+ * tolerated, so labels alone decide.
+ */
+export function calicoNodesSelector(): string {
+  return [
+    ...Object.entries(LINUX_NODE_SELECTOR).map(([key, value]) => `${key}=${value}`),
+    `${FARGATE_NODE_LABEL.key}!=${FARGATE_NODE_LABEL.value}`,
+  ].join(",");
 }

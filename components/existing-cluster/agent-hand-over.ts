@@ -13,7 +13,7 @@
  * `calicoctl convert` writes a Kubernetes NetworkPolicy as one, under the same name (calicoctl/calicoctl/
  * commands/convert.go at v3.31.7 trims the `knp.default.` prefix; the command was removed in v3.32.0).
  */
-import { type Credentials, kubeGetOrMissing, kubeRequest } from "../calico/takeover/kube-client";
+import { type Credentials, kubeGetOrMissing, kubeRequest } from "../kubernetes/client";
 
 /** The VPC CNI network-policy agent's API group. */
 export const AGENT_API_GROUP = "networking.k8s.aws";

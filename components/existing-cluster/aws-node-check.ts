@@ -4,15 +4,15 @@
  * aws-node does not run as the add-on sets it (aws-node.ts), so neither Calico nor the `vpcCni` output
  * goes ahead on a setting that is not in force. A dynamic resource, as the hand-over step
  * (hand-over-step.ts): it runs in the Node.js program with the stack's kubeconfig and changes nothing in
- * the cluster. Every preview and update reads aws-node again (checking-step.ts), since aws-node can be
+ * the cluster. Every preview and update reads aws-node again (components/kubernetes/checking-step.ts), since aws-node can be
  * edited between two runs and an add-on whose configuration did not change is not updated at all
  * (terraform-provider-aws internal/service/eks/addon.go calls UpdateAddon only when the version, role,
  * configuration values or pod identity associations change): a setting that differs makes the step run,
  * and refuse; none leaves it unchanged.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { credentialsOf, kubeGetOrMissing } from "../calico/takeover/kube-client";
-import { checkingStep } from "../calico/takeover/checking-step";
+import { credentialsOf, kubeGetOrMissing } from "../kubernetes/client";
+import { checkingStep } from "../kubernetes/checking-step";
 import { AWS_NODE, type AwsNodeDaemonSet, awsNodeRefusal } from "./aws-node";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */

@@ -4,12 +4,12 @@
  * and stops the update, naming what is left, unless Calico enforces and nothing is left for the agent.
  * A dynamic resource: it runs in the Node.js program with the stack's kubeconfig. It changes nothing in
  * the cluster. It exists only while the hand-over is pending (the update after the agent is off no longer
- * has it), and it checks again on every update until then (checking-step.ts: always pending), since
+ * has it), and it checks again on every update until then (components/kubernetes/checking-step.ts: always pending), since
  * policies can be created between two runs.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { credentialsOf } from "../calico/takeover/kube-client";
-import { checkingStep } from "../calico/takeover/checking-step";
+import { credentialsOf } from "../kubernetes/client";
+import { checkingStep } from "../kubernetes/checking-step";
 import {
   type CalicoNodeRef,
   type HandOverFindings,

@@ -76,6 +76,86 @@ describe("Calico by the real Pulumi engine on a real control plane, against the 
   });
 });
 
+/** The JSON of `kubectl get`, failing with kubectl's output. */
+function kubectlJson<T>(c: EngineCase, args: string[]): T {
+  const result = c.cluster.kubectl(["get", ...args, "-o", "json"]);
+  assert.ok(result.ok, result.output);
+  return JSON.parse(result.output) as T;
+}
+
+interface NodeList {
+  items: {
+    metadata: { name: string };
+    spec: { unschedulable?: boolean };
+    status: { conditions?: { type: string; status: string }[] };
+  }[];
+}
+
+/**
+ * The Typha replicas Typha's cluster-proportional-autoscaler v1.10.3 sets (the image cannot be built
+ * here): its node informer lists nodes with the Deployment's `--nodelabels` as the label selector, the
+ * real API server answering; it counts the Ready, schedulable ones (k8sclient.go, GetClusterStatus) and
+ * takes the ladder step with the largest node count <= that, or the first (ladder_controller.go).
+ */
+function autoscalerReplicas(c: EngineCase, namespace: string): { nodes: string[]; replicas: number } {
+  type Deployment = { spec: { template: { spec: { containers: { command: string[] }[] } } } };
+  const deployment = kubectlJson<Deployment>(c, ["deployment/calico-typha-autoscaler", "-n", namespace]);
+  const flag = deployment.spec.template.spec.containers[0].command.find((a) => a.startsWith("--nodelabels="));
+  const selector = flag === undefined ? [] : ["-l", flag.slice("--nodelabels=".length)];
+  const nodes = kubectlJson<NodeList>(c, ["nodes", ...selector]).items.filter(
+    (n) =>
+      n.spec.unschedulable !== true &&
+      (n.status.conditions ?? []).some((k) => k.type === "Ready" && k.status === "True"),
+  );
+  const configMap = kubectlJson<{ data: { ladder: string } }>(c, [
+    "configmap/calico-typha-autoscaler",
+    "-n",
+    namespace,
+  ]);
+  const ladder = (JSON.parse(configMap.data.ladder) as { nodesToReplicas: [number, number][] })
+    .nodesToReplicas;
+  const step = [...ladder].reverse().find(([atLeast]) => atLeast <= nodes.length) ?? ladder[0];
+  return { nodes: nodes.map((n) => n.metadata.name), replicas: step[1] };
+}
+
+describe("Typha's count with EKS Fargate nodes, by the real engine", function () {
+  this.timeout(30 * 60_000);
+
+  it("dev's 2 nodes and 3 Fargate nodes: the autoscaler counts the 2, every Typha is scheduled, as the plan says", async function () {
+    await withCase("dev with 3 Fargate nodes", { stack: "dev", fargateNodes: 3 }, async (c) => {
+      const up = await c.up("first up");
+      const calico = up.outputs.calico as { namespace: string; typhaReplicas: number };
+      const ec2 = c.cluster.state.nodes - 3;
+      assert.equal(ec2, 2, "dev has 2 EC2 nodes");
+      const counted = autoscalerReplicas(c, calico.namespace);
+      assert.equal(counted.nodes.length, ec2, `the autoscaler counts ${counted.nodes.join(", ")}`);
+      assert.ok(!counted.nodes.some((n) => n.startsWith("fargate-")), counted.nodes.join(", "));
+      // The offline plan's Typha count is what the autoscaler keeps on these nodes.
+      assert.equal(counted.replicas, calico.typhaReplicas);
+      const scaled = c.cluster.kubectl([
+        "scale",
+        "deployment/calico-typha",
+        "-n",
+        calico.namespace,
+        `--replicas=${counted.replicas}`,
+      ]);
+      assert.ok(scaled.ok, scaled.output);
+      const rollout = c.cluster.kubectl([
+        "rollout",
+        "status",
+        "deployment/calico-typha",
+        "-n",
+        calico.namespace,
+        "--timeout=120s",
+      ]);
+      assert.ok(rollout.ok, `every Typha the autoscaler asks for is scheduled: ${rollout.output}`);
+      const typha = await c.cluster.podNodes(calico.namespace, "k8s-app=calico-typha");
+      assert.equal(typha.length, counted.replicas);
+      assert.ok(!typha.some((n) => n === "(unscheduled)" || n.startsWith("fargate-")), typha.join(", "));
+    });
+  });
+});
+
 describe("Nodes added to a deployed stack, by the real engine", function () {
   this.timeout(30 * 60_000);
 

@@ -26,7 +26,7 @@ import { fieldDifferences } from "../../offline/adoption/fields";
 import { asServedToday } from "../../offline/adoption/objects";
 import { ADOPT_FIELD_MANAGER } from "../../components/calico/takeover";
 import { CALICO_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
-import { credentialsOf, kubeRequest } from "../../components/calico/takeover/kube-client";
+import { credentialsOf, kubeRequest } from "../../components/kubernetes/client";
 import { isHandedOver } from "../../components/calico/takeover/managed-fields";
 import { objectPath } from "../../components/calico/takeover/run";
 import { planObjects } from "../../local-cluster/deploy";

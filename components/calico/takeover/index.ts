@@ -14,7 +14,7 @@
  * after a destroy). It never deletes an object.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { credentialsOf } from "./kube-client";
+import { credentialsOf } from "../../kubernetes/client";
 import { type ObjectRef, type TakeoverResult, takeOver } from "./run";
 import { type OpenSchema, keptSchemas } from "./schemas";
 

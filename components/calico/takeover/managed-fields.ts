@@ -96,3 +96,25 @@ export function handOver(
     from: moving.map((e) => `${e.manager ?? "?"} (${e.operation ?? "?"})`),
   };
 }
+
+/**
+ * Entries of another tool that owns fields of the object's spec (or data, rules, ...): an apply by Argo CD
+ * (`argocd-controller`), Flux (`kustomize-controller`, `helm-controller`), Helm (`helm`), or any manager
+ * that is not kubectl, this program, or a controller writing status, scale or metadata. The forced apply
+ * that follows a takeover takes only the fields this program sets; such a tool's other fields stay (a
+ * `valueFrom` beside the program's `value`), and the API server refuses the object half-way through the
+ * update. `handedOver` selects the entries the takeover moves to this program.
+ */
+export function otherToolEntries(
+  entries: readonly ManagedFieldsEntry[],
+  manager: string,
+  handedOver: (entry: ManagedFieldsEntry) => boolean,
+): ManagedFieldsEntry[] {
+  return entries.filter(
+    (e) =>
+      (e.subresource ?? "") === "" &&
+      e.manager !== manager &&
+      !handedOver(e) &&
+      Object.keys(e.fieldsV1 ?? {}).some((field) => field !== "f:metadata" && field !== "f:status"),
+  );
+}

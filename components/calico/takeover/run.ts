@@ -3,8 +3,14 @@
  * fields kubectl owns to the program's field manager (managed-fields.ts), so the apply that follows leaves
  * exactly what the program renders.
  */
-import { type Credentials, isKubeRequestError, kubeRequest } from "./kube-client";
-import { type ManagedFieldsEntry, handOver, isHandedOver } from "./managed-fields";
+import {
+  type Credentials,
+  isKubeRequestError,
+  kubeGetOrMissing,
+  kubeRequest,
+  requireApiServer,
+} from "../../kubernetes/client";
+import { type ManagedFieldsEntry, handOver, isHandedOver, otherToolEntries } from "./managed-fields";
 
 /** An object the takeover looks for. */
 export interface ObjectRef {
@@ -53,16 +59,7 @@ export async function objectPath(
   return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
 }
 
-async function find(credentials: Credentials, path: string): Promise<LiveObject | undefined> {
-  try {
-    return await kubeRequest<LiveObject>(credentials, "GET", path);
-  } catch (error) {
-    if (isKubeRequestError(error, 404)) return undefined;
-    throw error;
-  }
-}
-
-interface ExistingObject {
+export interface ExistingObject {
   readonly ref: ObjectRef;
   readonly path: string;
   live: LiveObject;
@@ -107,7 +104,7 @@ export interface TakeoverOptions {
  * An object with no managed fields at all (written before Kubernetes 1.18 and never since) first gets
  * them: an apply of its name alone by the manager makes the API server record its other fields as
  * `before-first-apply`'s, which are then handed over too. The JSON patch carries the resourceVersion
- * read, so a concurrent write fails it.
+ * read; a concurrent write makes it read the object again and retry.
  */
 export async function takeOver(
   credentials: Credentials,
@@ -124,12 +121,13 @@ export async function takeOver(
     } catch (error) {
       // A kind the cluster does not serve yet (a CRD this update creates) has no object to take over.
       if (isKubeRequestError(error, 404)) {
+        await requireApiServer(credentials, error.message);
         results.push({ object: describeRef(ref), outcome: "absent" });
         continue;
       }
       throw error;
     }
-    const live = await find(credentials, path);
+    const live = await kubeGetOrMissing<LiveObject>(credentials, path);
     if (live) existing.push({ ref, path, live });
     else results.push({ object: describeRef(ref), outcome: "absent" });
   }
@@ -139,6 +137,17 @@ export async function takeOver(
       foreignObjectsMessage(foreign.map((o) => `${describeRef(o.ref)} (written by ${writers(o.live)})`)),
     );
   }
+  const owned = existing.flatMap((o) => {
+    const entries = otherToolEntries(
+      o.live.metadata.managedFields ?? [],
+      options.manager,
+      movesFor(o, options),
+    );
+    return entries.length === 0
+      ? []
+      : [`${describeRef(o.ref)} (${[...new Set(entries.map(nameOf))].join(", ")})`];
+  });
+  if (owned.length > 0) throw new Error(otherToolsMessage(owned));
   for (const object of existing) {
     const ours = isOurs(object.live.metadata.labels, options.labels);
     results.push({
@@ -147,6 +156,28 @@ export async function takeOver(
     });
   }
   return results;
+}
+
+/** The entries the takeover moves to `options.manager` on `object`. */
+function movesFor(object: ExistingObject, options: TakeoverOptions): (entry: ManagedFieldsEntry) => boolean {
+  return isOurs(object.live.metadata.labels, options.labels)
+    ? (e) => e.manager !== options.manager && isEarlierDeployment(e)
+    : isHandedOver;
+}
+
+function nameOf(entry: ManagedFieldsEntry): string {
+  return `${entry.manager ?? "?"} (${entry.operation ?? "?"})`;
+}
+
+/** Why the step stops when another tool owns fields of objects it would take over. */
+export function otherToolsMessage(objects: readonly string[]): string {
+  return [
+    "Another tool manages fields of these Calico objects, and a takeover would leave its fields beside this program's (the API server then refuses the update half-way):",
+    ...objects.map((o) => `  - ${o}`),
+    "Stop that tool managing them first (Argo CD: remove them from the Application, pruning off; Flux: suspend the Kustomization or HelmRelease and remove them from it; Helm: take them out of the release), then clear their field ownership, e.g.",
+    `  kubectl patch <kind> <name> -n <namespace> --type=json -p '[{"op":"replace","path":"/metadata/managedFields","value":[{}]}]'`,
+    "and run `pulumi up` again: fields with no manager are taken over (docs/adoption.md). Nothing was changed.",
+  ].join("\n");
 }
 
 /** Why the step stops when objects something else made exist and `calico.adopt` is off. */
@@ -165,7 +196,14 @@ function writers(live: LiveObject): string {
   return names.length > 0 ? names.join(", ") : "a client from before managed fields";
 }
 
-async function handOverObject(
+/** Reads and hand-overs tried before a write racing each one fails the step. */
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * Hands the object's fields over with a JSON patch that tests the resourceVersion read, so nothing
+ * written in between is lost; a write in between makes it read and try again.
+ */
+export async function handOverObject(
   credentials: Credentials,
   object: ExistingObject,
   manager: string,
@@ -183,22 +221,33 @@ async function handOverObject(
       { apiVersion, kind, metadata },
       "application/apply-patch+yaml",
     );
-    live = (await find(credentials, path)) ?? live;
+    live = (await kubeGetOrMissing<LiveObject>(credentials, path)) ?? live;
   }
   const moves = ours
     ? (e: ManagedFieldsEntry) => e.manager !== manager && isEarlierDeployment(e)
     : isHandedOver;
-  const moved = handOver(live.metadata.managedFields ?? [], manager, moves);
-  if (!moved) return "already ours";
-  await kubeRequest(
-    credentials,
-    "PATCH",
-    path,
-    [
-      { op: "test", path: "/metadata/resourceVersion", value: live.metadata.resourceVersion },
-      { op: "replace", path: "/metadata/managedFields", value: moved.managedFields },
-    ],
-    "application/json-patch+json",
-  );
-  return `${ours ? "from an earlier deployment: " : "from "}${moved.from.join(", ")}`;
+  for (let attempt = 1; ; attempt++) {
+    const moved = handOver(live.metadata.managedFields ?? [], manager, moves);
+    if (!moved) return "already ours";
+    try {
+      await kubeRequest(
+        credentials,
+        "PATCH",
+        path,
+        [
+          { op: "test", path: "/metadata/resourceVersion", value: live.metadata.resourceVersion },
+          { op: "replace", path: "/metadata/managedFields", value: moved.managedFields },
+        ],
+        "application/json-patch+json",
+      );
+      return `${ours ? "from an earlier deployment: " : "from "}${moved.from.join(", ")}`;
+    } catch (error) {
+      // A write since the read (a controller's status update) fails the test: 422 Invalid. Read again
+      // and hand over what is there now; any other refusal, or one with nothing written since, stands.
+      if (attempt >= CONFLICT_ATTEMPTS || !isKubeRequestError(error, 422)) throw error;
+      const now = await kubeRequest<LiveObject>(credentials, "GET", path);
+      if (now.metadata.resourceVersion === live.metadata.resourceVersion) throw error;
+      live = now;
+    }
+  }
 }

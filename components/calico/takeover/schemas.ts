@@ -5,7 +5,7 @@
  * the step reads it and the CRD is applied with it, instead of one that accepts any field. The schema
  * kept is the one the cluster has, so a CRD from an older Calico release keeps that release's fields.
  */
-import { type Credentials, isKubeRequestError, kubeRequest } from "./kube-client";
+import { type Credentials, isKubeRequestError, kubeRequest, requireApiServer } from "../../kubernetes/client";
 
 /** A CRD whose `spec` schema this program keeps open: its name and the version it serves. */
 export interface OpenSchema {
@@ -54,8 +54,9 @@ export async function keptSchemas(
         `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`,
       );
     } catch (error) {
-      if (isKubeRequestError(error, 404)) continue;
-      throw error;
+      if (!isKubeRequestError(error, 404)) throw error;
+      await requireApiServer(credentials, error.message);
+      continue;
     }
     const schema = stricterSchema(crd, version);
     if (schema !== undefined) kept[name] = schema;

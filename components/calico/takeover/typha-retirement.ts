@@ -11,18 +11,17 @@
  * itself again before deleting anything: every calico-node pod, a terminating one too, must name the new
  * Typha, read from the pod rather than from the DaemonSet. A dynamic resource: it runs in the Node.js
  * program with the stack's kubeconfig, and runs again in any update that finds an object of the old Typha
- * left; once they are gone it has nothing to do and changes nothing (checking-step.ts).
+ * left; once they are gone it has nothing to do and changes nothing (components/kubernetes/checking-step.ts).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { calicoNodeNotReady } from "../../existing-cluster/agent-hand-over";
-import { checkingStep } from "./checking-step";
+import { checkingStep } from "../../kubernetes/checking-step";
 import {
   type Credentials,
   credentialsOf,
   isKubeRequestError,
   kubeGetOrMissing,
   kubeRequest,
-} from "./kube-client";
+} from "../../kubernetes/client";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
 export const TYPHA_RETIREMENT_TYPE = "pulumi-nodejs:dynamic/calico:TyphaRetirement";
@@ -90,8 +89,10 @@ async function typhaServiceOf(
 }
 
 /**
- * Why the old Typha cannot go yet: the DaemonSet has not rolled out, or a calico-node pod still names
- * another Typha Service (`pod on node: names X`). Empty when it can go.
+ * Why the old Typha cannot go yet: the DaemonSet is missing or its controller has not seen the update,
+ * or a calico-node pod, a terminating one too, still names another Typha Service (`pod on node: names X`).
+ * Empty when it can go. A pod that is not ready, as on a node joining mid-update, does not block: it
+ * already names the new Typha, and the old one serves it nothing.
  */
 export async function retirementBlockers(
   credentials: Credentials,
@@ -102,9 +103,7 @@ export async function retirementBlockers(
     credentials,
     `/apis/apps/v1/namespaces/${ns}/daemonsets/${encodeURIComponent(inputs.calicoNode)}`,
   );
-  const ref = { namespace: inputs.namespace, name: inputs.calicoNode };
-  const notReady = calicoNodeNotReady(ref, daemonSet);
-  if (daemonSet === undefined || notReady !== undefined) return [notReady ?? "no DaemonSet"];
+  if (daemonSet === undefined) return [`DaemonSet ${inputs.namespace}/${inputs.calicoNode} does not exist`];
   const blockers: string[] = [];
   const observed = daemonSet.status?.observedGeneration ?? 0;
   if (observed < (daemonSet.metadata.generation ?? 0)) {
@@ -155,8 +154,12 @@ async function typhaLeft(inputs: RetirementInputs): Promise<boolean> {
   return false;
 }
 
-/** Named apart from any global (mocha defines `run`): a global is not captured when Pulumi serializes. */
+/**
+ * Named apart from any global (mocha defines `run`): a global is not captured when Pulumi serializes.
+ * With nothing of the old Typha left, there is nothing to check and nothing to refuse.
+ */
 async function retireTypha(inputs: RetirementInputs): Promise<{ deleted: string[] }> {
+  if (!(await typhaLeft(inputs))) return { deleted: [] };
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
   const blockers = await retirementBlockers(credentials, inputs);
   if (blockers.length > 0) {

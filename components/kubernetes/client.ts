@@ -121,6 +121,15 @@ export function isKubeRequestError(error: unknown, status?: number): error is Ku
   return status === undefined || error.status === status;
 }
 
+/**
+ * The URL of an API path on `server`, keeping the server URL's own path: behind Rancher or another proxy
+ * the API is at `https://host/k8s/clusters/c-1`, and client-go appends each request's path to it
+ * (rest.DefaultServerURL). `new URL(path, server)` would drop it.
+ */
+export function requestUrl(server: string, path: string): URL {
+  return new URL(`${server.replace(/\/+$/, "")}${path}`);
+}
+
 /** One request to the API server (JSON body; JSON or text answer); a non-2xx answer is a KubeRequestError. */
 export function kubeRequest<T>(
   credentials: Credentials,
@@ -132,7 +141,7 @@ export function kubeRequest<T>(
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise<T>((resolve, reject) => {
     const req = https.request(
-      new URL(path, credentials.server),
+      requestUrl(credentials.server, path),
       {
         method,
         ca: credentials.ca,
@@ -170,12 +179,35 @@ export function kubeRequest<T>(
   });
 }
 
-/** A GET of one object, or undefined when the server answers 404. */
+/**
+ * A GET of one object, or undefined when the server answers 404. A 404 means "absent" only from a
+ * Kubernetes API server: one that answers `/version` with its version. A proxy or a wrong server URL
+ * answers 404 to everything, and reading that as "absent" would skip a check or a takeover silently.
+ */
 export async function kubeGetOrMissing<T>(credentials: Credentials, path: string): Promise<T | undefined> {
   try {
     return await kubeRequest<T>(credentials, "GET", path);
   } catch (error) {
-    if (isKubeRequestError(error, 404)) return undefined;
-    throw error;
+    if (!isKubeRequestError(error, 404)) throw error;
+    await requireApiServer(credentials, `GET ${path}`);
+    return undefined;
   }
+}
+
+/**
+ * Fails unless `credentials.server` answers `GET /version` as a Kubernetes API server does; `what` names
+ * the request that answered 404.
+ */
+export async function requireApiServer(credentials: Credentials, what: string): Promise<void> {
+  const why = (detail: string) =>
+    new Error(
+      `the kubeconfig's server ${credentials.server} answered 404 (${what.slice(0, 200)}), and is no Kubernetes API server: ${detail}. Check the cluster's server URL (with any path a proxy needs) in the kubeconfig.`,
+    );
+  let version: { gitVersion?: unknown };
+  try {
+    version = await kubeRequest<{ gitVersion?: unknown }>(credentials, "GET", "/version");
+  } catch (error) {
+    throw why(`GET /version: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof version?.gitVersion !== "string") throw why("GET /version names no gitVersion");
 }
