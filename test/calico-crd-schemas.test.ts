@@ -168,13 +168,17 @@ describe("calico CRD spec schemas", () => {
     }
   });
 
-  it("Tier: order is a number (*float64), defaultAction Pass or Deny", () => {
+  it("Tier: order is a number (*float64), defaultAction Pass or Deny (Deny when absent on 3.32)", () => {
     for (const minor of SUPPORTED_CALICO_MINORS) {
       assert.deepEqual(spec("Tier", minor), {
         type: "object",
         properties: {
           order: { type: "number" },
-          defaultAction: { type: "string", enum: ["Pass", "Deny"] },
+          defaultAction: {
+            type: "string",
+            enum: ["Pass", "Deny"],
+            ...(minor === "3.32" ? { default: "Deny" } : {}),
+          },
         },
       });
     }

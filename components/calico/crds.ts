@@ -4,13 +4,15 @@
  * Written here as apiextensions.k8s.io/v1 with structural schemas, not copied from upstream. The kinds
  * people write by hand (policies, tiers, network sets, host endpoints, Felix settings) get a typed `spec`
  * written from Calico's API Go types (crd-schemas/), so a misspelt field or a bad action is refused; every
- * other spec, and every status, is kept as given. The upstream policy-only manifests shipped schema-less
- * v1beta1 CRDs, which Kubernetes 1.22 removed. Labels never depend on the Calico version and schemas depend
+ * other spec, and every status, is kept as given (docs/operating-calico.md says why the rest stay open).
+ * Upstream's policy-only manifests of v3.31.7 and v3.32.1 ship v1 CRDs with structural schemas generated
+ * from the same types; the defaults and status subresources they state are followed here
+ * (test/fixtures/upstream-crds.yaml). Labels never depend on the Calico version and schemas depend
  * only on its line, so a patch bump never touches a CRD and a line change updates schemas in place (deleting
  * a CRD deletes every object of its kind, i.e. every Calico policy).
  */
 import { COMMON_LABELS } from "./labels";
-import { supportedMinorOf, type CalicoMinor } from "./defaults";
+import { SUPPORTED_CALICO_MINORS, supportedMinorOf, type CalicoMinor } from "./defaults";
 import { objectValidationsFor, specSchemaFor, type JsonSchema } from "./crd-schemas";
 import type { CustomResourceDefinition } from "./types";
 
@@ -22,8 +24,8 @@ export interface CrdKind {
   plural: string;
   scope: "Cluster" | "Namespaced";
   shortNames?: string[];
-  /** The kind has a status subresource upstream (status written through `/status`). */
-  statusSubresource?: boolean;
+  /** The lines whose upstream CRD has a status subresource (status written through `/status`). */
+  statusSubresource?: readonly CalicoMinor[];
   /** `api-approved.kubernetes.io`: the API server refuses CRDs in *.k8s.io groups without it (KEP-1111). */
   apiApproval?: string;
 }
@@ -36,9 +38,9 @@ function calico(kind: string, plural: string, scope: CrdKind["scope"] = "Cluster
 
 /**
  * The 22 crd.projectcalico.org kinds of Calico's calico-policy-only.yaml for v3.31 and v3.32 (the same
- * list on both lines). None has a status subresource upstream: calico-node writes CalicoNodeStatus
- * through a plain `update` (libcalico-go/config/crd/crd.projectcalico.org_caliconodestatuses.yaml), so a
- * status subresource here would make the API server drop what calico-node reports.
+ * list on both lines). Only v3.32's KubeControllersConfiguration has a status subresource upstream
+ * (test/fixtures/upstream-crds.yaml): calico-node writes CalicoNodeStatus through a plain `update`, so a
+ * status subresource on another kind would make the API server drop what calico-node reports.
  */
 export const CALICO_CRD_KINDS: readonly CrdKind[] = [
   calico("BGPConfiguration", "bgpconfigurations"),
@@ -56,7 +58,7 @@ export const CALICO_CRD_KINDS: readonly CrdKind[] = [
   calico("IPAMHandle", "ipamhandles"),
   calico("IPPool", "ippools"),
   calico("IPReservation", "ipreservations"),
-  calico("KubeControllersConfiguration", "kubecontrollersconfigurations"),
+  { ...calico("KubeControllersConfiguration", "kubecontrollersconfigurations"), statusSubresource: ["3.32"] },
   calico("NetworkPolicy", "networkpolicies", "Namespaced"),
   calico("NetworkSet", "networksets", "Namespaced"),
   calico("StagedGlobalNetworkPolicy", "stagedglobalnetworkpolicies"),
@@ -81,7 +83,7 @@ function kubernetesPolicy(
     plural,
     scope: "Cluster",
     shortNames: [shortName],
-    statusSubresource: true,
+    statusSubresource: SUPPORTED_CALICO_MINORS,
     apiApproval: `https://github.com/kubernetes-sigs/network-policy-api/pull/${pr}`,
   };
 }
@@ -171,7 +173,7 @@ export function renderCrd(kind: CrdKind, minor: CalicoMinor): CustomResourceDefi
               ...objectValidations(kind, minor),
             },
           },
-          ...(kind.statusSubresource === true ? { subresources: { status: {} } } : {}),
+          ...(kind.statusSubresource?.includes(minor) ? { subresources: { status: {} } } : {}),
         },
       ],
     },

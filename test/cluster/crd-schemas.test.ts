@@ -14,6 +14,7 @@ import { planObjects } from "../../local-cluster/deploy";
 import { SUPPORTED_CALICO_MINORS, supportedMinorOf } from "../../components/calico/defaults";
 import { OPERATOR_CALICO_RELEASES } from "../../components/calico/operator/releases";
 import { EngineCase } from "./engine-case";
+import { withUpstreamDefaults } from "../upstream-crds";
 
 const FIXTURES = path.join(__dirname, "..", "fixtures", "crd-objects");
 
@@ -71,8 +72,11 @@ describe("Calico's CRD schemas on a real API server", function () {
           const stored = await cluster.api.get<Fixture>(
             `/apis/crd.projectcalico.org/v1/${scope}${names.plural}/${good.metadata.name}`,
           );
-          // Nothing pruned: a field the schema does not declare would be dropped silently.
-          if (!isDeepStrictEqual(stored.spec, good.spec)) changed.push(`${good.kind} ${good.metadata.name}`);
+          // Nothing pruned (a field the schema does not declare would be dropped silently), and only
+          // upstream's defaults added.
+          const expected = withUpstreamDefaults(minor, good.kind, good.spec);
+          if (!isDeepStrictEqual(stored.spec, expected))
+            changed.push(`${good.kind} ${good.metadata.name}: ${JSON.stringify(stored.spec)}`);
         }
         assert.deepEqual(changed, [], "good objects are stored as written");
 

@@ -14,6 +14,7 @@ import { ENABLED_DISABLED, felixDuration } from "./felix-common";
 import {
   arrayOf,
   boolean,
+  defaultedOn,
   duration,
   integer,
   intOrString,
@@ -74,7 +75,8 @@ function kernelFields(minor: CalicoMinor): Record<string, JsonSchema> {
     sidecarAccelerationEnabled: boolean(),
     xdpEnabled: boolean(),
     genericXDPEnabled: boolean(),
-    nftablesMode: stringEnum(["Disabled", "Enabled", "Auto"]),
+    // `+kubebuilder:default=Auto` on 3.32 (v3.32.1 felixconfig.go), Felix's own default on both lines.
+    nftablesMode: defaultedOn(minor, "3.32", stringEnum(["Disabled", "Enabled", "Auto"]), "Auto"),
     nftablesRefreshInterval: duration(),
     nftablesFilterAllowAction: string({ pattern: "^(?i)(Accept|Return)?$" }),
     nftablesMangleAllowAction: string({ pattern: "^(?i)(Accept|Return)?$" }),

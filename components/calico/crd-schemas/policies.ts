@@ -6,14 +6,15 @@
  * Both lines have the same fields. v3.32.1 adds `+kubebuilder:validation:MinItems=1`, `MaxItems=2` and
  * `+listType=set` to `types` (3.32 only here), `+kubebuilder:validation:Enum` on PolicyType and
  * PolicyPerformanceHint (the sets v3.31.7 already checks with `validate:"policyType"` and
- * `validate:"...,oneof=AssumeNeededOnEveryNode"`, so both lines), and `+kubebuilder:default=default` on
- * `tier`, not rendered (a default would rewrite stored objects), and GlobalNetworkPolicy `XValidation`
- * rules, rendered on 3.32.
+ * `validate:"...,oneof=AssumeNeededOnEveryNode"`, so both lines), `+kubebuilder:default=default` on
+ * `tier`, rendered on 3.32 (a policy without a tier is in the default tier on both lines; 3.32 stores
+ * it so, as upstream's manifest does), and GlobalNetworkPolicy `XValidation` rules, rendered on 3.32.
  */
 import type { CalicoMinor } from "../defaults";
 import {
   arrayOf,
   boolean,
+  defaultedOn,
   listSetOn,
   number,
   object,
@@ -32,7 +33,7 @@ export const PERFORMANCE_HINTS = ["AssumeNeededOnEveryNode"] as const;
 /** The fields NetworkPolicySpec and GlobalNetworkPolicySpec share, in networkpolicy.go's order. */
 function commonPolicyFields(minor: CalicoMinor): Record<string, JsonSchema> {
   return {
-    tier: string(),
+    tier: defaultedOn(minor, "3.32", string(), "default"),
     // *float64: a policy's place within its tier; fractional orders are allowed.
     order: number(),
     ingress: arrayOf(rule(minor)),

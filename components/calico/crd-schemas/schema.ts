@@ -29,6 +29,8 @@ export interface JsonSchema {
   "x-kubernetes-int-or-string"?: true;
   "x-kubernetes-preserve-unknown-fields"?: true;
   "x-kubernetes-validations"?: Validation[];
+  /** `+kubebuilder:default`: the API server sets it when the field is absent, on write and on read. */
+  default?: string | number | boolean;
 }
 
 /** A CEL rule (`+kubebuilder:validation:XValidation`): the API server refuses an object it is false for. */
@@ -121,6 +123,16 @@ export function object(properties: Record<string, JsonSchema>, required: readonl
  */
 export function onLine<T extends object>(minor: CalicoMinor, line: CalicoMinor, value: T): Partial<T> {
   return minor === line ? value : {};
+}
+
+/** `schema` with the `+kubebuilder:default` value `line` states; the other line gets the schema alone. */
+export function defaultedOn(
+  minor: CalicoMinor,
+  line: CalicoMinor,
+  schema: JsonSchema,
+  value: NonNullable<JsonSchema["default"]>,
+): JsonSchema {
+  return minor === line ? { ...schema, default: value } : schema;
 }
 
 /** `+listType=set` where `line` states it: the API server refuses duplicates, server-side apply merges as a set. */
