@@ -164,6 +164,15 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
       ).versions[0].schema.openAPIV3Schema;
     const existing = (strict[0].spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[0];
     assert.deepEqual(schemaOf(adopted, "calico-crd-ippools"), existing.schema.openAPIV3Schema);
+    // Written by an older Calico line: not kept, so nothing later lines added is pruned.
+    const older = strict.map((o) =>
+      o.kind === "DaemonSet" ? JSON.parse(JSON.stringify(o).replace(":v3.31.7", ":v3.30.4")) : o,
+    ) as ManifestObject[];
+    const fromOlder = await evaluatedWith("dev", {
+      config: ADOPT,
+      simulate: { existingObjects: [...older, felix] },
+    });
+    assert.deepEqual(schemaOf(fromOlder, "calico-crd-ippools"), schemaOf(dev, "calico-crd-ippools"));
     // This program's own typed schema stays where it types the spec; elsewhere, its open one.
     assert.deepEqual(
       schemaOf(adopted, "calico-crd-felixconfigurations"),

@@ -14,7 +14,7 @@ import {
   otherToolEntries,
   unionFields,
 } from "../components/calico/takeover/managed-fields";
-import { stricterSchema } from "../components/calico/takeover/schemas";
+import { calicoLineOfImage, keepsSchemasOf, stricterSchema } from "../components/calico/takeover/schemas";
 import { hasOpenSpec, renderCrds, withSchema } from "../components/calico/crds";
 import { TYPED_SPEC_KINDS } from "../components/calico/crd-schemas";
 import { DEFAULT_CALICO_VERSION } from "../components/calico/defaults";
@@ -52,6 +52,22 @@ describe("takeover: a CRD's schema is never made weaker", () => {
     assert.equal(stricterSchema(crd({ type: "object", properties: {} }), "v1"), undefined);
     assert.equal(stricterSchema(typed, "v3"), undefined);
     assert.equal(stricterSchema({}, "v1"), undefined);
+  });
+
+  it("keeps schemas only from a Calico line as new as the one installed, read from calico-node's image", () => {
+    assert.equal(calicoLineOfImage("quay.io/calico/node:v3.31.7"), "3.31");
+    assert.equal(calicoLineOfImage("docker.io/calico/node:v3.3.6"), "3.3");
+    assert.equal(calicoLineOfImage("registry.example.com:5000/mirror/calico/node:v3.32.1"), "3.32");
+    assert.equal(calicoLineOfImage("quay.io/calico/node:v3.31.7@sha256:" + "a".repeat(64)), "3.31");
+    assert.equal(calicoLineOfImage("quay.io/calico/node:latest"), undefined);
+    assert.equal(calicoLineOfImage(undefined), undefined);
+    assert.equal(keepsSchemasOf("3.31", "3.31"), true);
+    assert.equal(keepsSchemasOf("3.32", "3.31"), true);
+    assert.equal(keepsSchemasOf("4.0", "3.32"), true);
+    // An older release's schema would prune what later releases added; an unknown one is not trusted.
+    assert.equal(keepsSchemasOf("3.31", "3.32"), false);
+    assert.equal(keepsSchemasOf("3.3", "3.31"), false);
+    assert.equal(keepsSchemasOf(undefined, "3.31"), false);
   });
 
   it("asks only for the CRDs whose spec this program keeps open", () => {

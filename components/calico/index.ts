@@ -1,7 +1,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_AUTOSCALER_REGISTRY, autoscalerObjectList } from "./autoscaler";
-import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY, DEFAULT_CALICO_VERSION } from "./defaults";
+import {
+  DEFAULT_CALICO_NAMESPACE,
+  DEFAULT_CALICO_REGISTRY,
+  DEFAULT_CALICO_VERSION,
+  supportedMinorOf,
+} from "./defaults";
 import {
   childResourceName,
   renderCalicoObjectGroups,
@@ -316,6 +321,7 @@ function takeoverOf(
       adopt: args.adopt ?? false,
       objects: refs,
       openSchemas,
+      calicoLine: supportedMinorOf(args.version ?? DEFAULT_CALICO_VERSION),
     },
     // It needs only the cluster, which its kubeconfig comes from.
     { parent },

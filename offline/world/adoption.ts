@@ -19,7 +19,12 @@ import {
   isOurs,
 } from "../../components/calico/takeover/run";
 import { COMMON_LABELS } from "../../components/calico/labels";
-import { type OpenSchema, stricterSchema } from "../../components/calico/takeover/schemas";
+import {
+  type OpenSchema,
+  calicoLineOfImage,
+  keepsSchemasOf,
+  stricterSchema,
+} from "../../components/calico/takeover/schemas";
 import { TYPHA_OBJECT_KINDS } from "../../components/calico/takeover/typha-retirement";
 import { isPlainObject } from "../plan";
 
@@ -68,10 +73,19 @@ export class ExistingObjects {
 
   /**
    * The stricter schemas the takeover step finds (components/calico/takeover/schemas.ts): for each CRD in
-   * `open` that exists with a spec schema declaring its fields, that schema, as the cluster serves it.
+   * `open` that exists with a spec schema declaring its fields, that schema, as the cluster serves it;
+   * none when the manifest's calico-node runs a Calico line older than `line`.
    */
-  stricterSchemas(open: readonly OpenSchema[]): Record<string, Record<string, unknown>> {
+  stricterSchemas(open: readonly OpenSchema[], line: string): Record<string, Record<string, unknown>> {
     const kept: Record<string, Record<string, unknown>> = {};
+    const daemonSet = [...this.byKey.values()].find(
+      (o) => o.kind === "DaemonSet" && o.metadata.name === "calico-node",
+    );
+    const containers =
+      (daemonSet?.spec as { template?: { spec?: { containers?: { name: string; image?: string }[] } } })
+        ?.template?.spec?.containers ?? [];
+    const image = (containers.find((c) => c.name === "calico-node") ?? containers[0])?.image;
+    if (!keepsSchemasOf(calicoLineOfImage(image), line)) return kept;
     for (const { name, version } of open) {
       const crd = [...this.byKey.values()].find(
         (o) => o.kind === "CustomResourceDefinition" && o.metadata.name === name,

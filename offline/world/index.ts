@@ -224,7 +224,10 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         inputs.adopt === true,
         this.simulated,
       );
-      const schemas = this.before.stricterSchemas((inputs.openSchemas ?? []) as OpenSchema[]);
+      const schemas = this.before.stricterSchemas(
+        (inputs.openSchemas ?? []) as OpenSchema[],
+        String(inputs.calicoLine),
+      );
       return { id: "takeover", state: { ...inputs, results, schemas } };
     }
     if (args.type === TYPHA_RETIREMENT_TYPE) {

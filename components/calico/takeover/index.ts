@@ -14,9 +14,10 @@
  * after a destroy). It never deletes an object.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { credentialsOf } from "../../kubernetes/client";
-import { type ObjectRef, type TakeoverResult, takeOver } from "./run";
-import { type OpenSchema, keptSchemas } from "./schemas";
+import { type Credentials, credentialsOf, kubeGetOrMissing } from "../../kubernetes/client";
+import { CALICO_NODE } from "../names";
+import { type ObjectRef, type TakeoverResult, objectPath, takeOver } from "./run";
+import { type OpenSchema, calicoLineOfImage, keptSchemas } from "./schemas";
 
 export type { ObjectRef, TakeoverResult } from "./run";
 
@@ -37,6 +38,8 @@ export interface TakeoverInputs {
   readonly objects: ObjectRef[];
   /** The CRDs whose spec schema this program keeps open: an existing stricter one is kept (schemas.ts). */
   readonly openSchemas: OpenSchema[];
+  /** The Calico line this program installs: only schemas of this line or newer are kept. */
+  readonly calicoLine: string;
 }
 
 /** What the step did, and the stricter schemas it found, by CRD name. */
@@ -53,7 +56,21 @@ async function runTakeover(inputs: TakeoverInputs): Promise<TakeoverOutcome> {
     labels: COMMON_LABELS,
     adopt: inputs.adopt,
   });
-  return { results, schemas: await keptSchemas(credentials, inputs.openSchemas ?? []) };
+  const installed = await installedCalicoLine(credentials, inputs.objects);
+  return {
+    results,
+    schemas: await keptSchemas(credentials, inputs.openSchemas ?? [], installed, inputs.calicoLine),
+  };
+}
+
+/** The Calico line of the calico-node DaemonSet among `objects` as it runs, if it exists. */
+async function installedCalicoLine(credentials: Credentials, objects: readonly ObjectRef[]) {
+  const ref = objects.find((o) => o.kind === "DaemonSet" && o.name === CALICO_NODE);
+  if (ref === undefined) return undefined;
+  type DaemonSet = { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } };
+  const live = await kubeGetOrMissing<DaemonSet>(credentials, await objectPath(credentials, ref));
+  const containers = live?.spec?.template?.spec?.containers ?? [];
+  return calicoLineOfImage((containers.find((c) => c.name === CALICO_NODE) ?? containers[0])?.image);
 }
 
 /**
@@ -69,7 +86,8 @@ export const takeoverProvider: pulumi.dynamic.ResourceProvider = {
       olds.fieldManager !== news.fieldManager ||
       olds.adopt !== news.adopt ||
       JSON.stringify(olds.objects) !== JSON.stringify(news.objects) ||
-      JSON.stringify(olds.openSchemas) !== JSON.stringify(news.openSchemas);
+      JSON.stringify(olds.openSchemas) !== JSON.stringify(news.openSchemas) ||
+      olds.calicoLine !== news.calicoLine;
     return Promise.resolve({ changes });
   },
   async update(_id: string, _olds: TakeoverInputs, news: TakeoverInputs) {
@@ -87,6 +105,8 @@ export interface CalicoTakeoverArgs {
   readonly objects: ObjectRef[];
   /** The CRDs whose spec schema this program keeps open. */
   readonly openSchemas: OpenSchema[];
+  /** The Calico line this program installs. */
+  readonly calicoLine: string;
 }
 
 export class CalicoTakeover extends pulumi.dynamic.Resource {
@@ -106,6 +126,7 @@ export class CalicoTakeover extends pulumi.dynamic.Resource {
         adopt: args.adopt,
         objects: args.objects,
         openSchemas: args.openSchemas,
+        calicoLine: args.calicoLine,
         results: undefined,
         schemas: undefined,
       },

@@ -2,8 +2,10 @@
  * A CRD's schema is never made weaker by the takeover. For the Calico kinds whose `spec` this program
  * keeps open (crds.ts: every kind crd-schemas/ does not type), an existing CRD whose schema declares the
  * spec's fields (Calico's own manifests and the Tigera operator write full schemas) keeps that schema:
- * the step reads it and the CRD is applied with it, instead of one that accepts any field. The schema
- * kept is the one the cluster has, so a CRD from an older Calico release keeps that release's fields.
+ * the step reads it and the CRD is applied with it, instead of one that accepts any field. Only a schema
+ * of this program's Calico line or a newer one is kept: the running calico-node's image names the
+ * release that wrote the CRDs, and an older release's schema would prune the fields later releases added
+ * (an open spec prunes nothing).
  */
 import { type Credentials, isKubeRequestError, kubeRequest, requireApiServer } from "../../kubernetes/client";
 
@@ -39,12 +41,32 @@ export function stricterSchema(crd: unknown, version: string): Record<string, un
   return declaresFields(properties.spec) ? schema : undefined;
 }
 
-/** For each CRD in `open` that exists with a stricter schema: that schema, by CRD name. */
+/** The Calico line (`3.31`) of a calico/node image reference tagged with its release, else undefined. */
+export function calicoLineOfImage(image: string | undefined): string | undefined {
+  const match = /\/node:v(\d+)\.(\d+)\.\d+(?:[-+@].*)?$/.exec(image ?? "");
+  return match === null ? undefined : `${match[1]}.${match[2]}`;
+}
+
+/** Whether CRD schemas written by Calico `installed` (a line) may be kept by a program on `line`. */
+export function keepsSchemasOf(installed: string | undefined, line: string): boolean {
+  if (installed === undefined) return false;
+  const [major, minor] = installed.split(".").map(Number);
+  const [wantMajor, wantMinor] = line.split(".").map(Number);
+  return major > wantMajor || (major === wantMajor && minor >= wantMinor);
+}
+
+/**
+ * For each CRD in `open` that exists with a stricter schema: that schema, by CRD name; none when the
+ * running Calico (`installed`, its line) is older than `line` or unknown.
+ */
 export async function keptSchemas(
   credentials: Credentials,
   open: readonly OpenSchema[],
+  installed: string | undefined,
+  line: string,
 ): Promise<Record<string, Record<string, unknown>>> {
   const kept: Record<string, Record<string, unknown>> = {};
+  if (!keepsSchemasOf(installed, line)) return kept;
   for (const { name, version } of open) {
     let crd: unknown;
     try {
