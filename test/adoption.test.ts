@@ -166,8 +166,10 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
     assert.deepEqual(schemaOf(adopted, "calico-crd-ippools"), existing.schema.openAPIV3Schema);
     // Written by an older Calico line: not kept, so nothing later lines added is pruned.
     const older = strict.map((o) =>
-      o.kind === "DaemonSet" ? JSON.parse(JSON.stringify(o).replace(":v3.31.7", ":v3.30.4")) : o,
-    ) as ManifestObject[];
+      o.kind === "DaemonSet"
+        ? (JSON.parse(JSON.stringify(o).replace(":v3.31.7", ":v3.30.4")) as ManifestObject)
+        : o,
+    );
     const fromOlder = await evaluatedWith("dev", {
       config: ADOPT,
       simulate: { existingObjects: [...older, felix] },
