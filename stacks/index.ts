@@ -7,6 +7,7 @@ import * as path from "path";
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
+import { partitionOfRegion } from "../components/cluster/partitions";
 import {
   CONFIG_NAMESPACE,
   ConfigError,
@@ -51,8 +52,6 @@ export * from "./schema";
 
 // EKS cluster names: letters, digits, '-' and '_', starting with a letter or digit, at most 100.
 const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
-// AWS region names: us-west-2, eu-central-1, us-gov-west-1, cn-north-1, ap-southeast-7.
-const REGION_NAME = /^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$/;
 
 /** Validated configuration plus what follows from the stack itself. */
 export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
@@ -290,19 +289,19 @@ function regionProblems(region: string, validated: ReturnType<typeof validateCon
   if (region === "") {
     return [{ path: "aws:region", value: undefined, rule: "is required (the AWS region to deploy into)" }];
   }
-  if (!REGION_NAME.test(region)) {
+  if (partitionOfRegion(region) === undefined) {
     return [
       {
         path: "aws:region",
         value: region,
-        rule: "must be an AWS region name such as us-west-2 or eu-central-1",
+        rule: "must be an AWS region name such as us-west-2, eu-central-1, us-gov-west-1 or cn-north-1 (a region of an AWS partition, as the AWS SDKs match them)",
       },
     ];
   }
   return validated.ok ? accessPartitionProblems(validated.config, region) : [];
 }
 
-/** Access entries must name principals of the cluster's own partition (aws, aws-cn, aws-us-gov). */
+/** Access entries must name principals of the cluster's own partition (aws, aws-cn, aws-us-gov, ...). */
 function accessPartitionProblems(config: StackConfig, region: string): ConfigProblem[] {
   const partition = partitionOf(region);
   return config.cluster.access.flatMap((grant, index) => {

@@ -44,7 +44,7 @@ const HINTS: Readonly<Record<string, string>> = {
   "cluster.access":
     "for example [{principalArn: arn:aws:iam::123456789012:role/platform-admins, level: admin}]",
   "cluster.access[].principalArn":
-    "use the role's ARN, arn:aws:iam::<account>:role/<name> (`aws sts get-caller-identity` shows a session ARN; drop the session)",
+    "use the role's ARN, arn:<partition>:iam::<account>:role/<name> (`aws sts get-caller-identity` shows a session ARN; drop the session)",
   "cluster.access[].level": "admin (AmazonEKSClusterAdminPolicy) or view (AmazonEKSViewPolicy)",
   "cluster.kubeconfig.path":
     "a kubeconfig file such as ~/.kube/config (`kubectl config view --flatten --minify > FILE` writes one for the current context); a relative path starts at the project directory",

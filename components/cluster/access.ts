@@ -6,6 +6,9 @@
 import { createHash } from "node:crypto";
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import { PARTITIONS, type Partition, partitionOfRegion } from "./partitions";
+
+export type { Partition } from "./partitions";
 
 /**
  * Access levels and the EKS access policy each grants, cluster-wide
@@ -67,14 +70,11 @@ export function accessSummary(
   ];
 }
 
-/** AWS partitions, each with its own ARN prefix. */
-export type Partition = "aws" | "aws-cn" | "aws-us-gov";
-
-/** The partition a region belongs to: China and GovCloud regions have their own. */
+/** The partition a region belongs to (partitions.ts); the config's region check refuses any other name. */
 export function partitionOf(region: string): Partition {
-  if (region.startsWith("cn-")) return "aws-cn";
-  if (region.startsWith("us-gov-")) return "aws-us-gov";
-  return "aws";
+  const partition = partitionOfRegion(region);
+  if (partition === undefined) throw new Error(`${region} is in no AWS partition`);
+  return partition;
 }
 
 /** The ARN of an EKS access policy in a partition. */
@@ -83,8 +83,9 @@ export function accessPolicyArn(partition: Partition, level: AccessLevel): strin
 }
 
 // arn:<partition>:iam::<12-digit account>:role|user/<optional path/>name
-const IAM_PRINCIPAL_ARN =
-  /^arn:(aws|aws-cn|aws-us-gov):iam::(\d{12}):(role|user)\/((?:[\w+=,.@-]+\/)*)([\w+=,.@-]{1,64})$/;
+const IAM_PRINCIPAL_ARN = new RegExp(
+  `^arn:(${PARTITIONS.join("|")}):iam::(\\d{12}):(role|user)\\/((?:[\\w+=,.@-]+\\/)*)([\\w+=,.@-]{1,64})$`,
+);
 
 export interface ParsedPrincipal {
   partition: Partition;
@@ -102,14 +103,14 @@ export function parsePrincipalArn(arn: string): ParsedPrincipal | { problem: str
   if (/^arn:[^:]+:sts::\d*:assumed-role\//.test(arn)) {
     return {
       problem:
-        "is an STS assumed-role session ARN; access entries take the role's ARN (arn:aws:iam::<account>:role/<name>)",
+        "is an STS assumed-role session ARN; access entries take the role's ARN (arn:<partition>:iam::<account>:role/<name>)",
     };
   }
   const match = IAM_PRINCIPAL_ARN.exec(arn);
   if (match === null) {
     return {
       problem:
-        "must be an IAM role or user ARN: arn:<aws|aws-cn|aws-us-gov>:iam::<12-digit account>:role/<name> or :user/<name>",
+        "must be an IAM role or user ARN: arn:<partition>:iam::<12-digit account>:role/<name> or :user/<name>",
     };
   }
   if (match[4].startsWith("aws-service-role/")) {
@@ -127,7 +128,7 @@ export function parsePrincipalArn(arn: string): ParsedPrincipal | { problem: str
 
 /**
  * The IAM principal behind a caller identity (`aws sts get-caller-identity`): an STS assumed-role session
- * ARN (arn:aws:sts::<account>:assumed-role/<role>/<session>, the shape GetCallerIdentity returns for a role,
+ * ARN (arn:<partition>:sts::<account>:assumed-role/<role>/<session>, the shape GetCallerIdentity returns for a role,
  * https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html) becomes its role's ARN.
  * The session ARN carries no path, so neither does the result: compare it with {@link samePrincipal}.
  * Any other ARN (an IAM user or role, the account root) is returned as it is.

@@ -7,7 +7,7 @@ import { type RunnerSources, admitRunners } from "./runner-access";
 import { type AddonVersions, coreDnsConfiguration, createAddon, vpcCniConfiguration } from "./addons";
 import type { NodeGroupSpec } from "./nodegroups";
 import { createNodeGroup, createNodeRole } from "./nodes";
-import { VPC_CNI_POLICY, VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy } from "./policies";
+import { VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy, vpcCniPolicy } from "./policies";
 import { type ClusterAccess, clusterProvider } from "./provider";
 
 export * from "./access";
@@ -151,7 +151,7 @@ export class Cluster extends pulumi.ComponentResource {
       { parent: this, aliases: [{ name: `${name}-eks-kube-proxy`, parent: cluster }] },
     );
 
-    const nodeRole = createNodeRole(this, name, args.tags);
+    const nodeRole = createNodeRole(this, name, args.tags, partitionOf(args.region));
     this.nodeGroups = args.nodeGroups.map((group) =>
       createNodeGroup(this, `${name}-${group.name}`, group, {
         cluster,
@@ -245,7 +245,7 @@ export class Cluster extends pulumi.ComponentResource {
     );
     const attachment = new aws.iam.RolePolicyAttachment(
       `${name}-vpc-cni`,
-      { role: role.name, policyArn: VPC_CNI_POLICY },
+      { role: role.name, policyArn: vpcCniPolicy(partitionOf(args.region)) },
       { parent: this },
     );
     return createAddon(

@@ -6,7 +6,8 @@ import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
 import { type NodeGroupSpec, launchBlockDevices, launchTagSpecifications, toEksTaints } from "./nodegroups";
-import { NODE_METADATA_OPTIONS, NODE_ROLE_POLICIES, ec2TrustPolicy } from "./policies";
+import { NODE_METADATA_OPTIONS, ec2TrustPolicy, nodeRolePolicies } from "./policies";
+import type { Partition } from "./partitions";
 
 export interface NodeRole {
   role: aws.iam.Role;
@@ -19,9 +20,10 @@ export function createNodeRole(
   parent: pulumi.Resource,
   name: string,
   tags: Record<string, string>,
+  partition: Partition,
 ): NodeRole {
   const role = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(), tags }, { parent });
-  const attachments = NODE_ROLE_POLICIES.map((policyArn) => {
+  const attachments = nodeRolePolicies(partition).map((policyArn) => {
     const policyName = policyArn.split("/").pop() ?? policyArn;
     return new aws.iam.RolePolicyAttachment(
       `${name}-node-${policyName}`,

@@ -1,13 +1,21 @@
 /** IAM policy documents and launch-template settings of the cluster: plain data, no Pulumi. */
 
-/** Managed policies every EKS worker node needs. The CNI policy is not here: aws-node has its own role. */
-export const NODE_ROLE_POLICIES: readonly string[] = [
-  "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-  "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-];
+import { type Partition, managedPolicyArn } from "./partitions";
 
-/** The policy the VPC CNI (aws-node) needs to attach ENIs and assign addresses. */
-export const VPC_CNI_POLICY = "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy";
+/**
+ * Managed policies every EKS worker node needs, in the cluster's partition. The CNI policy is not here:
+ * aws-node has its own role.
+ */
+export function nodeRolePolicies(partition: Partition): string[] {
+  return ["AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryReadOnly"].map((name) =>
+    managedPolicyArn(partition, name),
+  );
+}
+
+/** The policy the VPC CNI (aws-node) needs to attach ENIs and assign addresses, in the cluster's partition. */
+export function vpcCniPolicy(partition: Partition): string {
+  return managedPolicyArn(partition, "AmazonEKS_CNI_Policy");
+}
 
 /** The VPC CNI's service account; its IRSA role trusts exactly this subject. */
 export const VPC_CNI_SERVICE_ACCOUNT = { namespace: "kube-system", name: "aws-node" } as const;
