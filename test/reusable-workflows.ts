@@ -52,10 +52,10 @@ export function permissionsOf(value: unknown): Permissions | undefined {
   if (value === undefined) return undefined;
   if (value === "read-all" || value === "write-all") {
     const level = value === "read-all" ? "read" : "write";
-    return Object.fromEntries(SCOPES.map((scope) => [scope, level])) as Permissions;
+    return Object.fromEntries(SCOPES.map((scope) => [scope, level]));
   }
   if (typeof value !== "object" || value === null) throw new Error(`permissions: ${JSON.stringify(value)}`);
-  return Object.fromEntries(SCOPES.map((s) => [s, ((value as Record<string, Level>)[s] ?? "none") as Level]));
+  return Object.fromEntries(SCOPES.map((s) => [s, (value as Record<string, Level>)[s] ?? "none"]));
 }
 
 export interface WorkflowFile {
