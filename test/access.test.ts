@@ -14,6 +14,8 @@ import {
   partitionOf,
 } from "../components/cluster/access";
 import { PROJECT_ROOT, evaluateStackExpectingError } from "../offline/engine";
+import { diffDocuments } from "../offline/diff";
+import { resourcesDocument } from "../offline/plan";
 import { OFFLINE_ACCOUNT_ID } from "../offline/world";
 import { OFFLINE_CALLER } from "../offline/world/aws-calls";
 import { ConfigError, validateConfig } from "../stacks";
@@ -110,12 +112,46 @@ describe("cluster access", () => {
   });
 
   it("names each entry after its principal, so reordering or removing one leaves the others alone", () => {
-    assert.equal(accessResourceName("cluster", CI), accessResourceName("cluster", CI));
     assert.match(
       accessResourceName("cluster", CI),
       /^cluster-access-210987654321-role-github-deploy-[0-9a-f]{8}$/,
     );
     assert.notEqual(accessResourceName("cluster", ADMINS), accessResourceName("cluster", AUDITOR));
+    // One principal however it is spelt (a role's path and the case of its name do not make another).
+    assert.equal(
+      accessResourceName("cluster", "arn:aws:iam::123456789012:role/Platform-Admins"),
+      accessResourceName("cluster", "arn:aws:iam::123456789012:role/teams/platform-admins"),
+    );
+    assert.notEqual(
+      accessResourceName("cluster", "arn:aws:iam::123456789012:role/platform-admins"),
+      accessResourceName("cluster", "arn:aws:iam::123456789012:user/platform-admins"),
+    );
+  });
+
+  it("replaces a re-spelt principal's entry in place, deleting the old before creating the new", async () => {
+    const spelt = (arn: string) =>
+      evaluatedWith("dev", withAccess("dev", [{ principalArn: arn, level: "admin" }]));
+    const before = await spelt("arn:aws:iam::123456789012:role/Platform-Admins");
+    const after = await spelt("arn:aws:iam::123456789012:role/teams/platform-admins");
+    const diff = diffDocuments(resourcesDocument(before), resourcesDocument(after));
+    const access = (heading: string) => heading.startsWith("aws:eks/access");
+    assert.deepEqual(
+      diff.added.filter((r) => access(r.heading)),
+      [],
+      "no second entry beside the first",
+    );
+    assert.deepEqual(
+      diff.removed.filter((r) => access(r.heading)),
+      [],
+    );
+    const replaced = diff.changed.filter((r) => access(r.heading));
+    assert.deepEqual(
+      replaced.map((r) => [r.heading.split(" ")[0], r.op, r.deleteBeforeReplace]),
+      [
+        [ENTRY, "replace", true],
+        [ASSOCIATION, "replace", true],
+      ],
+    );
   });
 
   it("uses the region's partition for access policies", async () => {

@@ -157,11 +157,25 @@ export function samePrincipal(a: string, b: string): boolean {
 }
 
 /**
- * The Pulumi resource name of a principal's access entry: readable, and stable whatever the order of
- * the list (an index would re-key every later entry when one is removed, and EKS refuses a second
- * entry for a principal while the first still exists).
+ * The Pulumi resource name of a principal's access entry: readable, stable whatever the order of the
+ * list (an index would re-key every later entry when one is removed), and the same for every spelling
+ * {@link samePrincipal} takes as one principal (a role's path, the case of its name): EKS keeps one entry
+ * per principal, so a re-spelt ARN must replace the entry in place, never add a second beside it.
  */
 export function accessResourceName(componentName: string, principalArn: string): string {
+  const parsed = parsePrincipalArn(principalArn);
+  if ("problem" in parsed) return legacyAccessResourceName(componentName, principalArn);
+  const name = parsed.name.toLowerCase();
+  const identity = `${parsed.partition}:${parsed.accountId}:${parsed.kind}:${name}`;
+  const digest = createHash("sha256").update(identity).digest("hex").slice(0, 8);
+  return `${componentName}-access-${parsed.accountId}-${parsed.kind}-${name.replace(/[^a-z0-9-]/g, "-")}-${digest}`;
+}
+
+/**
+ * The name an entry had before it was named by its principal (a digest of the ARN as written): an alias,
+ * so a deployed entry is renamed, not replaced, by the first update that names it the new way.
+ */
+function legacyAccessResourceName(componentName: string, principalArn: string): string {
   const parsed = parsePrincipalArn(principalArn);
   const readable =
     "problem" in parsed
@@ -184,6 +198,15 @@ export function createAccessEntries(
 ): aws.eks.AccessEntry[] {
   return grants.map((grant) => {
     const resourceName = accessResourceName(componentName, grant.principalArn);
+    const legacy = legacyAccessResourceName(componentName, grant.principalArn);
+    // principalArn forces replacement (terraform-provider-aws internal/service/eks/access_entry.go, ForceNew; offline/aws-force-new.ts), and EKS
+    // refuses a second entry for a principal (ResourceInUseException): a re-spelt ARN deletes the old
+    // entry, with its association, before creating the new one.
+    const options = {
+      parent: shared.parent,
+      deleteBeforeReplace: true,
+      ...(legacy === resourceName ? {} : { aliases: [{ name: legacy }] }),
+    };
     const entry = new aws.eks.AccessEntry(
       resourceName,
       {
@@ -192,7 +215,7 @@ export function createAccessEntries(
         type: "STANDARD",
         tags: shared.tags,
       },
-      { parent: shared.parent },
+      options,
     );
     new aws.eks.AccessPolicyAssociation(
       resourceName,
@@ -203,7 +226,7 @@ export function createAccessEntries(
         policyArn: accessPolicyArn(shared.partition, grant.level),
         accessScope: { type: "cluster" },
       },
-      { parent: shared.parent },
+      options,
     );
     return entry;
   });
