@@ -45,6 +45,7 @@ export = async () => {
     clusterName: settings.clusterName,
     region: settings.region,
     version: settings.cluster.version,
+    upgradePolicy: settings.cluster.upgradePolicy,
     vpcId: network.vpcId,
     // Only the subnets of the AZs the cluster was created in: EKS takes no other AZ's (previous-network.ts).
     publicSubnetIds: network.clusterPublicSubnetIds,

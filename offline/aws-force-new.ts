@@ -249,7 +249,7 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
       },
       { path: "compute_config.node_role_arn", when: "changed from a set role" },
     ],
-    updates: ["enabled_cluster_log_types", "tags", "version", "vpc_config"],
+    updates: ["enabled_cluster_log_types", "tags", "upgrade_policy", "version", "vpc_config"],
     note: "vpc_config.subnet_ids and security_group_ids were ForceNew in the fork's v5.14.0 and update in place in this copy (UpdateClusterConfig), which EKS refuses for subnets of another VPC",
   },
   {

@@ -195,6 +195,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       "endpointPublicAccess",
       "endpointPrivateAccess",
       "tags",
+      "upgradePolicy",
     ],
     remote:
       "decided inside @pulumi/eks (nodejs/eks/cluster/cluster.ts), which builds resources from it the offline plan does not see",

@@ -8,6 +8,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
 import { partitionOfRegion } from "../components/cluster/partitions";
+import { extendedSupportNotice } from "./support";
 import {
   CONFIG_NAMESPACE,
   ConfigError,
@@ -218,6 +219,10 @@ export async function loadStackSettings(): Promise<StackSettings> {
         ? { problems: [legacy.problem] }
         : networkLayout(config.network.cidr, config.network.availabilityZones, offered, previous, legacy);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
+  if (elsewhere === undefined) {
+    const support = extendedSupportNotice(config.cluster.version, config.cluster.upgradePolicy, new Date());
+    if (support !== undefined) void pulumi.log.warn(support);
+  }
   const layout = "layout" in network ? network.layout : undefined;
   const nodeGroups = config.nodeGroups ?? [];
   // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.

@@ -36,6 +36,7 @@ describe("stack configuration", () => {
       network: { cidr: "10.0.0.0/16", availabilityZones: 2, natGateways: "single" },
       cluster: {
         version: "1.35",
+        upgradePolicy: "STANDARD",
         publicAccessCidrs: ["0.0.0.0/0"],
         deploysFromInsideVpc: false,
         logTypes: ["api", "audit", "authenticator"],

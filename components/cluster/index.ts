@@ -27,6 +27,8 @@ export interface ClusterArgs {
    * place, one minor at a time: control plane, then vpc-cni and kube-proxy, node groups, CoreDNS.
    */
   version: string;
+  /** EKS's policy at the end of the version's standard support: STANDARD upgrades, EXTENDED bills. */
+  upgradePolicy: "STANDARD" | "EXTENDED";
   vpcId: pulumi.Input<string>;
   /** Subnets for internet-facing load balancers. */
   publicSubnetIds: pulumi.Input<string[]>;
@@ -117,6 +119,8 @@ export class Cluster extends pulumi.ComponentResource {
       {
         name: args.clusterName,
         version: args.version,
+        // Passed to aws.eks.Cluster, which updates it in place (UpdateClusterConfig).
+        upgradePolicy: { supportType: args.upgradePolicy },
         vpcId: args.vpcId,
         publicSubnetIds: args.publicSubnetIds,
         privateSubnetIds: args.privateSubnetIds,

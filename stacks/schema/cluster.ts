@@ -21,6 +21,27 @@ export const SUPPORTED_KUBERNETES_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1
 /** In standard support until March 2027; older versions bill extended support per cluster hour. */
 const DEFAULT_KUBERNETES_VERSION = "1.35";
 
+/**
+ * The last day of EKS standard support per version (the EKS Kubernetes release calendar,
+ * docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html, as of November 2026). After it, a
+ * cluster with `upgradePolicy: EXTENDED` bills extended support per cluster hour; one with `STANDARD` is
+ * upgraded by EKS to the next version. 1.36 is missing: its date was not published in a source at hand,
+ * and it is the newest version, in standard support.
+ */
+export const END_OF_STANDARD_SUPPORT: Readonly<Partial<Record<string, string>>> = {
+  "1.32": "2026-03-23",
+  "1.33": "2026-07-29",
+  "1.34": "2026-12-02",
+  "1.35": "2027-03-27",
+};
+
+/**
+ * EKS's version policy at the end of standard support (`upgradePolicy.supportType`): `EXTENDED` keeps
+ * the version and bills extended support; `STANDARD` bills nothing more and lets EKS upgrade the control
+ * plane. EKS's own default is EXTENDED (docs: "Extended support is enabled by default").
+ */
+export const UPGRADE_POLICIES = ["STANDARD", "EXTENDED"] as const;
+
 /** Control-plane log types EKS can ship to CloudWatch. */
 export const CONTROL_PLANE_LOG_TYPES = [
   "api",
@@ -99,6 +120,10 @@ export const clusterSchema = z
         error: `must be a Kubernetes version EKS supports, quoted: ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
       })
       .default(DEFAULT_KUBERNETES_VERSION),
+    /** What EKS does at the end of the version's standard support: upgrade (STANDARD) or bill (EXTENDED). */
+    upgradePolicy: z
+      .enum(UPGRADE_POLICIES, { error: `must be one of ${UPGRADE_POLICIES.join(", ")}` })
+      .default("STANDARD"),
     /** CIDRs allowed to reach the public API endpoint; [] means the endpoint is private only. */
     publicAccessCidrs: z
       .array(

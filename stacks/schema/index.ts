@@ -24,7 +24,13 @@ import {
   minutesOf,
 } from "../../components/calico/rollout";
 
-export { SUPPORTED_KUBERNETES_VERSIONS, CONTROL_PLANE_LOG_TYPES, LOG_RETENTION_DAYS } from "./cluster";
+export {
+  SUPPORTED_KUBERNETES_VERSIONS,
+  CONTROL_PLANE_LOG_TYPES,
+  LOG_RETENTION_DAYS,
+  END_OF_STANDARD_SUPPORT,
+  UPGRADE_POLICIES,
+} from "./cluster";
 export { MIN_SUBNET_PREFIX } from "./network";
 export { TAINT_EFFECTS, DISK_SIZE_GIB } from "./node-groups";
 export { MAX_TAGS, RESERVED_TAG_COUNT } from "./tags";

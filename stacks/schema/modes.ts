@@ -23,6 +23,7 @@ function notForClusterElsewhere(network: string, cluster: string): RefusedKey[] 
     { path: ["nodeGroups"], why: "the cluster's nodes are managed where the cluster was made" },
     ...[
       "version",
+      "upgradePolicy",
       "publicAccessCidrs",
       "deploysFromInsideVpc",
       "logTypes",
