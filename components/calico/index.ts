@@ -1,12 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_AUTOSCALER_REGISTRY, autoscalerObjectList } from "./autoscaler";
-import {
-  DEFAULT_CALICO_NAMESPACE,
-  DEFAULT_CALICO_REGISTRY,
-  DEFAULT_CALICO_VERSION,
-  supportedMinorOf,
-} from "./defaults";
+import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY, DEFAULT_CALICO_VERSION } from "./defaults";
 import {
   childResourceName,
   renderCalicoObjectGroups,
@@ -25,12 +20,12 @@ import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
-import type { CalicoObject, CustomResourceDefinition, DaemonSet, Deployment } from "./types";
-import { hasOpenSpec, withSchema } from "./crds";
+import type { CalicoObject, DaemonSet, Deployment } from "./types";
+import { createCrds, takeoverOf } from "./crd-resources";
 import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
 import { calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
-import { ADOPT_FIELD_MANAGER, CalicoTakeover } from "./takeover";
+import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
@@ -294,67 +289,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
 
     this.registerOutputs(calicoOutputs(this));
   }
-}
-
-/** The takeover step, for the objects about to be applied that may exist. */
-function takeoverOf(
-  name: string,
-  parent: pulumi.Resource,
-  args: CalicoPolicyOnlyArgs,
-  objects: CalicoObject[],
-  crds: readonly CustomResourceDefinition[],
-): CalicoTakeover {
-  const refs = objects.map(({ apiVersion, kind, metadata }) => ({
-    apiVersion,
-    kind,
-    name: metadata.name,
-    ...("namespace" in metadata && metadata.namespace ? { namespace: metadata.namespace } : {}),
-  }));
-  const openSchemas = crds
-    .filter(hasOpenSpec)
-    .map((crd) => ({ name: crd.metadata.name, version: crd.spec.versions[0].name }));
-  return new CalicoTakeover(
-    `${name}-takeover`,
-    {
-      kubeconfig: args.access.kubeconfig,
-      context: args.access.context,
-      adopt: args.adopt ?? false,
-      objects: refs,
-      openSchemas,
-      calicoLine: supportedMinorOf(args.version ?? DEFAULT_CALICO_VERSION),
-    },
-    // It needs only the cluster, which its kubeconfig comes from.
-    { parent },
-  );
-}
-
-/**
- * CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. A CRD
- * whose spec this program keeps open is applied with the stricter schema the cluster has, when the
- * takeover step found one (takeover/schemas.ts).
- */
-function createCrds(
-  name: string,
-  crds: CalicoObjectGroups["crds"],
-  opts: Options,
-  kept: pulumi.Output<Record<string, Record<string, unknown>>>,
-) {
-  return crds.map((crd) => {
-    // Only the versions wait for the step: pulumi-kubernetes' check registers every CRD by its
-    // spec.group and spec.names.kind, and fails a preview where those are unknown ("spec.group accessor
-    // error ... resource.Computed": provider/pkg/provider/provider.go Check, clients/cache.go AddCRD).
-    const spec = hasOpenSpec(crd)
-      ? {
-          ...crd.spec,
-          versions: kept.apply((schemas) => withSchema(crd.spec, schemas[crd.metadata.name]).versions),
-        }
-      : crd.spec;
-    return new k8s.apiextensions.v1.CustomResourceDefinition(
-      childResourceName(name, crd),
-      { ...crd, spec },
-      { ...opts, retainOnDelete: true },
-    );
-  });
 }
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * The takeover step of a Calico component (./takeover) and the CRDs it feeds: a CRD whose spec this
+ * program keeps open is applied with the stricter schema the step found in the cluster.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { ClusterAccess } from "../cluster/provider";
+import { hasOpenSpec, withSchema } from "./crds";
+import { DEFAULT_CALICO_VERSION, supportedMinorOf } from "./defaults";
+import { type CalicoObjectGroups, childResourceName } from "./objects";
+import { CalicoTakeover } from "./takeover";
+import type { CalicoObject, CustomResourceDefinition } from "./types";
+
+/** The takeover step, for the objects about to be applied that may exist. */
+export function takeoverOf(
+  name: string,
+  parent: pulumi.Resource,
+  args: { access: ClusterAccess; adopt?: boolean; version?: string },
+  objects: CalicoObject[],
+  crds: readonly CustomResourceDefinition[],
+): CalicoTakeover {
+  const refs = objects.map(({ apiVersion, kind, metadata }) => ({
+    apiVersion,
+    kind,
+    name: metadata.name,
+    ...("namespace" in metadata && metadata.namespace ? { namespace: metadata.namespace } : {}),
+  }));
+  const openSchemas = crds
+    .filter(hasOpenSpec)
+    .map((crd) => ({ name: crd.metadata.name, version: crd.spec.versions[0].name }));
+  return new CalicoTakeover(
+    `${name}-takeover`,
+    {
+      kubeconfig: args.access.kubeconfig,
+      context: args.access.context,
+      adopt: args.adopt ?? false,
+      objects: refs,
+      openSchemas,
+      calicoLine: supportedMinorOf(args.version ?? DEFAULT_CALICO_VERSION),
+    },
+    // It needs only the cluster, which its kubeconfig comes from.
+    { parent },
+  );
+}
+
+/**
+ * CRDs are retained on delete: deleting one deletes every object of its kind, i.e. all Calico policy. A CRD
+ * whose spec this program keeps open is applied with the stricter schema the cluster has, when the
+ * takeover step found one (takeover/schemas.ts).
+ */
+export function createCrds(
+  name: string,
+  crds: CalicoObjectGroups["crds"],
+  opts: pulumi.CustomResourceOptions,
+  kept: pulumi.Output<Record<string, Record<string, unknown>>>,
+) {
+  return crds.map((crd) => {
+    // Only the versions wait for the step: pulumi-kubernetes' check registers every CRD by its
+    // spec.group and spec.names.kind, and fails a preview where those are unknown ("spec.group accessor
+    // error ... resource.Computed": provider/pkg/provider/provider.go Check, clients/cache.go AddCRD).
+    const spec = hasOpenSpec(crd)
+      ? {
+          ...crd.spec,
+          versions: kept.apply((schemas) => withSchema(crd.spec, schemas[crd.metadata.name]).versions),
+        }
+      : crd.spec;
+    return new k8s.apiextensions.v1.CustomResourceDefinition(
+      childResourceName(name, crd),
+      { ...crd, spec },
+      { ...opts, retainOnDelete: true },
+    );
+  });
+}
