@@ -60,6 +60,22 @@ describe("AWS partitions", () => {
     });
   }
 
+  it("us-gov-west-1: the plan shows no commercial-partition ARN, in its resources or its outputs", async () => {
+    const evaluation = await evaluatedWith("dev", { config: { "aws:region": "us-gov-west-1" } });
+    const text = JSON.stringify({ resources: evaluation.resources, outputs: evaluation.outputs });
+    assert.ok(!text.includes("arn:aws:"), text.match(/.{60}arn:aws:.{60}/)?.[0]);
+    assert.ok(text.includes("arn:aws-us-gov:"));
+  });
+
+  it("says it cannot know a region of a partition it has no data for, rather than deny it exists", async () => {
+    const { error } = await evaluateStackExpectingError("dev", { config: { "aws:region": "us-iso-east-1" } });
+    assert.ok(error instanceof ConfigError, String(error));
+    assert.match(
+      error.problems[0].rule,
+      /the offline plan cannot know the availability zones of "us-iso-east-1"/,
+    );
+  });
+
   it("refuses a region name no partition has, at aws:region", async () => {
     const { error, resources } = await evaluateStackExpectingError("dev", {
       config: { "aws:region": "mars-east-1" },

@@ -4,6 +4,7 @@
  * hold is refused with a reason rather than invented.
  */
 import { partitionOf } from "../../components/cluster/access";
+import { type Partition, partitionOfRegion } from "../../components/cluster/partitions";
 import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 import { REGIONS } from "./regions";
@@ -16,12 +17,23 @@ export class UnanswerableCall extends Error {
   }
 }
 
+/** The partitions whose regions regions.ts lists. */
+const PARTITIONS_SIMULATED: readonly Partition[] = [
+  ...new Set(Object.values(REGIONS).map((r) => r.partition)),
+];
+
 /**
  * aws.getAvailabilityZones, filtered as the program asks (state available, no opt-in): the region's
  * standard AZs. Like AWS, a region name the partition does not have is an error.
  */
 export function availabilityZones(region: string): Record<string, unknown> {
   const facts = Object.hasOwn(REGIONS, region) ? REGIONS[region] : undefined;
+  const partition = partitionOfRegion(region);
+  if (facts === undefined && partition !== undefined && !PARTITIONS_SIMULATED.includes(partition)) {
+    throw new UnanswerableCall(
+      `the offline plan cannot know the availability zones of "${region}": its region data covers the ${PARTITIONS_SIMULATED.join(", ")} partitions, not ${partition}; \`pulumi preview\` with that partition's credentials asks AWS`,
+    );
+  }
   if (facts === undefined) {
     throw new UnanswerableCall(
       `"${region}" is not an AWS region (the offline world knows ${Object.keys(REGIONS).length} regions, from ${Object.keys(REGIONS).sort()[0]} to ${Object.keys(REGIONS).sort().slice(-1)[0]})`,

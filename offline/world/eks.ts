@@ -3,10 +3,14 @@
  * the OIDC provider, security groups) are created by the provider plugin and are not visible offline;
  * these are the output shapes @pulumi/eks 4.x documents (cluster.d.ts), with placeholders for values.
  */
-import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
+import { offlineArn, placeholder } from "./placeholders";
 
 /** eks.Cluster's outputs for the inputs the program passed. */
-export function clusterOutputs(name: string, inputs: Record<string, unknown>): Record<string, unknown> {
+export function clusterOutputs(
+  name: string,
+  inputs: Record<string, unknown>,
+  region: string,
+): Record<string, unknown> {
   const clusterName = typeof inputs.name === "string" ? inputs.name : placeholder("cluster-name", name);
   const endpoint = `https://${placeholder("endpoint", clusterName)}`;
   // pulumi-eks: oidcProviderUrl is the issuer URL; oidcIssuer is the same without https://.
@@ -40,7 +44,7 @@ export function clusterOutputs(name: string, inputs: Record<string, unknown>): R
       name: clusterName,
       version: inputs.version,
       endpoint,
-      arn: `arn:aws:eks::${OFFLINE_ACCOUNT_ID}:cluster/${clusterName}`,
+      arn: offlineArn(region, "eks", `cluster/${clusterName}`, true),
       // The security group EKS creates for the control plane and managed nodes.
       vpcConfig: { clusterSecurityGroupId: placeholder("security-group-id", `${clusterName}-eks-cluster`) },
     },

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
 import { type SimulatedNode, nodesOfGroup } from "./nodes";
-import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
+import { offlineArn, placeholder } from "./placeholders";
 import { SimulatedFailure } from "./workloads";
 import { handOverRefusal } from "../../components/existing-cluster/agent-hand-over";
 import { awsNodeRefusal } from "../../components/existing-cluster/aws-node";
@@ -91,7 +91,7 @@ export class ExistingClusterWorld {
     return {
       id: name,
       name,
-      arn: `arn:aws:eks:${region}:${OFFLINE_ACCOUNT_ID}:cluster/${name}`,
+      arn: offlineArn(region, "eks", `cluster/${name}`, true),
       endpoint: placeholder("cluster-endpoint", name),
       certificateAuthorities: [{ data: placeholder("cluster-ca", name) }],
       version: this.facts.version,

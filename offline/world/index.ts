@@ -29,7 +29,7 @@ import { DeployedNodeGroups } from "./node-groups";
 import { DeployedNetworkWorld, NETWORK_CALLS } from "./vpcs";
 import { type ClusterSimulation, applyObject } from "./workloads";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
-import { OFFLINE_ACCOUNT_ID, placeholder, shortType } from "./placeholders";
+import { offlineArn, placeholder, shortType } from "./placeholders";
 import { SIMULATED_ISSUE_TIME, TLS_RESOURCES } from "./tls";
 import { revealSecrets } from "./wire";
 import { type AppliedObject, runJob } from "./jobs";
@@ -275,7 +275,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       if (note !== undefined) this.simulated.push(note);
     }
     if (args.type.startsWith("aws:")) {
-      state.arn = `arn:aws:${args.type.split(":")[1].split("/")[0]}::${OFFLINE_ACCOUNT_ID}:${placeholder(shortType(args.type), args.name)}`;
+      const service = args.type.split(":")[1].split("/")[0];
+      state.arn = offlineArn(this.region ?? "", service, placeholder(shortType(args.type), args.name), false);
     }
     if (args.type === "aws:iam/role:Role") state.name = placeholder("role-name", args.name);
     // A new launch template's first version is 1.
@@ -291,7 +292,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   ): Record<string, unknown> {
     switch (type) {
       case "eks:index:Cluster":
-        return clusterOutputs(name, inputs);
+        return clusterOutputs(name, inputs, this.region ?? "");
       case KUBECONFIG_CLUSTER_TYPE:
         // Its nodes exist before anything is applied through its provider.
         this.behindKubeconfig = new KubeconfigClusterWorld(this.simulation.kubeconfigCluster);

@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { clusterNameFor } from "../../stacks/collisions";
-import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
+import { offlineArn, placeholder } from "./placeholders";
 
 /** Whether `name` is the cluster this stack creates (stacks/index.ts names it `<project>-<stack>`). */
 export function isStackCluster(name: unknown): boolean {
@@ -29,7 +29,7 @@ export function stackClusterAnswer(
   return {
     id: name,
     name,
-    arn: `arn:aws:eks:${region}:${OFFLINE_ACCOUNT_ID}:cluster/${name}`,
+    arn: offlineArn(region, "eks", `cluster/${name}`, true),
     endpoint: placeholder("cluster-endpoint", name),
     status: "ACTIVE",
   };
