@@ -19,9 +19,10 @@ import {
   isOurs,
 } from "../../components/calico/takeover/run";
 import { COMMON_LABELS } from "../../components/calico/labels";
+import { CALICO_NODE } from "../../components/calico/names";
 import {
   type OpenSchema,
-  calicoLineOfImage,
+  calicoLineOfDaemonSet,
   keepsSchemasOf,
   stricterSchema,
 } from "../../components/calico/takeover/schemas";
@@ -79,13 +80,9 @@ export class ExistingObjects {
   stricterSchemas(open: readonly OpenSchema[], line: string): Record<string, Record<string, unknown>> {
     const kept: Record<string, Record<string, unknown>> = {};
     const daemonSet = [...this.byKey.values()].find(
-      (o) => o.kind === "DaemonSet" && o.metadata.name === "calico-node",
+      (o) => o.kind === "DaemonSet" && o.metadata.name === CALICO_NODE,
     );
-    const containers =
-      (daemonSet?.spec as { template?: { spec?: { containers?: { name: string; image?: string }[] } } })
-        ?.template?.spec?.containers ?? [];
-    const image = (containers.find((c) => c.name === "calico-node") ?? containers[0])?.image;
-    if (!keepsSchemasOf(calicoLineOfImage(image), line)) return kept;
+    if (!keepsSchemasOf(calicoLineOfDaemonSet(daemonSet), line)) return kept;
     for (const { name, version } of open) {
       const crd = [...this.byKey.values()].find(
         (o) => o.kind === "CustomResourceDefinition" && o.metadata.name === name,

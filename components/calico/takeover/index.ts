@@ -17,7 +17,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { type Credentials, credentialsOf, kubeGetOrMissing } from "../../kubernetes/client";
 import { CALICO_NODE } from "../names";
 import { type ObjectRef, type TakeoverResult, objectPath, takeOver } from "./run";
-import { type OpenSchema, calicoLineOfImage, keptSchemas } from "./schemas";
+import { type OpenSchema, calicoLineOfDaemonSet, keptSchemas } from "./schemas";
 
 export type { ObjectRef, TakeoverResult } from "./run";
 
@@ -67,10 +67,7 @@ async function runTakeover(inputs: TakeoverInputs): Promise<TakeoverOutcome> {
 async function installedCalicoLine(credentials: Credentials, objects: readonly ObjectRef[]) {
   const ref = objects.find((o) => o.kind === "DaemonSet" && o.name === CALICO_NODE);
   if (ref === undefined) return undefined;
-  type DaemonSet = { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } };
-  const live = await kubeGetOrMissing<DaemonSet>(credentials, await objectPath(credentials, ref));
-  const containers = live?.spec?.template?.spec?.containers ?? [];
-  return calicoLineOfImage((containers.find((c) => c.name === CALICO_NODE) ?? containers[0])?.image);
+  return calicoLineOfDaemonSet(await kubeGetOrMissing(credentials, await objectPath(credentials, ref)));
 }
 
 /**

@@ -8,6 +8,8 @@
  * (an open spec prunes nothing).
  */
 import { type Credentials, isKubeRequestError, kubeRequest, requireApiServer } from "../../kubernetes/client";
+import { calicoMinorOf } from "../defaults";
+import { CALICO_NODE } from "../names";
 
 /** A CRD whose `spec` schema this program keeps open: its name and the version it serves. */
 export interface OpenSchema {
@@ -43,8 +45,16 @@ export function stricterSchema(crd: unknown, version: string): Record<string, un
 
 /** The Calico line (`3.31`) of a calico/node image reference tagged with its release, else undefined. */
 export function calicoLineOfImage(image: string | undefined): string | undefined {
-  const match = /\/node:v(\d+)\.(\d+)\.\d+(?:[-+@].*)?$/.exec(image ?? "");
-  return match === null ? undefined : `${match[1]}.${match[2]}`;
+  const match = /\/node:(v[^@]+)(?:@.*)?$/.exec(image ?? "");
+  return match === null ? undefined : calicoMinorOf(match[1]);
+}
+
+/** The Calico line a calico-node DaemonSet (as the API serves it, or a manifest writes it) runs. */
+export function calicoLineOfDaemonSet(daemonSet: unknown): string | undefined {
+  type Pod = { containers?: { name: string; image?: string }[] };
+  const spec = (daemonSet as { spec?: { template?: { spec?: Pod } } } | undefined)?.spec;
+  const containers = spec?.template?.spec?.containers ?? [];
+  return calicoLineOfImage((containers.find((c) => c.name === CALICO_NODE) ?? containers[0])?.image);
 }
 
 /** Whether CRD schemas written by Calico `installed` (a line) may be kept by a program on `line`. */
