@@ -242,7 +242,7 @@ describe("deploy: reaching the endpoint", () => {
     assert.doesNotMatch(dev.err, /warning:/);
   });
 
-  it("admits self-hosted runners to the cluster security group on 443, before anything in-cluster", async () => {
+  it("admits self-hosted runners on 443 to the control plane's own security group, before anything in-cluster", async () => {
     const evaluation = await evaluatedWith("dev", {
       config: {
         "eks-calico:deploy": {
@@ -266,8 +266,10 @@ describe("deploy: reaching the endpoint", () => {
         [rule.inputs.ipProtocol, rule.inputs.fromPort, rule.inputs.toPort],
         ["tcp", API_PORT, API_PORT],
       );
-      // The group EKS attaches to the control plane's network interfaces: the stack's clusterSecurityGroupId.
-      assert.equal(rule.inputs.securityGroupId, evaluation.outputs.clusterSecurityGroupId);
+      // @pulumi/eks's own group, the control plane's vpcConfig.securityGroupIds, which EKS never puts on
+      // managed nodes; not the cluster security group (the stack's clusterSecurityGroupId), which it does.
+      assert.equal(rule.inputs.securityGroupId, "<security-group-id:cluster-eks-cluster>");
+      assert.notEqual(rule.inputs.securityGroupId, evaluation.outputs.clusterSecurityGroupId);
       assert.equal(byUrn(evaluation, rule.parent).type, "eks-calico:cluster:Cluster");
       assert.ok(rule.dependencies.includes(eks.urn));
     }

@@ -51,7 +51,7 @@ export interface ClusterArgs {
   access?: AccessGrant[];
   /**
    * Self-hosted CI runners admitted to the private API endpoint on 443, by CIDR or security group (one
-   * ingress rule on the cluster security group each). @default none
+   * ingress rule each on the security group only the control plane carries). @default none
    */
   runners?: RunnerSources;
   /** One managed node group per entry, in the private subnets. */
@@ -190,9 +190,9 @@ export class Cluster extends pulumi.ComponentResource {
       tags: args.tags,
       parent: this,
     });
-    // Self-hosted CI runners reach the private endpoint through the group EKS gives its network interfaces.
+    // Self-hosted CI runners reach the private endpoint through the group only the control plane carries.
     const runnerRules = admitRunners(name, args.runners ?? { cidrs: [], securityGroupIds: [] }, {
-      securityGroupId: cluster.eksCluster.vpcConfig.clusterSecurityGroupId,
+      securityGroupId: cluster.clusterSecurityGroupId,
       tags: args.tags,
       parent: this,
     });

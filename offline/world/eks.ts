@@ -53,7 +53,8 @@ export function clusterOutputs(
     oidcProviderArn: placeholder("oidc-provider-arn", clusterName),
     oidcProviderUrl: `https://${issuer}`,
     oidcIssuer: issuer,
-    // @pulumi/eks's own security groups, which our managed nodes do not use.
+    // @pulumi/eks's own security groups, which our managed nodes do not use; the cluster one is the control
+    // plane's `vpcConfig.securityGroupIds` (components/cluster/runner-access.ts).
     clusterSecurityGroupId: placeholder("security-group-id", `${name}-cluster`),
     nodeSecurityGroupId: placeholder("security-group-id", `${name}-node`),
   };
