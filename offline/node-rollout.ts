@@ -89,11 +89,24 @@ export function rollingUpdate(before: Record<string, unknown>, deployed?: number
   return `rolling update (UpdateNodegroupVersion): EKS replaces all ${nodeCount(before, deployed)}, ${updateSettings(before)} at a time`;
 }
 
+/**
+ * The nodes a replacing node group starts with. The engine creates the replacement from the inputs it
+ * diffed, in which an ignored property holds the value in Pulumi's state (`processIgnoreChanges` in
+ * generateSteps, pulumi/pulumi pkg/v3 v3.248.0 resource/deploy/step_generator.go): under
+ * ignoreScalingChanges that is the old group's recorded desiredSize, not the new one.
+ */
+function replacementStart(before: Record<string, unknown>, after: Record<string, unknown>): string {
+  if (after.ignoreScalingChanges === true) {
+    return `${plural(configured(before))} (the desiredSize in Pulumi's state, which ignoreScalingChanges keeps on a replacement)`;
+  }
+  return `${plural(configured(after))} (the desiredSize this update sends)`;
+}
+
 /** A new node group in place of the old one (aws_eks_node_group is replaced): every node is new. */
 export function replacement(
   before: Record<string, unknown>,
   after: Record<string, unknown>,
   deployed?: number,
 ): string {
-  return `replaced by a new node group: all ${nodeCount(before, deployed)} go, ${plural(configured(after))} start in the new one`;
+  return `replaced by a new node group: all ${nodeCount(before, deployed)} go, ${replacementStart(before, after)} start in the new one`;
 }

@@ -5,6 +5,8 @@
  * knows what each deployed group runs (the last update's `nodeGroupScaling` output, and the desired size
  * AWS shows now; for a stack from before that output, its `nodeGroupNames` and the sizes AWS shows) and
  * decides per group what this update sends EKS:
+ * - when a change replaces the group, the size the old one runs, as the new one's desired size
+ *   (node-group-replacement.ts says why);
  * - while minSize and maxSize stay as deployed, nothing about the desired size;
  * - when either changes, the whole scaling config. The Terraform provider behind aws.eks.NodeGroup sends
  *   desired, min and max together in UpdateNodegroupConfig whenever `scaling_config` changes
@@ -22,13 +24,20 @@
  *   #18310, done by the program.
  */
 import * as aws from "@pulumi/aws";
+import { isReplacingSettings, replacementReason, replacingChanges } from "./node-group-replacement";
+import type { ReplacingSettings } from "./node-group-replacement";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous";
 import type { NodeGroupConfig } from "./schema";
 import { type DeployedScaling, isCount, namesNodeGroup, previousNodeGroupScaling } from "./scaling-output";
 
-/** What AWS shows of a deployed group's desired size now, or why it showed nothing. */
-export type CurrentDesired = { readonly desiredSize: number } | { readonly error: string };
+/**
+ * What AWS shows of a deployed group now: its desired size and the settings that replace it when they
+ * change (node-group-replacement.ts), or why it showed nothing.
+ */
+export type CurrentGroup =
+  | { readonly desiredSize: number; readonly replacing?: ReplacingSettings }
+  | { readonly error: string };
 
 /** How this update sizes one node group. */
 export interface NodeGroupSizing {
@@ -43,27 +52,31 @@ export interface NodeGroupSizing {
 }
 
 /**
- * The desired size AWS shows now for each deployed group still configured, read with aws.eks.getNodeGroup
- * (DescribeNodegroup): an autoscaler changes it without Pulumi, so the last outputs may be stale. The
+ * Each deployed group still configured as AWS shows it now, read with aws.eks.getNodeGroup
+ * (DescribeNodegroup): an autoscaler changes the desired size without Pulumi, so the last outputs may be
+ * stale. The
  * Terraform data source fails when DescribeNodegroup does (internal/service/eks/node_group_data_source.go):
  * for a group deleted outside Pulumi ("ResourceNotFoundException ... No node group found for name",
  * aws-samples/eks-workshop-v2#915), or a deployer without eks:DescribeNodegroup. Its error is kept.
  */
-export async function readCurrentDesiredSizes(
+export async function readCurrentGroups(
   clusterName: string,
   deployed: Readonly<Record<string, DeployedScaling>>,
   configured: readonly string[],
-): Promise<Record<string, CurrentDesired>> {
+): Promise<Record<string, CurrentGroup>> {
   const names = configured.filter((name) => Object.hasOwn(deployed, name));
   const answers = await Promise.all(
-    names.map(async (name): Promise<CurrentDesired> => {
+    names.map(async (name): Promise<CurrentGroup> => {
       try {
         const group = await aws.eks.getNodeGroup({
           clusterName,
           nodeGroupName: deployed[name].nodeGroupName,
         });
         const desiredSize = group.scalingConfigs?.[0]?.desiredSize;
-        return isCount(desiredSize) ? { desiredSize } : { error: "AWS showed no scaling config" };
+        if (!isCount(desiredSize)) return { error: "AWS showed no scaling config" };
+        const { amiType, capacityType, instanceTypes } = group;
+        const replacing = { amiType, capacityType, instanceTypes };
+        return isReplacingSettings(replacing) ? { desiredSize, replacing } : { desiredSize };
       } catch (error) {
         return { error: (error as Error).message };
       }
@@ -76,14 +89,15 @@ const clamp = (value: number, min: number, max: number) => Math.min(Math.max(val
 
 /**
  * How this update sizes each configured group (by name), or the problems that refuse it. A new group
- * starts at its configured desiredSize. A deployed group keeps the desired size it runs at; when minSize
- * or maxSize changes, this update sends EKS that size moved into the new range, and refuses when AWS
- * could not show it (sending the last update's value could lower what an autoscaler set since).
+ * starts at its configured desiredSize. A deployed group keeps the desired size it runs at; when a
+ * replacing setting changes (the group is created anew) or minSize or maxSize changes, this update sends
+ * EKS that size moved into the new range, and a range change is refused when AWS could not show it
+ * (sending the last update's value could lower what an autoscaler set since).
  */
 export function sizeNodeGroups(
   groups: readonly NodeGroupConfig[],
   deployed: Readonly<Record<string, DeployedScaling>>,
-  current: Readonly<Record<string, CurrentDesired>>,
+  current: Readonly<Record<string, CurrentGroup>>,
   clusterName: string,
 ): { sizing: Record<string, NodeGroupSizing> } | { problems: ConfigProblem[] } {
   const sizing: Record<string, NodeGroupSizing> = {};
@@ -101,6 +115,13 @@ export function sizeNodeGroups(
     const now = Object.hasOwn(current, group.name) ? current[group.name] : undefined;
     const running = now !== undefined && "desiredSize" in now ? now.desiredSize : undefined;
     const nodes = clamp(running ?? before.desiredSize, group.minSize, group.maxSize);
+    const replacing = now !== undefined && "replacing" in now ? now.replacing : undefined;
+    const changes = running !== undefined && replacing !== undefined ? replacingChanges(group, replacing) : [];
+    if (running !== undefined && changes.length > 0) {
+      const reason = replacementReason(changes, running, nodes);
+      sizing[group.name] = { desiredSize: nodes, setDesiredSize: true, nodes, reason };
+      return;
+    }
     if (group.minSize === before.minSize && group.maxSize === before.maxSize) {
       sizing[group.name] = { desiredSize: group.desiredSize, setDesiredSize: false, nodes };
       return;
@@ -138,7 +159,7 @@ function unreadableDesiredSize(
   group: NodeGroupConfig,
   index: number,
   before: DeployedScaling,
-  now: CurrentDesired | undefined,
+  now: CurrentGroup | undefined,
   clusterName: string,
 ): ConfigProblem {
   const key = group.minSize !== before.minSize ? "minSize" : "maxSize";
@@ -213,7 +234,7 @@ export async function nodeGroupSizing(
   }
   const deployed = previousNodeGroupScaling(previous);
   const names = groups.map((g) => g.name);
-  const current = await readCurrentDesiredSizes(clusterName, deployed, names);
+  const current = await readCurrentGroups(clusterName, deployed, names);
   return sizeNodeGroups(groups, deployed, current, clusterName);
 }
 

@@ -1,10 +1,12 @@
 /**
- * The `nodeGroupScaling` stack output: per config group name, the EKS node group's name and its sizes as
- * deployed. Each update writes it from its node groups' outputs; the next one reads it back
- * (stacks/previous-scaling.ts), and so does the offline world, as the groups AWS has.
+ * The `nodeGroupScaling` stack output: per config group name, the EKS node group's name, its sizes and the
+ * settings that replace it (node-group-replacement.ts) as deployed. Each update writes it from its node
+ * groups' outputs; the next one reads it back (stacks/previous-scaling.ts), and so does the offline
+ * world, as the groups AWS has.
  */
 import type * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
+import { type ReplacingSettings, isReplacingSettings } from "./node-group-replacement";
 import type { PreviousOutputs } from "./previous";
 import type { NodeGroupConfig } from "./schema";
 
@@ -15,10 +17,12 @@ export interface DeployedScaling {
   readonly minSize: number;
   readonly desiredSize: number;
   readonly maxSize: number;
+  /** The settings that replace the group, where the output records them. */
+  readonly replacing?: ReplacingSettings;
 }
 
 /** The `nodeGroupScaling` output per config group name: each group as deployed by this update. */
-export interface NodeGroupScalingOutput extends DeployedScaling {
+export interface NodeGroupScalingOutput extends Omit<DeployedScaling, "replacing">, ReplacingSettings {
   /** Only on an update that sends EKS the desired size: what it sent and why. */
   readonly desiredSizeSet?: string;
 }
@@ -56,14 +60,17 @@ export function previousNodeGroupScaling(outputs: PreviousOutputs): Record<strin
       minSize: e.minSize,
       desiredSize: e.desiredSize,
       maxSize: e.maxSize,
+      ...(isReplacingSettings(e)
+        ? { replacing: { amiType: e.amiType, capacityType: e.capacityType, instanceTypes: e.instanceTypes } }
+        : {}),
     };
   }
   return deployed;
 }
 
 /**
- * The `nodeGroupScaling` output: per config group name, the EKS node group's name and its scaling config
- * as AWS reports it after this update (the aws.eks.NodeGroup's outputs, which the Terraform provider
+ * The `nodeGroupScaling` output: per config group name, the EKS node group's name, its scaling config and
+ * its replacing settings as AWS reports them after this update (the aws.eks.NodeGroup's outputs, which the Terraform provider
  * reads back after every create and update), and the reason when this update sent the desired size.
  * The next update reads it back (previousNodeGroupScaling).
  */
@@ -73,16 +80,27 @@ export function nodeGroupScalingOutput(
   sizing: Readonly<Record<string, { readonly reason?: string }>>,
   nodeGroups: readonly eks.ManagedNodeGroup[],
 ): pulumi.Output<Record<string, NodeGroupScalingOutput>> {
-  const deployed = nodeGroups.map((g) => pulumi.all([g.nodeGroup.nodeGroupName, g.nodeGroup.scalingConfig]));
+  const deployed = nodeGroups.map((g) =>
+    pulumi.all([
+      g.nodeGroup.nodeGroupName,
+      g.nodeGroup.scalingConfig,
+      g.nodeGroup.amiType,
+      g.nodeGroup.capacityType,
+      g.nodeGroup.instanceTypes,
+    ]),
+  );
   return pulumi.all(deployed).apply((entries) =>
     Object.fromEntries(
-      entries.map(([nodeGroupName, scaling], i) => {
+      entries.map(([nodeGroupName, scaling, amiType, capacityType, instanceTypes], i) => {
         const reason = sizing[groups[i].name]?.reason;
         const output: NodeGroupScalingOutput = {
           nodeGroupName,
           minSize: scaling.minSize,
           desiredSize: scaling.desiredSize,
           maxSize: scaling.maxSize,
+          amiType,
+          capacityType,
+          instanceTypes,
           ...(reason !== undefined ? { desiredSizeSet: reason } : {}),
         };
         return [groups[i].name, output];

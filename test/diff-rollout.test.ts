@@ -16,7 +16,7 @@ import {
   rollingUpdate,
   updateSettings,
 } from "../offline/node-rollout";
-import { evaluated, evaluatedWith, stackValue } from "./helpers";
+import { evaluated, evaluatedWith, one, stackValue } from "./helpers";
 
 const GROUP = "eks:index:ManagedNodeGroup cluster-general";
 const TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate cluster-general";
@@ -171,14 +171,25 @@ describe("offline diff: what rolls the nodes", () => {
   for (const [input, change, tfPath] of [
     ["amiType", { amiType: "BOTTLEROCKET_x86_64" }, "ami_type"],
     ["instanceTypes", { instanceTypes: ["t3.xlarge"] }, "instance_types"],
+    ["capacityType", { capacityType: "SPOT" }, "capacity_type"],
   ] as const) {
     it(`replaces the node group and every node when ${input} changes (ForceNew ${tfPath})`, async () => {
-      const diff = await devDiff({ "eks-calico:nodeGroups": devGroups(change) });
+      // As `npm start -- --diff base.json` plans the head: with the base plan's outputs as the last ones.
+      const dev = await evaluated("dev");
+      const diff = diffDocuments(
+        resourcesDocument(dev),
+        resourcesDocument(
+          await evaluatedWith("dev", {
+            config: { "eks-calico:nodeGroups": devGroups(change) },
+            previousOutputs: dev.outputs,
+          }),
+        ),
+      );
       const group = resource(diff, GROUP);
       assert.equal(group.op, "replace");
       assert.equal(
         group.rollout,
-        `replaced by a new node group: all ${DEPLOYED_2} go, 2 nodes start in the new one`,
+        `replaced by a new node group: all ${DEPLOYED_2} go, 2 nodes (the desiredSize this update sends) start in the new one`,
       );
       const direct = group.changes.find((c) => c.path.startsWith(`inputs.${input}`));
       assert.equal(direct?.effect, "replace");
@@ -192,6 +203,66 @@ describe("offline diff: what rolls the nodes", () => {
       assert.ok(text.includes(`(forces replacement: ${source})\n`));
     });
   }
+});
+
+describe("offline diff: the size a replacing node group starts at", () => {
+  // staging's general group: minSize 2, desiredSize 3, maxSize 6 (Pulumi.staging.yaml).
+  const STAGING = "<node-group-name:cluster-general>";
+  const stagingGroups = (change: Record<string, unknown>) =>
+    stackValue<Record<string, unknown>[]>("staging", "nodeGroups").map((g) =>
+      g.name === "general" ? { ...g, ...change } : g,
+    );
+
+  async function replacedAt(running: number, change: Record<string, unknown>) {
+    const first = await evaluated("staging");
+    // The base plan: staging deployed, an autoscaler has since taken the group to `running` nodes.
+    const simulate = { nodeGroups: { autoscaledDesiredSizes: { [STAGING]: running } } };
+    const base = await evaluatedWith("staging", { previousOutputs: first.outputs, simulate });
+    const head = await evaluatedWith("staging", {
+      config: { "eks-calico:nodeGroups": stagingGroups(change) },
+      previousOutputs: base.outputs,
+      simulate,
+    });
+    return { head, diff: diffDocuments(resourcesDocument(base), resourcesDocument(head)) };
+  }
+
+  it("starts the new group at the 6 nodes the old one runs, not at desiredSize 3", async () => {
+    const { head, diff } = await replacedAt(6, { instanceTypes: ["m6i.xlarge"] });
+    const group = resource(diff, GROUP);
+    assert.equal(group.op, "replace");
+    assert.match(
+      String(group.rollout),
+      /, 6 nodes \(the desiredSize this update sends\) start in the new one$/,
+    );
+    const sent = one(head, "eks:index:ManagedNodeGroup", "cluster-general").inputs;
+    assert.deepEqual(sent.scalingConfig, { minSize: 2, desiredSize: 6, maxSize: 6 });
+    assert.equal(sent.ignoreScalingChanges, false, "sent: ignoreChanges would keep the state's 3");
+    const scaling = head.outputs.nodeGroupScaling as Record<string, { desiredSizeSet?: string }>;
+    assert.equal(
+      scaling.general.desiredSizeSet,
+      "replaced (instanceTypes [m6i.large] → [m6i.xlarge]: ForceNew), and the new group starts at the 6 nodes the old one runs",
+    );
+    assert.equal(scaling.system.desiredSizeSet, undefined, "the other group is not replaced");
+  });
+
+  it("moves the start into the new range only as far as EKS requires", async () => {
+    const { head } = await replacedAt(6, { capacityType: "SPOT", minSize: 1, desiredSize: 2, maxSize: 4 });
+    const sent = one(head, "eks:index:ManagedNodeGroup", "cluster-general").inputs;
+    assert.deepEqual(sent.scalingConfig, { minSize: 1, desiredSize: 4, maxSize: 4 });
+    const scaling = head.outputs.nodeGroupScaling as Record<string, { desiredSizeSet?: string }>;
+    assert.match(
+      String(scaling.general.desiredSizeSet),
+      /capacityType ON_DEMAND → SPOT: .*, lowered to maxSize 4$/,
+    );
+  });
+
+  it("says where the start comes from when the desired size stays ignored", () => {
+    const before = { scalingConfig: { desiredSize: 3 }, ignoreScalingChanges: true };
+    assert.equal(
+      replacement(before, { scalingConfig: { desiredSize: 5 }, ignoreScalingChanges: true }),
+      "replaced by a new node group: all 3 nodes (the configured desiredSize; the deployed count may differ: ignoreScalingChanges) go, 3 nodes (the desiredSize in Pulumi's state, which ignoreScalingChanges keeps on a replacement) start in the new one",
+    );
+  });
 });
 
 describe("offline diff: what it does not know", () => {
@@ -237,7 +308,7 @@ describe("offline diff: what it does not know", () => {
     );
     assert.equal(
       replacement({ scalingConfig: { desiredSize: 4 } }, { scalingConfig: { desiredSize: 5 } }),
-      "replaced by a new node group: all 4 nodes (desiredSize) go, 5 nodes start in the new one",
+      "replaced by a new node group: all 4 nodes (desiredSize) go, 5 nodes (the desiredSize this update sends) start in the new one",
     );
   });
 

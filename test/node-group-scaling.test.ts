@@ -16,8 +16,11 @@ import { DeployedNodeGroups } from "../offline/world/node-groups";
 import { SimulatedFailure, UnanswerableCall } from "../offline/world";
 import { eksNodeGroupName } from "../offline/world/eks";
 import { ConfigError } from "../stacks";
-import { type CurrentDesired, sizeNodeGroups } from "../stacks/previous-scaling";
+import { type CurrentGroup, sizeNodeGroups } from "../stacks/previous-scaling";
 import { type DeployedScaling, namesNodeGroup } from "../stacks/scaling-output";
+import { REPLACING_KEYS } from "../stacks/node-group-replacement";
+import type { NodeGroupConfig } from "../stacks/schema";
+import { REPLACEMENT_RULES } from "../offline/replacements";
 import { evaluated, evaluatedWith, one, stackValue, unwrapped } from "./helpers";
 
 const NODE_GROUP = "eks:index:ManagedNodeGroup";
@@ -25,6 +28,12 @@ const GENERAL = "<node-group-name:cluster-general>";
 const TYPHA = "kubernetes:apps/v1:Deployment";
 
 type Sizes = { minSize: number; desiredSize: number; maxSize: number };
+/** The settings that replace dev's `general` group when they change, as Pulumi.dev.yaml sets them. */
+const DEV_SETTINGS = {
+  amiType: "AL2023_x86_64_STANDARD",
+  capacityType: "ON_DEMAND",
+  instanceTypes: ["t3.large"],
+};
 
 /** dev's node groups, the first (`general`, deployed at 2..3 with 2 nodes) with other sizes. */
 function devGroups(sizes: Sizes): unknown[] {
@@ -50,7 +59,7 @@ describe("node-group scaling on a deployed stack", () => {
 
   it("exports each group's EKS name and sizes as deployed", () => {
     assert.deepEqual(deployed.outputs.nodeGroupScaling, {
-      general: { nodeGroupName: GENERAL, minSize: 2, desiredSize: 2, maxSize: 3 },
+      general: { nodeGroupName: GENERAL, minSize: 2, desiredSize: 2, maxSize: 3, ...DEV_SETTINGS },
     });
   });
 
@@ -104,6 +113,7 @@ describe("node-group scaling on a deployed stack", () => {
         minSize: 3,
         desiredSize: 3,
         maxSize: 4,
+        ...DEV_SETTINGS,
         desiredSizeSet:
           "raised from 2 to 3: minSize 3 is above the desired size the group ran at, and EKS refuses a desired size below minSize",
       },
@@ -266,7 +276,7 @@ describe("node-group scaling on a stack last updated before nodeGroupScaling", (
 describe("sizeNodeGroups: the decision per group", () => {
   const group = (sizes: Sizes) => ({ ...stackValue<object[]>("dev", "nodeGroups")[0], ...sizes }) as never;
   const at: DeployedScaling = { nodeGroupName: "ng-1", minSize: 2, desiredSize: 2, maxSize: 3 };
-  const size = (sizes: Sizes, current: CurrentDesired | undefined, deployed: DeployedScaling | null = at) => {
+  const size = (sizes: Sizes, current: CurrentGroup | undefined, deployed: DeployedScaling | null = at) => {
     const result = sizeNodeGroups(
       [group(sizes)],
       deployed === null ? {} : { general: deployed },
@@ -305,6 +315,65 @@ describe("sizeNodeGroups: the decision per group", () => {
     assert.deepEqual(sent({ minSize: 4, desiredSize: 4, maxSize: 6 }, 2), [4, true, 4]);
     assert.deepEqual(sent({ minSize: 4, desiredSize: 4, maxSize: 6 }, 5), [5, true, 5]);
     assert.deepEqual(sent({ minSize: 1, desiredSize: 1, maxSize: 2 }, 3), [2, true, 2]);
+  });
+});
+
+describe("sizeNodeGroups: a deployed group a change replaces", () => {
+  const [dev] = stackValue<NodeGroupConfig[]>("dev", "nodeGroups");
+  const at: DeployedScaling = { nodeGroupName: "ng-1", minSize: 2, desiredSize: 2, maxSize: 9 };
+  const running = (desiredSize: number) => ({ desiredSize, replacing: DEV_SETTINGS });
+  const size = (change: Partial<NodeGroupConfig>, current: CurrentGroup) => {
+    const result = sizeNodeGroups([{ ...dev, ...change }], { general: at }, { general: current }, "c");
+    assert.ok("sizing" in result);
+    return result.sizing.general;
+  };
+
+  it("starts the new group at the nodes the old one runs, and sends it", () => {
+    assert.deepEqual(size({ instanceTypes: ["t3.xlarge"], maxSize: 9 }, running(6)), {
+      desiredSize: 6,
+      setDesiredSize: true,
+      nodes: 6,
+      reason:
+        "replaced (instanceTypes [t3.large] → [t3.xlarge]: ForceNew), and the new group starts at the 6 nodes the old one runs",
+    });
+  });
+
+  it("clamps the start to the new range", () => {
+    const lowered = size({ amiType: "BOTTLEROCKET_x86_64", minSize: 1, maxSize: 4 }, running(6));
+    assert.deepEqual([lowered.desiredSize, lowered.nodes], [4, 4]);
+    assert.match(
+      String(lowered.reason),
+      /amiType AL2023_x86_64_STANDARD → BOTTLEROCKET_x86_64: .*, lowered to maxSize 4$/,
+    );
+    const raised = size({ capacityType: "SPOT", minSize: 5, maxSize: 9 }, running(2));
+    assert.deepEqual([raised.desiredSize, raised.nodes], [5, 5]);
+    assert.match(String(raised.reason), /, raised to minSize 5$/);
+  });
+
+  it("a new order of instanceTypes replaces too: the provider's instance_types is a list", () => {
+    const two = { ...DEV_SETTINGS, instanceTypes: ["t3.large", "m5.large"] };
+    const swapped = size(
+      { instanceTypes: ["m5.large", "t3.large"], maxSize: 9 },
+      { desiredSize: 3, replacing: two },
+    );
+    assert.equal(swapped.setDesiredSize, true);
+  });
+
+  it("the same settings, or settings AWS did not show: no replacement, the desired size left to autoscalers", () => {
+    assert.deepEqual(size({ maxSize: 9 }, running(6)), { desiredSize: 2, setDesiredSize: false, nodes: 6 });
+    assert.deepEqual(size({ instanceTypes: ["t3.xlarge"], maxSize: 9 }, { desiredSize: 6 }), {
+      desiredSize: 2,
+      setDesiredSize: false,
+      nodes: 6,
+    });
+  });
+
+  it("knows every node-group config key the provider replaces on", () => {
+    // replacements.ts states aws_eks_node_group's ForceNew arguments by their Pulumi names, from the
+    // provider's schema (offline/aws-force-new.ts); a config key of the same name replaces the group.
+    const replaceOn = REPLACEMENT_RULES["eks:index:ManagedNodeGroup"].replaceOn ?? [];
+    const configKeys = Object.keys(dev);
+    assert.deepEqual([...REPLACING_KEYS].sort(), configKeys.filter((key) => replaceOn.includes(key)).sort());
   });
 });
 

@@ -89,7 +89,8 @@ export class DeployedNodeGroups {
       );
     }
     const scaling = { minSize: group.minSize, desiredSize: this.current(group), maxSize: group.maxSize };
-    return { id, clusterName, nodeGroupName: name, status: "ACTIVE", scalingConfigs: [scaling] };
+    const settings = group.replacing ?? {};
+    return { id, clusterName, nodeGroupName: name, status: "ACTIVE", scalingConfigs: [scaling], ...settings };
   }
 
   /**
