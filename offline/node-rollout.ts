@@ -90,10 +90,9 @@ export function rollingUpdate(before: Record<string, unknown>, deployed?: number
 }
 
 /**
- * The nodes a replacing node group starts with. The engine creates the replacement from the inputs it
- * diffed, in which an ignored property holds the value in Pulumi's state (`processIgnoreChanges` in
- * generateSteps, pulumi/pulumi pkg/v3 v3.248.0 resource/deploy/step_generator.go): under
- * ignoreScalingChanges that is the old group's recorded desiredSize, not the new one.
+ * The nodes a replacing node group starts with: under ignoreScalingChanges the engine creates the
+ * replacement with the old group's desiredSize from Pulumi's state, not the new one
+ * (stacks/node-group-replacement.ts says why; test/cluster/ignore-changes-replace.test.ts shows it).
  */
 function replacementStart(before: Record<string, unknown>, after: Record<string, unknown>): string {
   if (after.ignoreScalingChanges === true) {

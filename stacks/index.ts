@@ -44,8 +44,11 @@ import { clusterCreator, creatorAccessProblems } from "./creator";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
+import { type RegionZones, type ZoneRequest } from "./zones";
 import { readLegacyNetwork } from "./legacy-network";
 import { layoutPodAddressProblems } from "./schema/pod-addresses";
+import { zoneCount } from "./schema/network";
+import { isRecord } from "./schema/records";
 import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
@@ -191,17 +194,23 @@ export async function loadStackSettings(): Promise<StackSettings> {
   if (!awsFree && region !== "" && existing === undefined) {
     problems.push(...nameCollisions(project, stack, region, siblingStacks(projectDirectory())));
   }
-  let offered: string[] = [];
-  // Asked only for a usable region, and a count the schema accepts (one problem per key is enough).
-  if (
-    !awsFree &&
-    existing === undefined &&
-    !problems.some((p) => p.path === "aws:region" || p.path === "network.availabilityZones")
-  ) {
-    const wanted = (raw.network as { availabilityZones?: unknown } | undefined)?.availabilityZones ?? 2;
-    const result = await availabilityZones(region, wanted);
+  let regionZones: RegionZones = { region, all: [], offered: [] };
+  // Asked only for a usable region (one problem per key is enough).
+  if (!awsFree && existing === undefined && !problems.some((p) => p.path === "aws:region")) {
+    const result = await availabilityZones(region);
     if ("problem" in result) problems.push(result.problem);
-    else offered = result.offered;
+    else regionZones = result;
+    // Told with every other problem: no request can have more AZs than the region has in any state.
+    const wanted = isRecord(raw.network) ? zoneCount(raw.network) : undefined;
+    const all = regionZones.all.map((zone) => zone.name);
+    const counted = problems.some((p) => p.path.startsWith("network.availabilityZones"));
+    if (!counted && typeof wanted === "number" && all.length > 0 && wanted > all.length) {
+      problems.push({
+        path: "network.availabilityZones",
+        value: wanted,
+        rule: `must be at most ${all.length}: ${region} offers ${all.join(", ")}`,
+      });
+    }
   }
   if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
 
@@ -217,7 +226,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       ? { layout: undefined, notices: [] }
       : legacy !== undefined && "problem" in legacy
         ? { problems: [legacy.problem] }
-        : networkLayout(config.network.cidr, config.network.availabilityZones, offered, previous, legacy);
+        : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous, legacy);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
   if (elsewhere === undefined) {
     const support = extendedSupportNotice(config.cluster.version, config.cluster.upgradePolicy, new Date());
@@ -322,28 +331,33 @@ function accessPartitionProblems(config: StackConfig, region: string): ConfigPro
   });
 }
 
+/** What `network` asks of the region's AZs (stacks/zones.ts). */
+function zoneRequest(network: StackConfig["network"]): ZoneRequest {
+  return {
+    count: network.availabilityZones,
+    ...(network.zones !== undefined ? { zones: network.zones } : {}),
+    exclude: network.excludeZones,
+  };
+}
+
 /**
- * The region's AZs that need no opt-in (Local and Wavelength zones do) and AWS offers now (state
- * available), by name; or the problem: a region AWS cannot list, or fewer AZs than wanted in any state
- * (without `state` the data source lists every AZ the account has, whatever its state:
+ * The region's AZs that need no opt-in (Local and Wavelength zones do), by name with their zone IDs, and
+ * those AWS offers now (state available); or the problem: a region AWS cannot list (without `state` the
+ * data source lists every AZ the account has, whatever its state:
  * https://www.pulumi.com/registry/packages/aws/api-docs/getavailabilityzones/). Which AZs a stack uses is
- * decided with what it has deployed (previous-network.ts). A `wanted` that is not a valid count is left to
- * the schema's own problem.
+ * decided with what it has deployed (zones.ts, previous-network.ts).
  */
-async function availabilityZones(
-  region: string,
-  wanted: unknown,
-): Promise<{ offered: string[] } | { problem: ConfigProblem }> {
+async function availabilityZones(region: string): Promise<RegionZones | { problem: ConfigProblem }> {
   const filters = [{ name: "opt-in-status", values: ["opt-in-not-required"] }];
-  let names: string[];
-  let offered: string[];
   try {
-    [names, offered] = (
-      await Promise.all([
-        aws.getAvailabilityZones({ filters }),
-        aws.getAvailabilityZones({ state: "available", filters }),
-      ])
-    ).map((zones) => [...zones.names].sort());
+    const [every, available] = await Promise.all([
+      aws.getAvailabilityZones({ filters }),
+      aws.getAvailabilityZones({ state: "available", filters }),
+    ]);
+    const all = every.names
+      .map((name, i) => ({ name, id: every.zoneIds[i] }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    return { region, all, offered: [...available.names].sort() };
   } catch (error) {
     // An unknown or disabled region fails here first: report it as the config key it comes from.
     return {
@@ -354,15 +368,4 @@ async function availabilityZones(
       },
     };
   }
-  if (typeof wanted !== "number" || !Number.isInteger(wanted) || wanted < 1) return { offered: [] };
-  if (names.length < wanted) {
-    return {
-      problem: {
-        path: "network.availabilityZones",
-        value: wanted,
-        rule: `must be at most ${names.length}: ${region} offers ${names.join(", ")}`,
-      },
-    };
-  }
-  return { offered };
 }

@@ -7,12 +7,15 @@
  * hashicorp/terraform-provider-aws internal/service/eks/node_group.go). A new node group is created, then
  * the old one deleted with all its nodes.
  *
- * The new group would not start at the size the old one runs. Under `ignoreScalingChanges` the engine
- * puts the ignored desired size back to the value in Pulumi's state before it diffs, and the replacement
- * is created from those inputs (`processIgnoreChanges` in generateSteps, pulumi/pulumi pkg/v3 v3.248.0
- * resource/deploy/step_generator.go): the size of the last update that sent one, not an autoscaler's.
- * Without it the group would start at the configured `desiredSize`. So a replacing update sends the size
- * the old group runs, moved into the new [minSize, maxSize] only as far as EKS requires.
+ * The new group would not start at the size the old one runs. Under `ignoreScalingChanges` it starts at
+ * the desired size in Pulumi's state, the last one an update sent, not an autoscaler's: the engine puts an
+ * ignored property back to its state value in a shallow copy of the program's inputs
+ * (`processIgnoreChanges`, pulumi/pulumi pkg/v3 v3.248.0 resource/deploy/step_generator.go), and a
+ * replacement, checked again from the program's inputs (generateSteps, "recompute the default values"),
+ * keeps it for a nested path such as scalingConfig.desiredSize, which the copy shares with them. The real
+ * engine shows it (test/cluster/ignore-changes-replace.test.ts). Without it the group would start at the
+ * configured `desiredSize`. So a replacing update sends the size the old group runs, moved into the new
+ * [minSize, maxSize] only as far as EKS requires.
  */
 import type { NodeGroupConfig } from "./schema";
 
@@ -40,11 +43,7 @@ export function replacingChanges(group: NodeGroupConfig, deployed: ReplacingSett
 }
 
 /** What the `nodeGroupScaling` output says a replacing update sent as the new group's desired size. */
-export function replacementReason(
-  changes: readonly string[],
-  running: number,
-  sent: number,
-): string {
+export function replacementReason(changes: readonly string[], running: number, sent: number): string {
   const start = `replaced (${changes.join(", ")}: ForceNew), and the new group starts at the ${running} nodes the old one runs`;
   if (sent > running) return `${start}, raised to minSize ${sent}`;
   if (sent < running) return `${start}, lowered to maxSize ${sent}`;

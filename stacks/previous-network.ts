@@ -31,6 +31,7 @@ import {
 } from "../components/network/layout";
 import { type SubnetPair, parseCidr, slotPrefixes } from "../components/network/subnets";
 import { MAX_VPC_PREFIX, MIN_SUBNET_PREFIX } from "./schema/network";
+import { type RegionZones, type ZoneRequest, chooseZones } from "./zones";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous";
 
@@ -111,47 +112,58 @@ function parseNetworkOutput(value: unknown): DeployedNetwork | { problem: Config
 }
 
 /**
- * This update's network: `wanted` AZs of those the region offers now (`offered`, by name) in `cidr`. A new
- * stack's from the slots; a deployed stack's keeping every deployed AZ and subnet (offered now or not),
- * with added AZs in free slots. Or every problem that refuses the change, each with its reason and the
- * way to make it. `notices` say what the update goes on with but the user should know.
+ * This update's network: the AZs `request` asks for of the region's (zones.ts) in `cidr`. A new stack's
+ * from the slots; a deployed stack's keeping every deployed AZ and subnet it does not remove (offered now
+ * or not), with added AZs in free slots. Or every problem that refuses the change, each with its reason
+ * and the way to make it. `notices` say what the update goes on with but the user should know.
  */
 export function networkLayout(
   cidr: string,
-  wanted: number,
-  offered: readonly string[],
+  request: ZoneRequest,
+  region: RegionZones,
   previous: PreviousOutputs,
   legacy?: LegacyNetwork,
 ): { layout: NetworkLayout; notices: string[] } | { problems: ConfigProblem[] } {
   const deployed = deployedNetwork(previous, legacy);
   if (deployed !== undefined && "problem" in deployed) return { problems: [deployed.problem] };
-  const kept = deployed === undefined ? [] : [...deployed.zones.keys()];
-  const added = offered.filter((zone) => !kept.includes(zone)).slice(0, Math.max(0, wanted - kept.length));
+  const had =
+    deployed === undefined
+      ? undefined
+      : { zones: [...deployed.zones.keys()], clusterZones: deployed.clusterZones };
+  const choice = chooseZones(request, region, had);
+  const added = "zones" in choice ? choice.zones.filter((zone) => !deployed?.zones.has(zone)) : [];
   const problems = [
-    ...(deployed === undefined
-      ? []
-      : [...cidrProblems(deployed, cidr), ...removalProblems(deployed, wanted)]),
-    ...offerProblems(wanted, kept, added, offered),
+    ...(deployed === undefined ? [] : cidrProblems(deployed, cidr)),
+    ...("problems" in choice ? choice.problems : []),
     ...(added.length > 0 ? slotSizeProblems(cidr, deployed, added) : []),
   ];
-  if (problems.length > 0) return { problems };
-  const zones = [...kept, ...added];
-  const missing = kept.filter((zone) => !offered.includes(zone));
-  const notices =
-    missing.length === 0
+  if (problems.length > 0 || "problems" in choice) return { problems };
+  const { zones, removed } = choice;
+  const missing = zones.filter(
+    (zone) => deployed?.zones.has(zone) === true && !region.offered.includes(zone),
+  );
+  const notices = [
+    ...(missing.length === 0
       ? []
       : [
           `network: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not offered by AWS now (not in state available); the stack keeps ${missing.length === 1 ? "its" : "their"} subnets and the cluster stays in ${missing.length === 1 ? "it" : "them"}`,
-        ];
+        ]),
+    ...(removed.length === 0
+      ? []
+      : [
+          `network: removes ${removed.join(", ")}, which the cluster does not use: ${removed.length === 1 ? "its" : "their"} subnets, route tables and NAT gateways go; AWS refuses to delete a subnet that network interfaces are still in (load balancers', endpoints'), so move those first`,
+        ]),
+  ];
   if (deployed === undefined) return { layout: newLayout(cidr, zones), notices };
-  const allocation = allocateZones(cidr, zones, deployed.zones);
+  const keptSubnets = new Map([...deployed.zones].filter(([zone]) => zones.includes(zone)));
+  const allocation = allocateZones(cidr, zones, keptSubnets);
   if ("noRoom" in allocation) {
     const { zone, kind, prefix, taken } = allocation.noRoom;
     return {
       problems: [
         {
           path: "network.availabilityZones",
-          value: wanted,
+          value: zones.length,
           rule: `cannot add ${added.join(", ")} to the deployed network: ${cidr} has no free /${prefix} left for ${zone}'s ${kind} subnet`,
           details: [
             `taken: ${taken.join(", ")}`,
@@ -159,31 +171,12 @@ export function networkLayout(
               ? ["the stack was deployed with the earlier layout, which split the whole VPC between its AZs"]
               : []),
           ],
-          hint: `keep network.availabilityZones at ${kept.length}; for more AZs create a new stack with a larger network.cidr (see ${HOW_TO})`,
+          hint: `keep network.availabilityZones at ${keptSubnets.size}; for more AZs create a new stack with a larger network.cidr (see ${HOW_TO})`,
         },
       ],
     };
   }
   return { layout: { cidr, zones: allocation.zones, clusterZones: deployed.clusterZones }, notices };
-}
-
-/** Fewer AZs offered now than this update adds: refused, naming what the region offers. */
-function offerProblems(
-  wanted: number,
-  kept: readonly string[],
-  added: readonly string[],
-  offered: readonly string[],
-): ConfigProblem[] {
-  const short = wanted - kept.length - added.length;
-  if (short <= 0) return [];
-  return [
-    {
-      path: "network.availabilityZones",
-      value: wanted,
-      rule: `needs ${short} more AZ${short === 1 ? "" : "s"} than AWS offers now: ${offered.length === 0 ? "none" : offered.join(", ")} ${offered.length === 1 ? "is" : "are"} in state available${kept.length > 0 ? `, besides the deployed ${kept.join(", ")}` : ""}`,
-      hint: "`aws ec2 describe-availability-zones` shows each AZ's state; retry when the AZ is available, or ask for fewer",
-    },
-  ];
 }
 
 /** AZs laid out in the per-AZ slots (a new stack's, or added ones) in a VPC too small for them. */
@@ -234,25 +227,6 @@ function cidrProblems(deployed: DeployedNetwork, cidr: string): ConfigProblem[] 
         "`pulumi up --stack <new-stack>`, then move the workloads to the new cluster",
         "`pulumi destroy --stack <stack>` (see docs/destroy.md)",
       ],
-    },
-  ];
-}
-
-/** Fewer AZs than the deployed stack has: refused, the cluster cannot leave any of them. */
-function removalProblems(deployed: DeployedNetwork, wanted: number): ConfigProblem[] {
-  const count = deployed.zones.size;
-  if (wanted >= count) return [];
-  const names = [...deployed.zones.keys()];
-  return [
-    {
-      path: "network.availabilityZones",
-      value: wanted,
-      rule: `cannot remove AZs from a deployed stack: it has ${count} (${names.join(", ")}), this update asks for ${wanted}`,
-      details: [
-        `EKS keeps the cluster in the AZs it was created in (${deployed.clusterZones.join(", ")}), with a subnet in each, so their subnets cannot go`,
-        "a subnet that load balancers' or nodes' network interfaces are in cannot be deleted (DependencyViolation)",
-      ],
-      hint: `keep network.availabilityZones at ${count} or more; for fewer AZs create a new stack (see ${HOW_TO})`,
     },
   ];
 }

@@ -36,8 +36,7 @@ import { type DeployedScaling, isCount, namesNodeGroup, previousNodeGroupScaling
  * change (node-group-replacement.ts), or why it showed nothing.
  */
 export type CurrentGroup =
-  | { readonly desiredSize: number; readonly replacing?: ReplacingSettings }
-  | { readonly error: string };
+  { readonly desiredSize: number; readonly replacing?: ReplacingSettings } | { readonly error: string };
 
 /** How this update sizes one node group. */
 export interface NodeGroupSizing {
@@ -116,7 +115,8 @@ export function sizeNodeGroups(
     const running = now !== undefined && "desiredSize" in now ? now.desiredSize : undefined;
     const nodes = clamp(running ?? before.desiredSize, group.minSize, group.maxSize);
     const replacing = now !== undefined && "replacing" in now ? now.replacing : undefined;
-    const changes = running !== undefined && replacing !== undefined ? replacingChanges(group, replacing) : [];
+    const changes =
+      running !== undefined && replacing !== undefined ? replacingChanges(group, replacing) : [];
     if (running !== undefined && changes.length > 0) {
       const reason = replacementReason(changes, running, nodes);
       sizing[group.name] = { desiredSize: nodes, setDesiredSize: true, nodes, reason };

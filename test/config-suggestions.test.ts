@@ -135,7 +135,7 @@ describe("unknown config keys", () => {
     assert.equal(problem.value, 4);
     assert.equal(
       problem.hint,
-      "network takes cidr, availabilityZones, natGateways (see docs/config-reference.md)",
+      "network takes cidr, availabilityZones, zones, excludeZones, natGateways (see docs/config-reference.md)",
     );
   });
 

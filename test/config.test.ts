@@ -33,7 +33,7 @@ describe("stack configuration", () => {
     const result = validateConfig({ nodeGroups: [{ name: "general" }] });
     assert.ok(result.ok);
     assert.deepEqual(result.config, {
-      network: { cidr: "10.0.0.0/16", availabilityZones: 2, natGateways: "single" },
+      network: { cidr: "10.0.0.0/16", availabilityZones: 2, excludeZones: [], natGateways: "single" },
       cluster: {
         version: "1.35",
         upgradePolicy: "STANDARD",

@@ -18,12 +18,22 @@ import { resourcesDocument } from "../offline/plan";
 import { OFFLINE_ACCOUNT_ID } from "../offline/world";
 import { OFFLINE_CALLER } from "../offline/world/aws-calls";
 import { ConfigError } from "../stacks";
+import { type RegionZones, type ZoneRequest } from "../stacks/zones";
 import { networkLayout } from "../stacks/previous-network";
 import { evaluated, evaluatedWith, input, ofType, one, stackValue } from "./helpers";
 import { runStart } from "./start-runner";
 
 const SUBNET = "aws:ec2/subnet:Subnet";
 const ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"];
+
+/** A request for `count` AZs, none listed or left out (network.availabilityZones alone). */
+const request = (count: number): ZoneRequest => ({ count, exclude: [] });
+/** us-west-2's AZs as aws.getAvailabilityZones lists them, `offered` in state available. */
+const usWest2 = (offered: readonly string[] = ZONES): RegionZones => ({
+  region: "us-west-2",
+  all: ZONES.map((name, i) => ({ name, id: `usw2-az${i + 1}` })),
+  offered,
+});
 
 /** A stack's `network` config with `change` merged in, as a config override. */
 function network(stack: string, change: Record<string, unknown>) {
@@ -48,21 +58,21 @@ describe("network changes: the decision", () => {
   const deployed = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 2))) };
 
   it("lays out a new stack from the slots, the cluster in every AZ", () => {
-    assert.deepEqual(networkLayout("10.0.0.0/16", 2, ZONES, {}), {
+    assert.deepEqual(networkLayout("10.0.0.0/16", request(2), usWest2(), {}), {
       layout: newLayout("10.0.0.0/16", ZONES.slice(0, 2)),
       notices: [],
     });
   });
 
   it("adds an AZ to a deployed stack in its slot, keeping the deployed ones and the cluster's AZs", () => {
-    const result = networkLayout("10.0.0.0/16", 3, ZONES, deployed);
+    const result = networkLayout("10.0.0.0/16", request(3), usWest2(), deployed);
     assert.ok("layout" in result);
     assert.deepEqual(result.layout.zones, newLayout("10.0.0.0/16", ZONES.slice(0, 3)).zones);
     assert.deepEqual(result.layout.clusterZones, ["us-west-2a", "us-west-2b"]);
   });
 
   it("refuses a new VPC CIDR, with the reasons and the way to do it", () => {
-    const result = networkLayout("10.1.0.0/16", 2, ZONES, deployed);
+    const result = networkLayout("10.1.0.0/16", request(2), usWest2(), deployed);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => [p.path, p.value]),
@@ -80,7 +90,7 @@ describe("network changes: the decision", () => {
 
   it("refuses removing an AZ, naming it and the cluster's AZs", () => {
     const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
-    const result = networkLayout("10.0.0.0/16", 2, ZONES, three);
+    const result = networkLayout("10.0.0.0/16", request(2), usWest2(), three);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => [p.path, p.value]),
@@ -96,7 +106,7 @@ describe("network changes: the decision", () => {
 
   it("lists a new CIDR and a removed AZ together", () => {
     const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
-    const result = networkLayout("10.1.0.0/16", 2, ZONES, three);
+    const result = networkLayout("10.1.0.0/16", request(2), usWest2(), three);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => p.path),
@@ -107,7 +117,7 @@ describe("network changes: the decision", () => {
   it("keeps a stack from before the `network` output on the subnets AWS has for it", () => {
     const earlier = { privateSubnetIds: ["subnet-1", "subnet-2", "subnet-3"] };
     const legacy = legacyNetwork("10.20.0.0/16", ZONES.slice(0, 3));
-    const same = networkLayout("10.20.0.0/16", 3, ZONES, earlier, legacy);
+    const same = networkLayout("10.20.0.0/16", request(3), usWest2(), earlier, legacy);
     const plan = legacySubnetPlan("10.20.0.0/16", 3);
     assert.ok("layout" in same);
     assert.deepEqual(
@@ -115,14 +125,14 @@ describe("network changes: the decision", () => {
       plan.private.map((p, i) => [p, plan.public[i]]),
     );
     assert.deepEqual(same.layout.clusterZones, ZONES.slice(0, 3));
-    const more = networkLayout("10.20.0.0/16", 4, ZONES, earlier, legacy);
+    const more = networkLayout("10.20.0.0/16", request(4), usWest2(), earlier, legacy);
     assert.ok("layout" in more);
     assert.deepEqual(more.layout.zones[3], {
       zone: "us-west-2d",
       private: "10.20.192.0/19",
       public: "10.20.224.0/22",
     });
-    const fewer = networkLayout("10.20.0.0/16", 2, ZONES, earlier, legacy);
+    const fewer = networkLayout("10.20.0.0/16", request(2), usWest2(), earlier, legacy);
     assert.ok("problems" in fewer);
     assert.match(
       fewer.problems[0].rule,
@@ -134,8 +144,8 @@ describe("network changes: the decision", () => {
   it("refuses an AZ the VPC has no room for, saying what fills it", () => {
     const full = networkLayout(
       "10.0.0.0/16",
-      3,
-      ZONES,
+      request(3),
+      usWest2(),
       { privateSubnetIds: ["s-1", "s-2"] },
       legacyNetwork("10.0.0.0/16", ZONES.slice(0, 2)),
     );
@@ -162,7 +172,7 @@ describe("network changes: the decision", () => {
       zones: { a: { private: "10.0.0.0/17", public: "10.0.0.0/18" } },
     };
     for (const output of ["10.0.0.0/16", { cidr: "10.0.0.0/16" }, { ...overlapping, clusterZones: ["a"] }]) {
-      const result = networkLayout("10.0.0.0/16", 2, ZONES, { network: output });
+      const result = networkLayout("10.0.0.0/16", request(2), usWest2(), { network: output });
       assert.ok("problems" in result);
       assert.deepEqual(
         result.problems.map((p) => p.path),

@@ -10,12 +10,22 @@ import { diffDocuments } from "../offline/diff";
 import { type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
 import { ConfigError, validateConfig } from "../stacks";
+import { type RegionZones, type ZoneRequest } from "../stacks/zones";
 import { networkLayout } from "../stacks/previous-network";
 import { layoutPodAddressProblems } from "../stacks/schema/pod-addresses";
 import { evaluated, evaluatedWith, ofType, stackValue } from "./helpers";
 import { legacyNetwork, legacyOutputs } from "./network-legacy";
 
 const ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"];
+
+/** A request for `count` AZs, none listed or left out (network.availabilityZones alone). */
+const request = (count: number): ZoneRequest => ({ count, exclude: [] });
+/** us-west-2's AZs as aws.getAvailabilityZones lists them, `offered` in state available. */
+const usWest2 = (offered: readonly string[] = ZONES): RegionZones => ({
+  region: "us-west-2",
+  all: ZONES.map((name, i) => ({ name, id: `usw2-az${i + 1}` })),
+  offered,
+});
 const GROUP = { name: "general", minSize: 1, desiredSize: 1, maxSize: 3 };
 
 /** A stack's `network` config with `change` merged in, as a config override. */
@@ -83,7 +93,7 @@ describe("deployed networks: the size rules of the layout in use", () => {
   it("refuses an AZ added to such a stack: an added AZ's slot would be smaller than AWS allows", () => {
     const legacy = legacyNetwork("10.0.0.0/24", ZONES.slice(0, 2));
     const earlier = legacyOutputs(ZONES.slice(0, 2));
-    const result = networkLayout("10.0.0.0/24", 3, ZONES, earlier, legacy);
+    const result = networkLayout("10.0.0.0/24", request(3), usWest2(), earlier, legacy);
     assert.ok("problems" in result);
     assert.deepEqual(
       result.problems.map((p) => [p.path, p.value]),
@@ -100,7 +110,7 @@ describe("deployed networks: the size rules of the layout in use", () => {
     const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"] }];
     // 750 addresses: the schema cannot refuse, a /20 over 2 AZs split equally gives /22 subnets.
     assert.deepEqual(validateConfig({ network: { cidr: "172.16.0.0/20" }, nodeGroups: groups }).ok, true);
-    const fresh = networkLayout("172.16.0.0/20", 2, ZONES, {});
+    const fresh = networkLayout("172.16.0.0/20", request(2), usWest2(), {});
     assert.ok("layout" in fresh);
     const [problem, ...rest] = layoutPodAddressProblems(groups, fresh.layout, false);
     assert.deepEqual(rest, []);
@@ -113,7 +123,13 @@ describe("deployed networks: the size rules of the layout in use", () => {
     );
     assert.match(problem.hint ?? "", /^make network\.cidr a \/19 or larger/);
     const legacy = legacyNetwork("172.16.0.0/20", ZONES.slice(0, 2));
-    const kept = networkLayout("172.16.0.0/20", 2, ZONES, legacyOutputs(ZONES.slice(0, 2)), legacy);
+    const kept = networkLayout(
+      "172.16.0.0/20",
+      request(2),
+      usWest2(),
+      legacyOutputs(ZONES.slice(0, 2)),
+      legacy,
+    );
     assert.ok("layout" in kept);
     assert.deepEqual(layoutPodAddressProblems(groups, kept.layout, true), []);
     const small = layoutPodAddressProblems(
@@ -147,8 +163,8 @@ describe("deployed networks: the size rules of the layout in use", () => {
 function legacyLayout(cidr: string) {
   const result = networkLayout(
     cidr,
-    2,
-    ZONES,
+    request(2),
+    usWest2(),
     legacyOutputs(ZONES.slice(0, 2)),
     legacyNetwork(cidr, ZONES.slice(0, 2)),
   );
@@ -206,23 +222,26 @@ describe("deployed networks: an AZ AWS does not offer now", () => {
   const offered = ZONES.filter((zone) => zone !== "us-west-2b");
 
   it("keeps the deployed AZ by name and says so; an added AZ comes from the offered ones", () => {
-    const same = networkLayout("10.0.0.0/16", 2, offered, deployed);
+    const same = networkLayout("10.0.0.0/16", request(2), usWest2(offered), deployed);
     assert.ok("layout" in same);
     assert.deepEqual(same.layout, newLayout("10.0.0.0/16", ZONES.slice(0, 2)));
     assert.deepEqual(same.notices, [
       "network: us-west-2b is not offered by AWS now (not in state available); the stack keeps its subnets and the cluster stays in it",
     ]);
-    const more = networkLayout("10.0.0.0/16", 3, offered, deployed);
+    const more = networkLayout("10.0.0.0/16", request(3), usWest2(offered), deployed);
     assert.ok("layout" in more);
     assert.deepEqual(more.layout.zones, newLayout("10.0.0.0/16", ZONES.slice(0, 3)).zones);
   });
 
   it("refuses only a real removal (a lower count), and AZs a new stack cannot get", () => {
     const three = { network: layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 3))) };
-    const fewer = networkLayout("10.0.0.0/16", 2, offered, three);
+    const fewer = networkLayout("10.0.0.0/16", request(2), usWest2(offered), three);
     assert.ok("problems" in fewer);
-    assert.match(fewer.problems[0].rule, /^cannot remove AZs from a deployed stack: it has 3/);
-    const short = networkLayout("10.0.0.0/16", 4, offered, {});
+    assert.match(
+      fewer.problems[0].rule,
+      /^cannot remove AZs the cluster was created in from a deployed stack: it has 3/,
+    );
+    const short = networkLayout("10.0.0.0/16", request(4), usWest2(offered), {});
     assert.ok("problems" in short);
     assert.deepEqual(
       short.problems.map((p) => [p.path, p.rule]),

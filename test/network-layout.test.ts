@@ -19,12 +19,22 @@ import {
   zoneSlot,
 } from "../components/network/subnets";
 import { validateConfig } from "../stacks";
+import { type RegionZones, type ZoneRequest } from "../stacks/zones";
 import { networkLayout } from "../stacks/previous-network";
 import { MAX_VPC_PREFIX, MIN_SUBNET_PREFIX } from "../stacks/schema/network";
 import { readPage } from "./docs-pages";
 
 const GROUP = { name: "general", minSize: 1, desiredSize: 1, maxSize: 3 };
 const ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d", "us-west-2e", "us-west-2f"];
+
+/** A request for `count` AZs, none listed or left out (network.availabilityZones alone). */
+const request = (count: number): ZoneRequest => ({ count, exclude: [] });
+/** us-west-2's AZs as aws.getAvailabilityZones lists them, `offered` in state available. */
+const usWest2 = (offered: readonly string[] = ZONES): RegionZones => ({
+  region: "us-west-2",
+  all: ZONES.map((name, i) => ({ name, id: `usw2-az${i + 1}` })),
+  offered,
+});
 
 /** Each zone of `zones` with the subnets of `plan`, as a deployed stack keeps them. */
 function keptOf(zones: readonly string[], plan: { private: string[]; public: string[] }) {
@@ -148,14 +158,14 @@ describe("the VPC size checks: the schema's for every layout, the slots' where t
     assert.equal(MAX_VPC_PREFIX, 22);
     for (let zones = 2; zones <= MAX_ZONES; zones++) {
       assert.deepEqual(problems("10.0.0.0/22", zones), []);
-      assert.ok("layout" in networkLayout("10.0.0.0/22", zones, ZONES, {}), `x${zones}`);
+      assert.ok("layout" in networkLayout("10.0.0.0/22", request(zones), usWest2(), {}), `x${zones}`);
     }
   });
 
   it("leaves a smaller VPC to the layout, which refuses it for a new stack with the size to use", () => {
     for (const zones of [2, 6]) {
       assert.deepEqual(problems("10.0.0.0/23", zones), []);
-      const result = networkLayout("10.0.0.0/23", zones, ZONES, {});
+      const result = networkLayout("10.0.0.0/23", request(zones), usWest2(), {});
       assert.ok("problems" in result);
       assert.deepEqual(
         result.problems.map((p) => [p.path, p.value]),

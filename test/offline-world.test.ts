@@ -193,6 +193,7 @@ describe("offline world: the plan", () => {
       [1, 1, true, 1, 1],
     );
     assert.deepEqual(evaluation.simulated, [
+      "zone IDs of us-west-2: us-west-2a usw2-az1, us-west-2b usw2-az2, us-west-2c usw2-az3, us-west-2d usw2-az4 (AWS maps AZ names to zone IDs per account: AZs chosen or left out by zone ID, network.zones, network.excludeZones and EKS's disallowed zone IDs, may be other names on AWS)",
       "cluster-general: 1 node (its desiredSize)",
       "calico-typha: 1 replica scheduled and ready on 1 eligible node",
       "calico-node: 1 pod desired and ready, one on each of 1 of 1 node",
@@ -206,7 +207,8 @@ describe("offline world: the plan", () => {
       `${jobName(evaluation, "other-node-probe-denied-client")}: suspended, not run`,
     ]);
     const plan = renderTree(evaluation);
-    assert.ok(plan.includes(`${SIMULATED_HEADING}\n  cluster-general: 1 node (its desiredSize)`));
+    assert.ok(plan.includes(`${SIMULATED_HEADING}\n  zone IDs of us-west-2: us-west-2a usw2-az1, `));
+    assert.ok(plan.includes("\n  cluster-general: 1 node (its desiredSize)\n"));
   });
 
   it("plans a cluster whose every group is tainted NoExecute, Typha and the autoscaler included", async () => {

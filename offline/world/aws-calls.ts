@@ -40,8 +40,40 @@ export function availabilityZones(region: string): Record<string, unknown> {
     );
   }
   const names = facts.zones.map((letter) => `${region}${letter}`);
-  return { id: region, names, zoneIds: names.map((n) => placeholder("zone-id", n)), state: "available" };
+  const zoneIds = facts.zones.map((letter) => offlineZoneId(region, letter));
+  return { id: region, names, zoneIds, state: "available" };
 }
+
+/** How zone IDs abbreviate a region's direction words (use1, apne1, usgw1, cnnw1, cac1). */
+const ZONE_ID_WORDS: Readonly<Record<string, string>> = {
+  north: "n",
+  south: "s",
+  east: "e",
+  west: "w",
+  central: "c",
+  northeast: "ne",
+  northwest: "nw",
+  southeast: "se",
+  southwest: "sw",
+  gov: "g",
+};
+
+/**
+ * The zone ID the offline world gives AZ `letter` of `region`: the region's zone-ID prefix (`use1` for
+ * us-east-1, https://docs.aws.amazon.com/global-infrastructure/latest/regions/az-ids.html) and the
+ * letter's place in the alphabet (a → az1). AWS maps names to IDs per account, so this is one possible
+ * mapping, and the plan says so (OFFLINE_ZONE_IDS_NOTE).
+ */
+export function offlineZoneId(region: string, letter: string): string {
+  const [country, ...rest] = region.split("-");
+  const number = rest.pop();
+  const words = rest.map((word) => ZONE_ID_WORDS[word] ?? word[0]).join("");
+  return `${country}${words}${number}-az${letter.charCodeAt(0) - "a".charCodeAt(0) + 1}`;
+}
+
+/** What the plan says of the zone IDs it used. */
+export const OFFLINE_ZONE_IDS_NOTE = (region: string, answer: Record<string, unknown>) =>
+  `zone IDs of ${region}: ${(answer.names as string[]).map((name, i) => `${name} ${(answer.zoneIds as string[])[i]}`).join(", ")} (AWS maps AZ names to zone IDs per account: AZs chosen or left out by zone ID, network.zones, network.excludeZones and EKS's disallowed zone IDs, may be other names on AWS)`;
 
 /**
  * aws.eks.getAddonVersion. With `mostRecent: false` EKS answers the version it marks default for the

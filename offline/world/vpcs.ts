@@ -9,7 +9,7 @@
  * (internal/tfresource/not_found_error.go, SingularDataSourceFindError).
  */
 import { legacySubnetPlan } from "../../components/network/subnets";
-import { UnanswerableCall, availabilityZones } from "./aws-calls";
+import { OFFLINE_ZONE_IDS_NOTE, UnanswerableCall, availabilityZones } from "./aws-calls";
 
 /** What the simulation says about the stack's network on AWS. */
 export interface NetworkSimulation {
@@ -52,6 +52,8 @@ export class DeployedNetworkWorld {
   /** aws.getAvailabilityZones: with `state: available`, without the AZs simulated as not offered now. */
   private availabilityZones(inputs: Record<string, unknown>, region: string): Record<string, unknown> {
     const answer = availabilityZones(region);
+    const ids = OFFLINE_ZONE_IDS_NOTE(region, answer);
+    if (!this.notes.includes(ids)) this.notes.push(ids);
     const unavailable = this.simulation.unavailableZones ?? [];
     if (inputs.state !== "available" || unavailable.length === 0) return answer;
     const names = (answer.names as string[]).filter((name) => !unavailable.includes(name));

@@ -1,4 +1,4 @@
-/** `network`: the VPC's address range, its AZ count and its NAT gateways. */
+/** `network`: the VPC's address range, its AZs and its NAT gateways. */
 import { z } from "zod";
 import { MAX_ZONES, PUBLIC_SLOT_BITS, equalSplitPrefix, parseCidr } from "../../components/network/subnets";
 import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
@@ -22,6 +22,37 @@ const ZONES_RULE = `must be a whole number from 2 to ${MAX_ZONES}`;
 const isZoneCount = (value: unknown): boolean =>
   typeof value === "number" && Number.isInteger(value) && value >= 2 && value <= MAX_ZONES;
 
+/**
+ * An AZ by name (`us-east-1a`, `us-gov-west-1b`) or by zone ID (`use1-az1`, `usgw1-az2`): the two forms
+ * DescribeAvailabilityZones answers in ZoneName and ZoneId
+ * (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_AvailabilityZone.html).
+ */
+const ZONE = /^(?:[a-z]{2}(?:-[a-z]+)+-\d+[a-z]|[a-z]+\d+-az\d+)$/;
+const ZONE_RULE = "must be an AZ name such as us-east-1a or a zone ID such as use1-az1";
+
+/** A list of AZs by name or zone ID, each once. */
+const zoneList = (what: string) =>
+  z
+    .array(z.string({ error: ZONE_RULE }).regex(ZONE, { error: ZONE_RULE }), {
+      error: `must be a list of AZ names or zone IDs (${what})`,
+    })
+    .superRefine((zones, ctx) => {
+      zones.forEach((zone, index) => {
+        const first = zones.indexOf(zone);
+        if (first < index) {
+          ctx.addIssue({ code: "custom", path: [index], input: zone, message: `repeats entry ${first}` });
+        }
+      });
+    });
+
+/** How many AZs `network` asks for: `availabilityZones`, else as many as `zones` lists, else the default. */
+export function zoneCount(network: Record<string, unknown>): unknown {
+  return (
+    network.availabilityZones ??
+    (Array.isArray(network.zones) ? network.zones.length : NETWORK_DEFAULTS.availabilityZones)
+  );
+}
+
 export const networkSchema = z
   .strictObject({
     /** IPv4 CIDR of the VPC; each AZ takes its slot in it: a private and a public subnet. */
@@ -29,15 +60,23 @@ export const networkSchema = z
       .cidrv4({ error: "must be an IPv4 CIDR block such as 10.0.0.0/16" })
       .default(NETWORK_DEFAULTS.cidr),
     /**
-     * How many availability zones the VPC spans. On a deployed stack AZs can be added, not removed; the
-     * cluster and its node groups stay in the AZs the cluster was created in (previous-network.ts).
+     * How many availability zones the VPC spans (default: as many as `zones` lists, else 2). On a deployed
+     * stack AZs can be added, and removed if the cluster does not use them; the cluster and its node groups
+     * stay in the AZs the cluster was created in (previous-network.ts, zones.ts).
      */
     availabilityZones: z
       .number({ error: ZONES_RULE })
       .int({ error: ZONES_RULE })
       .min(2, { error: "must be at least 2 (EKS needs subnets in two AZs)" })
       .max(MAX_ZONES, { error: `must be at most ${MAX_ZONES}` })
-      .default(NETWORK_DEFAULTS.availabilityZones),
+      .optional(),
+    /** Exactly these AZs, by name or zone ID (names map to zone IDs per account). @default the first offered */
+    zones: zoneList("the AZs to use")
+      .min(2, { error: "must list at least 2 AZs (EKS needs subnets in two AZs)" })
+      .max(MAX_ZONES, { error: `must list at most ${MAX_ZONES} AZs` })
+      .optional(),
+    /** AZs never used, by name or zone ID. @default [] */
+    excludeZones: zoneList("the AZs never to use").default([]),
     /** `single`: one NAT gateway for the VPC; `perAz`: one per AZ, so an AZ outage keeps egress. */
     natGateways: z.enum(["single", "perAz"], { error: "must be single or perAz" }).default("single"),
   })
@@ -45,6 +84,15 @@ export const networkSchema = z
     (network: unknown, ctx) => {
       // Runs even when the object failed its own checks: never assume its shape.
       if (!isRecord(network)) return;
+      const { availabilityZones, zones } = network;
+      if (availabilityZones !== undefined && Array.isArray(zones) && availabilityZones !== zones.length) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["availabilityZones"],
+          input: availabilityZones,
+          message: `must be the number of AZs network.zones lists (${zones.length}), or be left out`,
+        });
+      }
       if (typeof network.cidr !== "string" || !z.cidrv4().safeParse(network.cidr).success) return;
       let vpcPrefix: number;
       try {
@@ -74,21 +122,26 @@ export const networkSchema = z
           input: network.cidr,
           message: `prefix must be /${VPC_PREFIX_RANGE.min} to /${VPC_PREFIX_RANGE.max} (AWS VPC limits)`,
         });
-      } else if (isZoneCount(network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones)) {
+      } else if (isZoneCount(zoneCount(network))) {
         // What holds for every layout: the earlier equal split, whose smallest subnet is larger than any
         // other layout's, gives subnets AWS accepts. New stacks and added AZs need more (MAX_VPC_PREFIX).
-        const zones = (network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones) as number;
-        const prefix = equalSplitPrefix(vpcPrefix, zones);
+        const count = zoneCount(network) as number;
+        const prefix = equalSplitPrefix(vpcPrefix, count);
         if (prefix > MIN_SUBNET_PREFIX) {
           ctx.addIssue({
             code: "custom",
             path: ["cidr"],
             input: network.cidr,
-            message: `too small for ${2 * zones} subnets (a public and a private per AZ): split equally each would be a /${prefix}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}`,
+            message: `too small for ${2 * count} subnets (a public and a private per AZ): split equally each would be a /${prefix}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}`,
             params: { hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16` },
           });
         }
       }
     },
     { when: () => true },
-  );
+  )
+  .transform((network) => ({
+    ...network,
+    availabilityZones:
+      network.availabilityZones ?? network.zones?.length ?? NETWORK_DEFAULTS.availabilityZones,
+  }));

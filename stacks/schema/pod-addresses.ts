@@ -19,7 +19,7 @@ import {
   parseCidr,
   slotPrefixes,
 } from "../../components/network/subnets";
-import { NETWORK_DEFAULTS } from "./network";
+import { NETWORK_DEFAULTS, zoneCount } from "./network";
 import type { ConfigProblem } from "../problems";
 import { isRecord } from "./records";
 
@@ -51,9 +51,7 @@ interface Misfit {
  */
 function largestPrivateSubnet(network: unknown): PrivateSubnet | undefined {
   const cidr = isRecord(network) ? (network.cidr ?? NETWORK_DEFAULTS.cidr) : undefined;
-  const zones = isRecord(network)
-    ? (network.availabilityZones ?? NETWORK_DEFAULTS.availabilityZones)
-    : undefined;
+  const zones = isRecord(network) ? zoneCount(network) : undefined;
   if (typeof cidr !== "string" || typeof zones !== "number" || !Number.isInteger(zones) || zones < 1) {
     return undefined;
   }
