@@ -86,6 +86,11 @@ export interface EvaluateOptions {
    * plan's outputs); none for a stack never deployed.
    */
   previousOutputs?: Record<string, unknown>;
+  /**
+   * Run the program as `pulumi preview` does (`pulumi.runtime.isDryRun()` is true), not as `pulumi up`:
+   * what the program decides differently in a preview, such as not knowing the cluster's creator.
+   */
+  preview?: boolean;
   /** Called with each registration as it happens, also when the program fails later. */
   onRecord?: (resource: ResourceRecord) => void;
   /** Called with each invoke (a data source or provider function) the program makes, by token. */
@@ -291,7 +296,7 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     return answer(args);
   };
   // The organization a self-managed backend reports; Pulumi Cloud reports the account's.
-  await pulumi.runtime.setMocks(world, config.project, stack, false, "organization");
+  await pulumi.runtime.setMocks(world, config.project, stack, options.preview === true, "organization");
   pulumi.runtime.setAllConfig(config.values, [
     ...new Set([...config.secretKeys, ...(options.secrets ?? [])]),
   ]);

@@ -41,6 +41,7 @@ import {
 } from "./previous";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
+import { clusterReplacementProblems, deployedCluster } from "./deployed-cluster";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
@@ -85,7 +86,10 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
   readonly resourceTags: Record<string, string>;
   /** The outputs of the stack's last update that this one depends on; empty for a new stack. */
   readonly previous: PreviousOutputs;
-  /** The cluster's creator, EKS's own admin (stacks/creator.ts); unknown until the first `up` records it. */
+  /**
+   * The cluster's creator, EKS's own admin (stacks/creator.ts); unknown until the `up` that creates the
+   * cluster records it.
+   */
   readonly clusterCreator?: string;
   /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
   readonly calicoStep: CalicoStep;
@@ -217,6 +221,13 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const config = validated.config;
   // A change of install mode depends on what is deployed: read the stack's last outputs.
   const previous = await readPreviousOutputs();
+  // A renamed stack or a new region would replace the deployed cluster: refused alone, since every later
+  // check reads AWS by the cluster's name in the region, which would name a cluster the stack does not have.
+  const replacing =
+    elsewhere === undefined
+      ? clusterReplacementProblems(deployedCluster(previous), project, stack, region)
+      : [];
+  if (replacing.length > 0) throw new ConfigError(stack, replacing);
   const step = calicoStep(previousCalico(previous), config.calico);
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
   // A stack from before the `network` output: what AWS has for its ids (stacks/legacy-network.ts).
@@ -237,7 +248,8 @@ export async function loadStackSettings(): Promise<StackSettings> {
   // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.
   const sizing = await nodeGroupSizing(nodeGroups, previous, clusterName);
   // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
-  const creator = elsewhere === undefined ? await clusterCreator(previous, clusterName) : undefined;
+  const creator = elsewhere === undefined ? await clusterCreator(previous, clusterName) : { notices: [] };
+  creator.notices.forEach((notice) => void pulumi.log.warn(notice));
   // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
@@ -247,7 +259,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       ? []
       : layoutPodAddressProblems(nodeGroups, layout, previous.network !== undefined || legacy !== undefined)),
     ...("problems" in sizing ? sizing.problems : []),
-    ...creatorAccessProblems(creator, config.cluster.access),
+    ...creatorAccessProblems(creator.creator, config.cluster.access),
   ];
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {
     throw new ConfigError(stack, hideSecretValues(deployedProblems, secretLeaves(raw, secrets)));
@@ -285,7 +297,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
     secretLeaves: secretLeaves(raw, secrets),
     calicoStep: step.step,
     previous,
-    ...(creator === undefined ? {} : { clusterCreator: creator }),
+    ...(creator.creator === undefined ? {} : { clusterCreator: creator.creator }),
   };
 }
 

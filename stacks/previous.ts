@@ -38,6 +38,9 @@ export const PREVIOUS_OUTPUT_NAMES = [
   "nodeGroupNames",
   "clusterCreator",
   "vpcCni",
+  // The cluster a full stack made, and where: a rename or a region change would replace it
+  // (stacks/deployed-cluster.ts).
+  "clusterName",
   "region",
 ] as const;
 export type PreviousOutputName = (typeof PREVIOUS_OUTPUT_NAMES)[number];

@@ -3,12 +3,19 @@
  * from the caller identity (an assumed-role session turned into its role), later updates read it back from
  * the last outputs, and a `cluster.access` entry for the same principal (any case, any path) is refused
  * before any resource: EKS made the creator admin through an access entry of its own and refuses a second.
+ * The record belongs to one cluster: a rename or a region change that would replace it is refused
+ * (stacks/deployed-cluster.ts), and a cluster deleted outside Pulumi gets the caller that creates it again.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { BOOTSTRAP_ADMIN, callerPrincipalArn, samePrincipal } from "../components/cluster/access";
-import { PROJECT_ROOT, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
+import {
+  type EvaluateOptions,
+  PROJECT_ROOT,
+  type StackEvaluation,
+  evaluateStackExpectingError,
+} from "../offline/engine";
 import { OFFLINE_ACCOUNT_ID } from "../offline/world";
 import { OFFLINE_CALLER } from "../offline/world/aws-calls";
 import { ConfigError } from "../stacks";
@@ -42,7 +49,28 @@ async function deployedDev(clusterCreatorOutput: string | undefined): Promise<Re
   return clusterCreatorOutput === undefined ? outputs : { ...outputs, clusterCreator: clusterCreatorOutput };
 }
 
-async function refusal(options: ReturnType<typeof withAccess>) {
+/**
+ * What `run` logs with pulumi.log.warn, by the text of each warning. Under the mock runtime no engine takes
+ * the log: the SDK writes it to console.warn as "warning: [runtime] <text>" (sdk/nodejs/log/index.ts).
+ */
+async function withWarnings<T>(run: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
+  const warnings: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) =>
+    void warnings.push(
+      args
+        .map(String)
+        .join(" ")
+        .replace(/^warning: \[runtime\] /, ""),
+    );
+  try {
+    return { result: await run(), warnings };
+  } finally {
+    console.warn = original;
+  }
+}
+
+async function refusal(options: EvaluateOptions) {
   const { error, resources } = await evaluateStackExpectingError("dev", options);
   assert.ok(ConfigError.isConfigError(error), String(error));
   assert.deepEqual(
@@ -164,12 +192,23 @@ describe("the cluster's creator", () => {
   });
 
   it("is unknown in a preview of a stack never deployed: the previewing identity is not the deployer", async () => {
-    assert.equal(await clusterCreator({}, "c", true), undefined);
-    assert.equal(await clusterCreator({ clusterCreator: CREATOR }, "c", true), CREATOR);
+    assert.deepEqual(await clusterCreator({}, "c", true), { notices: [] });
+    // A recorded creator is carried only with the cluster it created: these outputs name none.
+    assert.deepEqual(await clusterCreator({ clusterCreator: CREATOR }, "c", true), { notices: [] });
     assert.deepEqual(creatorAccessProblems(undefined, [{ principalArn: CREATOR }]), []);
   });
 
-  it("asks AWS whether the cluster exists on an update of a stack with no outputs only", async () => {
+  it("is read back in a preview of a deployed stack whose cluster AWS has", async () => {
+    const recorded = "arn:aws:iam::123456789012:role/PlatformBootstrap";
+    const previousOutputs = await deployedDev(recorded);
+    const { result, warnings } = await withWarnings(() =>
+      evaluatedWith("dev", { previousOutputs, preview: true }),
+    );
+    assert.equal(result.outputs.clusterCreator, recorded);
+    assert.deepEqual(warnings, []);
+  });
+
+  it("asks AWS whether the cluster exists, on a first update and on every later one", async () => {
     const first: string[] = [];
     await evaluatedWith("dev", { onCall: (token) => first.push(token) });
     assert.ok(first.includes(GET_CLUSTER), first.join(", "));
@@ -178,7 +217,7 @@ describe("the cluster's creator", () => {
       previousOutputs: await deployedDev(undefined),
       onCall: (t) => later.push(t),
     });
-    assert.ok(!later.includes(GET_CLUSTER), later.join(", "));
+    assert.ok(later.includes(GET_CLUSTER), later.join(", "));
   });
 
   it("records nothing, and refuses nothing, when the cluster exists before any output (a failed first up)", async () => {
@@ -211,5 +250,134 @@ describe("the cluster's creator", () => {
     const text = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "access.md"), "utf8");
     assert.match(text, /`clusterCreator`/);
     assert.match(text, /refuse/);
+  });
+});
+
+describe("the cluster's creator across a cluster replacement", () => {
+  const RECORDED = "arn:aws:iam::123456789012:role/PlatformBootstrap";
+  const CALLER = "arn:aws:iam::000000000000:role/offline-deployer";
+
+  /** dev's outputs as the next update reads them, with some replaced: what a renamed or moved stack sees. */
+  async function deployedWith(changes: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return { ...(await deployedDev(RECORDED)), ...changes };
+  }
+
+  it("refuses a renamed stack, before any resource and before asking who created the cluster", async () => {
+    // Deployed as stack "qa" (cluster eks-calico-qa), now run as "dev".
+    const calls: string[] = [];
+    const error = await refusal({
+      previousOutputs: await deployedWith({ clusterName: "eks-calico-qa" }),
+      onCall: (token) => calls.push(token),
+    });
+    assert.deepEqual(
+      error.problems.map((p) => [p.path, p.value]),
+      [["(stack name)", "dev"]],
+    );
+    const [problem] = error.problems;
+    assert.equal(
+      problem.rule,
+      'derives the EKS cluster name "eks-calico-dev", but the stack\'s deployed cluster is "eks-calico-qa": a cluster\'s name cannot change (aws_eks_cluster name is ForceNew), so this update would create a new cluster and delete "eks-calico-qa" with every workload in it',
+    );
+    assert.match(problem.hint ?? "", /^rename the stack back: `pulumi stack rename qa`/);
+    assert.match(problem.hint ?? "", /docs\/stacks\.md#renaming-a-stack-or-changing-its-region/);
+    assert.match(problem.steps?.at(-1) ?? "", /`pulumi destroy --stack <stack>`.*docs\/destroy\.md/);
+    assert.ok(!calls.includes(GET_CLUSTER) && !calls.includes(CALLER_IDENTITY), calls.join(", "));
+  });
+
+  it("refuses a renamed project the same way, naming the project", async () => {
+    const error = await refusal({ previousOutputs: await deployedWith({ clusterName: "platform-dev" }) });
+    assert.deepEqual(
+      error.problems.map((p) => [p.path, p.value]),
+      [["(project name)", "eks-calico"]],
+    );
+    assert.match(error.problems[0].rule, /but the stack's deployed cluster is "platform-dev"/);
+    assert.match(
+      error.problems[0].hint ?? "",
+      /`pulumi stack rename <org>\/platform\/dev`, and its name in Pulumi\.yaml/,
+    );
+  });
+
+  it("refuses a new aws:region on a deployed stack: its cluster cannot move", async () => {
+    const error = await refusal({ previousOutputs: await deployedWith({ region: "eu-west-1" }) });
+    assert.deepEqual(
+      error.problems.map((p) => [p.path, p.value]),
+      [["aws:region", "us-west-2"]],
+    );
+    assert.equal(
+      error.problems[0].rule,
+      'cannot change on a deployed stack (its cluster "eks-calico-dev" is in eu-west-1): an EKS cluster cannot move to another region, so this update would create a new cluster, VPC and node groups in us-west-2 and delete those in eu-west-1 with every workload in them',
+    );
+    assert.match(
+      error.problems[0].hint ?? "",
+      /^set it back to eu-west-1 \(`pulumi config set aws:region eu-west-1`\)/,
+    );
+  });
+
+  it("refuses a rename and a region change at once", async () => {
+    const error = await refusal({
+      previousOutputs: await deployedWith({ clusterName: "eks-calico-qa", region: "eu-west-1" }),
+    });
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["(stack name)", "aws:region"],
+    );
+  });
+
+  it("refuses nothing when the outputs name a cluster the stack did not make (no vpcId)", async () => {
+    // A stack last updated on a cluster made elsewhere exports that cluster's name, and no VPC.
+    const evaluation = await evaluatedWith("dev", {
+      previousOutputs: { clusterName: "team-cluster", region: "eu-west-1" },
+    });
+    assert.equal(evaluation.outputs.clusterName, "eks-calico-dev");
+  });
+
+  it("is this update's caller when the cluster was deleted outside Pulumi, with a warning naming both", async () => {
+    const { result, warnings } = await withWarnings(async () =>
+      evaluatedWith("dev", {
+        previousOutputs: await deployedDev(RECORDED),
+        simulate: { stackClusterExists: false },
+      }),
+    );
+    assert.equal(result.outputs.clusterCreator, CALLER);
+    assert.deepEqual(
+      (result.outputs.clusterAccess as { principal: string }[]).map((a) => a.principal).slice(0, 1),
+      [CALLER],
+    );
+    assert.deepEqual(warnings, [
+      "clusterCreator: EKS has no cluster eks-calico-dev, though the stack's last update left it: it was deleted outside Pulumi, and this update creates it again: EKS makes its caller, arn:aws:iam::000000000000:role/offline-deployer, the creator, in place of arn:aws:iam::123456789012:role/PlatformBootstrap, and clusterCreator records it. Pulumi creates the cluster only once its state no longer holds it: run `pulumi up --refresh`",
+    ]);
+  });
+
+  it("refuses the new creator in cluster.access when the cluster is created again (a listed CI role)", async () => {
+    const previousOutputs = await deployedDev(RECORDED);
+    const { result: error } = await withWarnings(() =>
+      refusal({
+        ...withAccess([CALLER, RECORDED], previousOutputs),
+        simulate: { stackClusterExists: false },
+      }),
+    );
+    assert.deepEqual(
+      error.problems.map((p) => [p.path, p.value]),
+      [["cluster.access[0].principalArn", CALLER]],
+    );
+  });
+
+  it("is unknown in a preview when the cluster was deleted outside Pulumi, and refuses nothing", async () => {
+    const previousOutputs = await deployedDev(RECORDED);
+    const { result, warnings } = await withWarnings(() =>
+      evaluatedWith("dev", {
+        ...withAccess([CALLER, RECORDED], previousOutputs),
+        simulate: { stackClusterExists: false },
+        preview: true,
+      }),
+    );
+    assert.equal(result.outputs.clusterCreator, undefined);
+    assert.deepEqual(
+      ofType(result, ENTRY).map((e) => e.inputs.principalArn),
+      [CALLER, RECORDED],
+    );
+    assert.deepEqual(warnings, [
+      "clusterCreator: EKS has no cluster eks-calico-dev, though the stack's last update left it: it was deleted outside Pulumi, and the `pulumi up` that creates it again makes its caller the creator, in place of arn:aws:iam::123456789012:role/PlatformBootstrap; this preview does not know that caller, so it does not check cluster.access against the creator",
+    ]);
   });
 });

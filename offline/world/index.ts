@@ -92,7 +92,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       const inputs = args.inputs as Record<string, unknown>;
       if (args.token === "aws:eks/getCluster:getCluster") {
         if (this.existing === undefined && isStackCluster(inputs.name)) {
-          const exists = this.simulation.stackClusterExists === true;
+          const exists = this.simulation.stackClusterExists;
           return stackClusterAnswer(String(inputs.name), this.region ?? "", exists, this.previousOutputs);
         }
         return this.existingCluster(inputs.name).getCluster(inputs, this.region ?? "");

@@ -1,8 +1,9 @@
 /**
  * The EKS cluster a full stack creates, as aws.eks.getCluster finds it before the program registers it:
- * stacks/creator.ts asks on an `up` of a stack with no outputs. AWS has it only when an earlier `up`
- * created it: the last outputs name it (clusterName), or the simulation says a first `up` created it and
- * then failed before writing any output (`stackClusterExists`). Otherwise the answer is EKS's not-found.
+ * stacks/creator.ts asks who created it. AWS has it when an earlier `up` created it: the last outputs
+ * name it (clusterName), unless the simulation says it was deleted outside Pulumi since
+ * (`stackClusterExists: false`), or the simulation says a first `up` created it and then failed before
+ * writing any output (`stackClusterExists: true`). Otherwise the answer is EKS's not-found.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { clusterNameFor } from "../../stacks/collisions";
@@ -20,10 +21,10 @@ export function isStackCluster(name: unknown): boolean {
 export function stackClusterAnswer(
   name: string,
   region: string,
-  exists: boolean,
+  exists: boolean | undefined,
   previousOutputs: Record<string, unknown>,
 ): Record<string, unknown> {
-  if (!exists && previousOutputs.clusterName !== name) {
+  if (!(exists ?? previousOutputs.clusterName === name)) {
     throw new Error(`ResourceNotFoundException: No cluster found for name: ${name}.`);
   }
   return {

@@ -41,8 +41,9 @@ export interface ClusterSimulation {
   /** The stack's VPC and subnets on AWS, and AZs AWS does not offer now (offline/world/vpcs.ts). */
   network?: NetworkSimulation;
   /**
-   * A full stack's cluster exists though the stack has no outputs: a first `up` created it, then failed
-   * (offline/world/stack-cluster.ts).
+   * Whether AWS has a full stack's own cluster (offline/world/stack-cluster.ts): `true` though the stack
+   * has no outputs (a first `up` created it, then failed), `false` though its last outputs name it (it was
+   * deleted outside Pulumi); unset, AWS has it exactly when the last outputs name it.
    */
   stackClusterExists?: boolean;
 }
