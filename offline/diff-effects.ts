@@ -70,6 +70,12 @@ export function effectOf(entry: ResourceEntry, change: PropertyChange, providers
   if (rule?.replaceOnAnyChange === true) return { effect: "replace", source: rule.source };
   const forced = rule?.replaceOn.find((p) => underPath(path, p));
   if (forced !== undefined) return { effect: "replace", source: replacementRef(entry.type, forced) };
+  // A whole input whose value is not known (known after up, or taken from a replaced resource) may change
+  // a path within it that replaces the resource.
+  const within = rule?.replaceOn.find((p) => underPath(p, path));
+  if (within !== undefined) {
+    return { effect: "unknown", note: `${within}, which replaces it, may change with ${path}` };
+  }
   if (entry.options.replaceOnChanges.some((p) => underPath(path, p))) {
     return { effect: "replace", source: "the resource's replaceOnChanges option" };
   }
