@@ -10,13 +10,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import {
-  type ClusterSimulation,
   type ConfigOverrides,
   type ResourceRecord,
   type StackEvaluation,
   evaluateStack,
 } from "../offline/engine";
 import { calicoObjects } from "../offline/calico-yaml";
+import { hasUnknownInputs } from "../offline/calico-objects";
 import { Api, accessFromKubeconfig, waitFor } from "./api";
 import {
   type KubeObject,
@@ -266,12 +266,8 @@ export class LocalCluster {
 }
 
 /** A stack's offline plan with the given config: its Calico objects in apply order and its outputs. */
-export async function plan(
-  stack: string,
-  config: ConfigOverrides = {},
-  simulate?: ClusterSimulation,
-): Promise<StackEvaluation> {
-  return evaluateStack(stack, { config, simulate });
+export async function plan(stack: string, config: ConfigOverrides = {}): Promise<StackEvaluation> {
+  return evaluateStack(stack, { config });
 }
 
 /** A Calico object of a plan with what decides how the provider writes it. */
@@ -297,9 +293,14 @@ function plannedOf(evaluation: StackEvaluation, record: ResourceRecord): Planned
   };
 }
 
-/** The Calico objects of a plan, in the order kubectl applies them. */
+/**
+ * The Calico objects of a plan, in the order kubectl applies them; those whose inputs only `pulumi up`
+ * knows (the probe's other-node Jobs follow where the anchor is placed) are left out.
+ */
 export function planObjects(evaluation: StackEvaluation): PlannedObject[] {
-  return calicoObjects(evaluation).map((record) => plannedOf(evaluation, record));
+  return calicoObjects(evaluation)
+    .filter((record) => !hasUnknownInputs(record))
+    .map((record) => plannedOf(evaluation, record));
 }
 
 /** An object as a preview compares it: without the server's bookkeeping of writes. */

@@ -1,11 +1,10 @@
 /**
  * The Node objects of a local cluster shaped like a stack: each managed node group at its desiredSize,
- * with the group's labels and taints (the same nodes the offline world simulates, offline/world/nodes.ts),
- * the labels EKS and the kubelet put on a managed node, and the CPU, memory and pods of its instance type.
+ * with the group's labels and taints, the labels EKS and the kubelet put on a managed node, and the CPU,
+ * memory and pods of its instance type.
  * https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html (labels EKS adds)
  */
 import type { StackEvaluation } from "../offline/engine";
-import { nodesOfGroup } from "../offline/world/nodes";
 import { nodeResources } from "./instance-types";
 
 /** A Node manifest, with the status kwok keeps (allocatable, capacity, addresses). */
@@ -26,6 +25,53 @@ export const LOCAL_NODE_ANNOTATION = "eks-calico.local/simulated";
 
 /** The EKS Fargate label and taint every Fargate pod's virtual node carries. */
 const FARGATE_COMPUTE_TYPE = "eks.amazonaws.com/compute-type";
+
+/** A node group's node: its name, labels and taints (in Kubernetes spelling). */
+interface GroupNode {
+  name: string;
+  labels: Record<string, string>;
+  taints: { key: string; value?: string; effect: string }[];
+}
+
+/** The EKS API's taint effects in Kubernetes spelling. */
+const EFFECTS: Record<string, string> = {
+  NO_SCHEDULE: "NoSchedule",
+  PREFER_NO_SCHEDULE: "PreferNoSchedule",
+  NO_EXECUTE: "NoExecute",
+};
+
+/** ARM AMI types boot arm64 nodes; every other EKS AMI type is amd64. */
+function architecture(amiType: unknown): string {
+  return typeof amiType === "string" && amiType.includes("ARM") ? "arm64" : "amd64";
+}
+
+/**
+ * The nodes an eks:index:ManagedNodeGroup starts with, from the inputs the program passed it: its
+ * desiredSize, with the group's labels and taints and the labels the kubelet and EKS set on every node.
+ */
+export function nodesOfGroup(group: string, inputs: Record<string, unknown>): GroupNode[] {
+  const scaling = inputs.scalingConfig as { desiredSize?: number } | undefined;
+  const labels = (inputs.labels ?? {}) as Record<string, string>;
+  const taints = ((inputs.taints ?? []) as { key: string; value?: string; effect: string }[]).map((t) => ({
+    key: t.key,
+    value: t.value,
+    effect: EFFECTS[t.effect] ?? t.effect,
+  }));
+  return Array.from({ length: scaling?.desiredSize ?? 0 }, (_, i) => {
+    const name = `${group}-node-${i + 1}`;
+    return {
+      name,
+      labels: {
+        ...labels,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": architecture(inputs.amiType),
+        "kubernetes.io/hostname": name,
+        "eks.amazonaws.com/nodegroup": group,
+      },
+      taints,
+    };
+  });
+}
 
 /** Node address n (1-based) as a string only: nothing connects to it. */
 function nodeAddress(n: number): string {

@@ -6,7 +6,7 @@
 import { CERTIFICATE_EXPIRY_ANNOTATION } from "../components/calico/typha-tls";
 import { PROBE_LABELS } from "../components/calico/probe/common";
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
-import { calicoObjects, describeObject, tlsRecords } from "./calico-objects";
+import { calicoObjects, describeObject, hasUnknownInputs, tlsRecords } from "./calico-objects";
 import { shellWord } from "./calico-tls";
 import type { ResourceRecord, StackEvaluation } from "./engine";
 
@@ -56,10 +56,21 @@ interface Manifest {
 const manifestOf = (record: ResourceRecord) => record.inputs as unknown as Manifest;
 const groupOf = (m: Manifest) => (m.apiVersion.includes("/") ? m.apiVersion.split("/")[0] : "");
 
-/** The records calico.yaml holds: the Calico objects but those calico-tls.sh creates. */
+/**
+ * The records calico.yaml holds: the Calico objects but those calico-tls.sh creates and those only
+ * `pulumi up` can render ({@link unknownRecords}).
+ */
 export function yamlRecords(evaluation: StackEvaluation): ResourceRecord[] {
-  const tls = new Set(tlsRecords(evaluation));
-  return calicoObjects(evaluation).filter((r) => !tls.has(r));
+  const tls = new Set(tlsRecords(evaluation).map((r) => r.urn));
+  return calicoObjects(evaluation).filter((r) => !tls.has(r.urn) && !hasUnknownInputs(r));
+}
+
+/**
+ * The Calico objects whose inputs are known only after `pulumi up`: the probe's other-node Jobs, which
+ * follow where the scheduler places the anchor pod (suspended where it cannot be placed).
+ */
+export function unknownRecords(evaluation: StackEvaluation): ResourceRecord[] {
+  return calicoObjects(evaluation).filter(hasUnknownInputs);
 }
 
 /**

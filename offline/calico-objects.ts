@@ -4,8 +4,39 @@
  */
 import type { ResourceRecord, StackEvaluation } from "./engine";
 import { Hierarchy, compare } from "./hierarchy";
-import { CALICO_COMPONENT_TYPES } from "./plan";
+import { CALICO_COMPONENT_TYPES, KNOWN_AFTER_UP } from "./plan";
 import { describeRef } from "../components/calico/takeover/run";
+import { renderCrds } from "../components/calico/crds";
+
+const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
+
+/**
+ * A CRD whose versions follow the takeover step (a stricter schema the cluster has is kept,
+ * components/calico/crd-resources.ts) is known after up: it stands here with the program's own versions,
+ * rendered for the plan's Calico release, which `pulumi up` applies where the cluster has none.
+ */
+function withOwnVersions(record: ResourceRecord, evaluation: StackEvaluation): ResourceRecord {
+  const spec = record.inputs.spec as { versions?: unknown } | undefined;
+  if (record.type !== CRD || spec?.versions !== KNOWN_AFTER_UP) return record;
+  const version = (evaluation.outputs.calico as { version?: unknown } | undefined)?.version;
+  const name = (record.inputs.metadata as { name?: unknown }).name;
+  const own =
+    typeof version === "string" ? renderCrds(version).find((c) => c.metadata.name === name) : undefined;
+  if (own === undefined) return record;
+  return { ...record, inputs: { ...record.inputs, spec: { ...spec, versions: own.spec.versions } } };
+}
+
+/** Whether any input of `record` is known only after `pulumi up`. */
+export function hasUnknownInputs(record: ResourceRecord): boolean {
+  const unknown = (value: unknown): boolean =>
+    value === KNOWN_AFTER_UP ||
+    (Array.isArray(value)
+      ? value.some(unknown)
+      : typeof value === "object" && value !== null
+        ? Object.values(value).some(unknown)
+        : false);
+  return unknown(record.inputs);
+}
 
 /**
  * Kubernetes objects beneath the Calico component in apply order: by kind (namespaces and CRDs first, a
@@ -29,7 +60,7 @@ export function calicoObjects(evaluation: StackEvaluation): ResourceRecord[] {
   return objects
     .map((r, i) => ({ r, i }))
     .sort((a, b) => rank(a.r) - rank(b.r) || (rank(a.r) === 1 ? a.i - b.i : compare(a.r.name, b.r.name)))
-    .map(({ r }) => r);
+    .map(({ r }) => withOwnVersions(r, evaluation));
 }
 
 /** Kinds in the order `kubectl apply` needs them: namespaces and definitions, permissions, then workloads. */
@@ -70,8 +101,9 @@ export function tlsRecords(evaluation: StackEvaluation): ResourceRecord[] {
   );
 }
 
-/** `Kind namespace/name`, as the headers and the script name an object. */
+/** `Kind namespace/name`, as the headers and the script name an object; its Pulumi name if that is unknown. */
 export function describeObject(record: ResourceRecord): string {
-  const metadata = record.inputs.metadata as { name: string; namespace?: string };
+  const metadata = record.inputs.metadata as { name: string; namespace?: string } | string;
+  if (typeof metadata !== "object") return `${record.type.split(":").pop() ?? record.type} ${record.name}`;
   return describeRef({ kind: String(record.inputs.kind), ...metadata });
 }

@@ -4,7 +4,7 @@
  * calico-tls.sh (offline/calico-tls.ts), so every value in the file applies as written.
  */
 import YAML from "yaml";
-import { applySteps, customResources, deployTimeValues, yamlRecords } from "./calico-apply";
+import { applySteps, customResources, deployTimeValues, unknownRecords, yamlRecords } from "./calico-apply";
 import { calicoObjects, describeObject, tlsRecords } from "./calico-objects";
 import type { ResourceRecord, StackEvaluation } from "./engine";
 import { CALICO_COMPONENT_TYPE, CALICO_COMPONENT_TYPES, maskedInputs, sortKeys } from "./plan";
@@ -61,6 +61,12 @@ export function renderCalicoYaml(evaluation: StackEvaluation): string {
       ? comment(
           `Not in this file: ${tls.map(describeObject).join(", ")}, the Typha TLS material \`pulumi up\` makes ` +
             "with @pulumi/tls. calico-tls.sh makes it with openssl and creates them.",
+        )
+      : []),
+    ...(unknownRecords(evaluation).length > 0
+      ? comment(
+          `Not in this file: ${unknownRecords(evaluation).map(describeObject).join(", ")}: known after up ` +
+            "(they follow where the scheduler places the probe's anchor pod, which only `pulumi up` sees).",
         )
       : []),
     ...comment(

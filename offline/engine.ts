@@ -1,13 +1,14 @@
 /**
- * The offline engine: evaluates the real program (index.ts) for a stack under Pulumi's mock runtime,
- * with the stack's config loaded as the CLI would, and records every resource registration (type,
- * name, inputs, parent, provider, options) and the stack outputs. Tests, `npm start` and the benchmark
- * all use this one engine. No credentials, no CLI, no network.
+ * The offline engine: evaluates the real program (index.ts) for a stack under Pulumi's mock runtime, as
+ * `pulumi preview` runs it, with the stack's config loaded as the CLI would, and records every resource
+ * registration (type, name, inputs, parent, provider, options) and the stack outputs. What a preview does
+ * not know (what the cluster reports, what the dynamic steps find) is recorded as KNOWN_AFTER_UP.
+ * Tests, `npm start` and the benchmark all use this one engine. No credentials, no CLI, no network.
  */
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "./config";
-import { type ClusterSimulation, OfflineWorld } from "./world";
+import { type AwsSimulation, OfflineWorld } from "./world";
 
 export {
   ConfigFileError,
@@ -19,7 +20,11 @@ export {
   type ConfigOverrides,
 } from "./config";
 import { RESOURCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN } from "./world/wire";
-export { CannotSimulate, SimulatedFailure, placeholder, type ClusterSimulation } from "./world";
+import { CALICO_COMPONENT_TYPES, KNOWN_AFTER_UP } from "./plan";
+import { decodeConfigValue } from "../stacks/config-values";
+import { type SecretLeaf, holdsSecret, secretLeaves } from "../stacks/secrets";
+export { placeholder, type AwsSimulation } from "./world";
+export { KNOWN_AFTER_UP } from "./plan";
 
 /** One resource as the Pulumi engine would receive it. */
 export interface ResourceRecord {
@@ -65,7 +70,7 @@ export interface StackEvaluation {
   readonly outputs: Record<string, unknown>;
   /** Output names that are secret. */
   readonly secretOutputs: string[];
-  /** What the offline world decided in place of AWS or the cluster (node counts, scheduling, readiness). */
+  /** What the offline world answered in AWS's place (node counts, zone IDs, an existing cluster). */
   readonly simulated: string[];
 }
 
@@ -79,16 +84,18 @@ export interface EvaluateOptions {
    * plain text (offline, a stack file's `secure:` ciphertext cannot be decrypted).
    */
   secrets?: string[];
-  /** How the simulated cluster behaves. */
-  simulate?: ClusterSimulation;
+  /** How the offline world answers for AWS. */
+  simulate?: AwsSimulation;
   /**
    * The stack outputs of the last update, as a StackReference to the stack itself reads them (a saved
    * plan's outputs); none for a stack never deployed.
    */
   previousOutputs?: Record<string, unknown>;
   /**
-   * Run the program as `pulumi preview` does (`pulumi.runtime.isDryRun()` is true), not as `pulumi up`:
-   * what the program decides differently in a preview, such as not knowing the cluster's creator.
+   * Run the program as `pulumi preview` does (`pulumi.runtime.isDryRun()` is true; the default), or, with
+   * false, as `pulumi up` does: what the program decides only in an update, such as recording the cluster's
+   * creator. What the cluster reports is unknown either way, but for what the program reads back from it
+   * (Resource.get), which the mock runtime resolves as absent in an update.
    */
   preview?: boolean;
   /** Called with each registration as it happens, also when the program fails later. */
@@ -99,7 +106,7 @@ export interface EvaluateOptions {
 
 /** Converts a serialized property into plain JSON; reports whether a secret was inside. */
 function plain(value: unknown): { value: unknown; secret: boolean } {
-  if (value === UNKNOWN) return { value: "<unknown>", secret: false };
+  if (value === UNKNOWN) return { value: KNOWN_AFTER_UP, secret: false };
   if (Array.isArray(value)) {
     const items = value.map(plain);
     return { value: items.map((i) => i.value), secret: items.some((i) => i.secret) };
@@ -242,6 +249,31 @@ function record(monitor: MonitorLike, req: RegisterRequest): ResourceRecord {
 }
 
 /**
+ * Kubernetes objects and the dynamic steps: the offline world answers only their inputs (what the cluster
+ * reports, what a step finds, it does not know), and the outputs it leaves out are unknown.
+ */
+function reportsUnknowns(entry: ResourceRecord): boolean {
+  return (
+    entry.custom && (entry.type.startsWith("kubernetes:") || entry.type.startsWith("pulumi-nodejs:dynamic/"))
+  );
+}
+
+/**
+ * A registration's response that keeps the outputs it lacks unknown in an update as in a preview: the SDK
+ * does so for a step that did not succeed (sdk/nodejs/runtime/resource.js, `keepUnknowns` when
+ * `getResult()` is not SUCCESS), and otherwise resolves them as known and absent in an update.
+ */
+function withUnknownOutputs(response: unknown): unknown {
+  if (response === null || typeof response !== "object") return response;
+  const skipped = Object.create(response) as { getResult: () => number };
+  skipped.getResult = () => RESULT_SKIP;
+  return skipped;
+}
+
+/** pulumirpc.Result.SKIP (proto/resource.proto). */
+const RESULT_SKIP = 2;
+
+/**
  * Clears the runtime's list of unsettled promises (sdk/nodejs/runtime/debuggable.ts `leakedPromises`,
  * internal to the SDK), which it reports at process exit by setting exit code 1.
  */
@@ -296,10 +328,12 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     return answer(args);
   };
   // The organization a self-managed backend reports; Pulumi Cloud reports the account's.
-  await pulumi.runtime.setMocks(world, config.project, stack, options.preview === true, "organization");
-  pulumi.runtime.setAllConfig(config.values, [
-    ...new Set([...config.secretKeys, ...(options.secrets ?? [])]),
-  ]);
+  await pulumi.runtime.setMocks(world, config.project, stack, options.preview !== false, "organization");
+  const secretKeys = new Set([...config.secretKeys, ...(options.secrets ?? [])]);
+  pulumi.runtime.setAllConfig(config.values, [...secretKeys]);
+  const secretConfig = Object.fromEntries(
+    [...secretKeys].map((k) => [k, decodeConfigValue(config.values[k])]),
+  );
 
   const resources: ResourceRecord[] = [];
   let stackOutputs: { values: Record<string, unknown>; secretKeys: string[] } = {
@@ -321,12 +355,19 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     options.onRecord?.(entry);
     return registerResource(req, (error, response) => {
       if (error !== null && error !== undefined) refuse(error);
-      callback(error, response);
+      callback(error, reportsUnknowns(entry) ? withUnknownOutputs(response) : response);
     });
   };
+  // Components' outputs, field by field (the stack exports some of them as one value), by type.
+  const componentOutputs: ComponentOutputs[] = [];
   monitor.registerResourceOutputs = (req, callback) => {
     if (req.getUrn().includes("::pulumi:pulumi:Stack::"))
       stackOutputs = plainObject(req.getOutputs()?.toJavaScript());
+    else
+      componentOutputs.push({
+        type: req.getUrn().split("::")[2]?.split("$").pop() ?? "",
+        ...plainObject(req.getOutputs()?.toJavaScript()),
+      });
     registerResourceOutputs(req, callback);
   };
 
@@ -357,8 +398,55 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     project: config.project,
     stack,
     resources,
-    outputs: stackOutputs.values,
-    secretOutputs: stackOutputs.secretKeys,
+    ...byField(stackOutputs, componentOutputs, world.nodeGroupNodes, secretLeaves(secretConfig, secretKeys)),
     simulated: [...world.simulated],
   };
+}
+
+interface ComponentOutputs {
+  readonly type: string;
+  readonly values: Record<string, unknown>;
+  readonly secretKeys: string[];
+}
+
+/**
+ * The stack outputs, field by field where a preview knows them only as a whole. The stack marks its
+ * outputs secret only once they resolve (stacks/secrets.ts), so a preview knows an output only once every
+ * field of it is known; the components register the same values field by field, and those are shown: the
+ * Calico component's own outputs for `calico`, a component's output of the same name for the others
+ * (`vpcCni`), secret when they hold a secret config value, as the stack's own rule makes them
+ * (stacks/secrets.ts). One count is claimed though a preview does not know it: calico-node pods desired,
+ * one on every node of the stack's managed node groups (calico-node tolerates every taint, and those
+ * groups run Linux on EC2, never Fargate). On a cluster made elsewhere, whose nodes the stack does not
+ * configure, it is known after up.
+ */
+function byField(
+  stack: { values: Record<string, unknown>; secretKeys: string[] },
+  components: readonly ComponentOutputs[],
+  nodes: number | undefined,
+  leaves: readonly SecretLeaf[],
+): { outputs: Record<string, unknown>; secretOutputs: string[] } {
+  const outputs = { ...stack.values };
+  const secret = new Set(stack.secretKeys);
+  for (const [key, value] of Object.entries(outputs)) {
+    if (value !== KNOWN_AFTER_UP) continue;
+    const calico =
+      key === "calico" ? components.find((c) => CALICO_COMPONENT_TYPES.includes(c.type)) : undefined;
+    const owner = components.find((c) => isObject(c.values[key]));
+    if (calico !== undefined) {
+      const fields = calico.values;
+      const desired = fields.desired === KNOWN_AFTER_UP && nodes !== undefined ? { desired: nodes } : {};
+      outputs[key] = { ...fields, ...desired };
+      if (calico.secretKeys.length > 0) secret.add(key);
+    } else if (owner !== undefined) {
+      outputs[key] = owner.values[key];
+      if (owner.secretKeys.includes(key)) secret.add(key);
+    }
+    if (holdsSecret(outputs[key], leaves)) secret.add(key);
+  }
+  return { outputs, secretOutputs: [...secret].sort() };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

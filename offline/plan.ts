@@ -14,6 +14,12 @@ export const CALICO_OPERATOR_TYPE = "eks-calico:calico:Operator";
 /** Either install mode's component: the root of every Calico object. */
 export const CALICO_COMPONENT_TYPES: readonly string[] = [CALICO_COMPONENT_TYPE, CALICO_OPERATOR_TYPE];
 
+/**
+ * What a value `pulumi preview` shows as unknown is recorded as (offline/engine.ts): it is known only once
+ * `pulumi up` has run (what the cluster reports, what a step reads from it).
+ */
+export const KNOWN_AFTER_UP = "known after up";
+
 /** What a secret value is replaced with in everything the plan prints or writes. */
 export const SECRET_MASK = "[secret]";
 
@@ -27,6 +33,18 @@ export const LEGEND =
   "Legend: <kind:resource-name> is a placeholder for a value only AWS or the cluster knows (an id, an ARN, " +
   "an endpoint), <pem:...> one for a certificate made at deploy time; [secret] is a secret value; (remote) " +
   "components are implemented by a provider plugin, which creates their children at deploy time.";
+
+/**
+ * What the plan cannot know, said once at its head: what only the cluster reports, and where the plan is
+ * held to the real engine.
+ */
+export const KNOWN_AFTER_UP_NOTE =
+  `"${KNOWN_AFTER_UP}" marks a value \`pulumi preview\` shows as unknown, which the cluster reports once ` +
+  "`pulumi up` has run: calico-node's current, up-to-date, ready and available pods, Typha's ready replicas, " +
+  "isReady, policyEnforced and what the probe proved, the operator's calicoVersion, where the scheduler places " +
+  "the probe's pods, and what the takeover and the other steps find in the cluster. calico.desired is the nodes " +
+  "of the stack's node groups, calico-node running on each. `npm run test:cluster` holds this to the real engine " +
+  "on a real control plane.";
 
 /**
  * One resource in resources.json: the engine's record, with references to other resources written
@@ -189,6 +207,7 @@ export function renderTree(evaluation: StackEvaluation): string {
   const lines: string[] = [
     `Stack ${evaluation.stack} (project ${evaluation.project}): ${evaluation.resources.length} resources`,
     LEGEND,
+    KNOWN_AFTER_UP_NOTE,
     "",
   ];
 
@@ -236,14 +255,12 @@ export function renderTree(evaluation: StackEvaluation): string {
     const value = outputs[key] === SECRET_MASK ? SECRET_MASK : formatOutput(outputs[key], "    ");
     lines.push(`  ${key.padEnd(keyWidth)}: ${value}`);
   }
-  lines.push("", SIMULATED_HEADING, ...evaluation.simulated.map((note) => `  ${note}`));
+  const notes = evaluation.simulated.length === 0 ? ["(none)"] : evaluation.simulated;
+  lines.push("", SIMULATED_HEADING, ...notes.map((note) => `  ${note}`));
   return `${lines.join("\n")}\n`;
 }
 
-/**
- * Heads the list of what the offline world decided in AWS's and the cluster's place: every number the
- * plan shows about nodes and readiness (calico.desired, ready, typhaReadyReplicas, ...) comes from it.
- */
+/** Heads the list of what the offline world answered in AWS's place. */
 export const SIMULATED_HEADING =
-  "Simulated (what AWS and the cluster would decide; the outputs' node and readiness counts come from this; " +
-  "CPU and memory fit is not simulated):";
+  "Simulated (what the offline world answered in AWS's place; calico.desired counts the node groups' nodes " +
+  "from it):";

@@ -11,7 +11,7 @@ import { shellWord } from "../offline/calico-tls";
 export const EXIT = {
   /** Planned, with or without changes. */
   planned: 0,
-  /** The program failed, or the simulated cluster shows that `pulumi up` would fail. */
+  /** The program failed (a data source the offline world refuses to answer included). */
   failed: 1,
   /** Bad arguments, an unknown stack, invalid configuration, or an adoption the report refuses. */
   refused: 2,
@@ -40,8 +40,8 @@ Options:
   --head FILE          with --diff: compare two saved resources.json files, without planning
   --tree               with --diff: print the resource tree and outputs too, after the changes
   --adopt-from FILE    a Calico manifest applied with kubectl (multi-document YAML): report what the plan
-                       takes over, leaves behind (with the kubectl delete to run after) and creates, and
-                       plan against a cluster that has those objects (writes adoption.txt)
+                       takes over, leaves behind (with the kubectl delete to run after) and creates
+                       (writes adoption.txt)
   --config KEY=VALUE   override one config value for this run; VALUE is JSON, or else a plain string.
                        KEY may be a path, as pulumi config set --path takes it; an object VALUE is
                        merged into the stack's (lists and other values replace). Repeatable. Examples:
@@ -49,11 +49,12 @@ Options:
                        --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
   -h, --help           print this help
 
-Exit status: ${EXIT.planned} planned (with or without changes); ${EXIT.failed} the program failed, or the simulated cluster shows
-that \`pulumi up\` would fail (the reason is printed); ${EXIT.refused} bad arguments (an unreadable --diff file or
---adopt-from manifest included), an unknown stack, invalid configuration, or an adoption the report
-refuses; ${EXIT.blocked} the diff has a change \`pulumi up\` refuses: a protected resource replaced or deleted
-(marked BLOCKED), returned after the plan files and diff.txt are written.`;
+Exit status: ${EXIT.planned} planned (with or without changes); ${EXIT.failed} the program failed (the reason is printed);
+${EXIT.refused} bad arguments (an unreadable --diff file or --adopt-from manifest included), an unknown stack,
+invalid configuration, or an adoption the report refuses; ${EXIT.blocked} the diff has a change \`pulumi up\`
+refuses: a protected resource replaced or deleted (marked BLOCKED), returned after the plan files and
+diff.txt are written. What only \`pulumi up\` can show (whether Calico gets ready, what the probe proves,
+what the takeover step finds) is not judged here: the plan prints it as "known after up".`;
 
 /** Bad arguments: exit 2 with the message and the usage. */
 export class UsageError extends Error {

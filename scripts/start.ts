@@ -6,13 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import {
-  CannotSimulate,
-  ConfigFileError,
-  SimulatedFailure,
-  evaluateStack,
-  listStacks,
-} from "../offline/engine";
+import { ConfigFileError, evaluateStack, listStacks } from "../offline/engine";
 import { blockedResources, diffDocuments, parseResourcesDocument } from "../offline/diff";
 import { renderDiff } from "../offline/diff-render";
 import { renderTree, resourcesDocument } from "../offline/plan";
@@ -109,22 +103,20 @@ export async function main(argv: string[]): Promise<number> {
     // its VPC's CIDR is the one AWS has (a plan from before the `network` output has it in no output).
     const vpcCidr = base?.doc.resources.find((r) => r.type === "aws:ec2/vpc:Vpc")?.inputs.cidrBlock;
     const network = typeof vpcCidr === "string" ? { network: { legacyVpcCidr: vpcCidr } } : {};
-    const evaluate = (existingObjects?: ManifestObject[]) =>
-      evaluateStack(options.stack, {
-        config: options.config,
-        ...(base !== undefined ? { previousOutputs: base.doc.outputs } : {}),
-        simulate: { ...network, ...(existingObjects !== undefined ? { existingObjects } : {}) },
-      });
+    evaluation = await evaluateStack(options.stack, {
+      config: options.config,
+      ...(base !== undefined ? { previousOutputs: base.doc.outputs } : {}),
+      simulate: network,
+    });
     if (manifest !== undefined) {
-      // The report compares the plan with the manifest; the plan then runs against a cluster that has it.
-      const report = adoptionReport(manifest, await evaluate());
+      // The report compares the plan with the manifest: what the takeover step finds is known after up.
+      const report = adoptionReport(manifest, evaluation);
       adoption = renderAdoptionReport(report, shown(options.adoptFrom as string));
       if (report.problems.length > 0) {
         process.stdout.write(adoption);
         return EXIT.refused;
       }
     }
-    evaluation = await evaluate(manifest);
   } catch (error) {
     if (ConfigError.isConfigError(error)) {
       // The message lists every problem with its key path, value and rule; a stack trace adds nothing.
@@ -137,13 +129,6 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof ConfigFileError) {
       console.error(`error: ${error.message}`);
       return EXIT.refused;
-    }
-    if (error instanceof SimulatedFailure || error instanceof CannotSimulate) {
-      // What `pulumi up` would stop on (after its timeout), found in seconds: the reason is the message.
-      const what =
-        error instanceof SimulatedFailure ? "`pulumi up` would fail" : "the offline world cannot tell";
-      console.error(`error: stack ${options.stack}: ${what}: ${error.message}`);
-      return EXIT.failed;
     }
     console.error(`error: the program failed for stack ${options.stack}:`);
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));

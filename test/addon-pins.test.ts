@@ -5,7 +5,6 @@
 import * as assert from "node:assert/strict";
 import { addonPinWarnings } from "../offline/addon-pins";
 import { planWarnings } from "../offline/stack-runners";
-import { DEFAULT_ADDON_VERSIONS } from "../offline/world/addon-versions";
 import { validateConfig } from "../stacks";
 import type { StackConfig } from "../stacks/schema";
 
@@ -35,7 +34,12 @@ describe("add-on pins the plan cannot confirm", () => {
 
   it("is silent for no pins, and for a pin that is the recorded default of its Kubernetes version", () => {
     assert.deepEqual(addonPinWarnings(clusterWith("1.35", {})), []);
-    const defaults = DEFAULT_ADDON_VERSIONS["1.35"];
+    // EKS's defaults for 1.35, as recorded (offline/world/addon-versions.ts).
+    const defaults = {
+      "vpc-cni": "v1.22.4-eksbuild.3",
+      coredns: "v1.13.2-eksbuild.31",
+      "kube-proxy": "v1.35.3-eksbuild.29",
+    };
     assert.deepEqual(
       addonPinWarnings(
         clusterWith("1.35", {

@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import YAML from "yaml";
 import { deployableStacks, evaluateStack } from "../offline/engine";
-import { fargateNodes, numbered, stackNodes } from "../local-cluster/nodes";
+import { fargateNodes, nodesOfGroup, numbered, stackNodes } from "../local-cluster/nodes";
 import {
   instanceShape,
   nodeResources,
@@ -47,6 +47,19 @@ describe("local cluster nodes", function () {
     assert.deepEqual(nodes[0].spec, {});
     assert.deepEqual(nodes[0].status.allocatable, { cpu: "1930m", memory: "7518Mi", pods: "29" });
     assert.equal(new Set(nodes.map((n) => n.status.addresses[0].address)).size, nodes.length);
+  });
+
+  it("gives a group's nodes its taints in Kubernetes spelling, and arm64 for an ARM AMI type", () => {
+    const group = nodesOfGroup("cluster-system", {
+      scalingConfig: { minSize: 1, desiredSize: 2, maxSize: 9 },
+      labels: { dedicated: "system" },
+      taints: [{ key: "dedicated", value: "system", effect: "NO_EXECUTE" }],
+      amiType: "AL2023_ARM_64_STANDARD",
+    });
+    assert.equal(group.length, 2);
+    assert.deepEqual(group[0].taints, [{ key: "dedicated", value: "system", effect: "NoExecute" }]);
+    assert.equal(group[1].labels["kubernetes.io/arch"], "arm64");
+    assert.notEqual(group[0].labels["kubernetes.io/hostname"], group[1].labels["kubernetes.io/hostname"]);
   });
 
   it("shapes a node after every instance type the stack files use", async () => {

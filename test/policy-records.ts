@@ -4,7 +4,7 @@
  */
 import * as assert from "node:assert/strict";
 import { CALICO_NODE, typeOfUrn } from "../policy/policies";
-import { type ResourceRecord, type StackEvaluation, placeholder } from "../offline/engine";
+import { type ResourceRecord, type StackEvaluation } from "../offline/engine";
 import { ofType } from "./helpers";
 import { type Policy, runPolicy } from "./policy-harness";
 
@@ -48,7 +48,7 @@ export function onSubnets(group: ResourceRecord, subnets: ResourceRecord[], ids?
   return broken(
     group,
     (i) => {
-      i.subnetIds = ids ?? subnets.map((s) => placeholder("subnet-id", s.name));
+      i.subnetIds = ids ?? subnets.map((s) => `<subnet-id:${s.name}>`);
     },
     {
       dependencies: [...others, ...subnets.map((s) => s.urn)].sort(),

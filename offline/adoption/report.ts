@@ -14,10 +14,102 @@ import { describeRef, isOurs } from "../../components/calico/takeover/run";
 import { TYPHA_OBJECT_KINDS, TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
 import { calicoObjects } from "../calico-yaml";
 import type { StackEvaluation } from "../engine";
-import { type FieldDifference, fieldDifferences } from "./fields";
+import { isPlainObject } from "../plan";
 import { immutableConflict } from "./immutable";
 import { type LeftBehind, leftBehind } from "./left-behind";
 import { type ManifestObject, apiVersionOfType, asServedToday, objectKey } from "./objects";
+
+/** One field of an old object that the takeover changes: this program's value replaces it, or it goes. */
+export interface FieldDifference {
+  /** `spec.template.spec.containers[calico-node].env[FELIX_LOGSEVERITYSCREEN].value` */
+  readonly path: string;
+  /** `set`: the rendered object has another value (or adds it); `removed`: only the old object has it. */
+  readonly kind: "set" | "removed";
+  readonly before: unknown;
+  readonly after?: unknown;
+}
+
+/** Metadata a server writes, or kubectl's own bookkeeping: never compared. */
+const SERVER_METADATA = new Set([
+  "creationTimestamp",
+  "resourceVersion",
+  "uid",
+  "generation",
+  "managedFields",
+  "selfLink",
+  "namespace",
+  "name",
+]);
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+/** A list whose items all have a distinct `name`: its items are told apart, and named, by it. */
+function keyedByName(list: unknown[]): boolean {
+  const names = list.map((item) => (isPlainObject(item) ? item.name : undefined));
+  return list.length > 0 && names.every((n) => typeof n === "string") && new Set(names).size === names.length;
+}
+
+function child(path: string, key: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${path}[${JSON.stringify(key)}]`;
+  return path === "" ? key : `${path}.${key}`;
+}
+
+function compareField(path: string, before: unknown, after: unknown, out: FieldDifference[]): void {
+  if (after === undefined) {
+    if (Array.isArray(before) && keyedByName(before)) {
+      for (const item of before)
+        out.push({ path: `${path}[${(item as { name: string }).name}]`, kind: "removed", before: item });
+    } else if (before !== undefined) {
+      out.push({ path, kind: "removed", before });
+    }
+    return;
+  }
+  if (isPlainObject(before) && isPlainObject(after)) {
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+      compareField(child(path, key), before[key], after[key], out);
+    }
+    return;
+  }
+  if (Array.isArray(before) && Array.isArray(after) && keyedByName(before) && keyedByName(after)) {
+    const byName = (list: unknown[]) => new Map(list.map((item) => [(item as { name: string }).name, item]));
+    const [was, now] = [byName(before), byName(after)];
+    for (const name of [...new Set([...was.keys(), ...now.keys()])]) {
+      compareField(`${path}[${name}]`, was.get(name), now.get(name), out);
+    }
+    return;
+  }
+  if (JSON.stringify(before) !== JSON.stringify(after)) out.push({ path, kind: "set", before, after });
+}
+
+/**
+ * What changes in an old object when `ours` is applied over it as the takeover applies it: kubectl's
+ * fields handed to this program's field manager first (components/calico/takeover/managed-fields.ts), so
+ * the apply sets every field `ours` has and removes every other field of the old object. The
+ * difference of the two objects, server-written metadata, kubectl's last-applied annotation and status
+ * aside. The real takeover on a control plane checks it (test/cluster/takeover.test.ts).
+ */
+export function fieldDifferences(
+  old: Record<string, unknown>,
+  ours: Record<string, unknown>,
+): FieldDifference[] {
+  const out: FieldDifference[] = [];
+  const metadata = (o: Record<string, unknown>) => {
+    const m = isPlainObject(o.metadata) ? o.metadata : {};
+    const annotations = isPlainObject(m.annotations) ? { ...m.annotations } : undefined;
+    if (annotations !== undefined) delete annotations[LAST_APPLIED];
+    const kept = annotations !== undefined && Object.keys(annotations).length > 0 ? annotations : undefined;
+    return Object.fromEntries(
+      Object.entries({ ...m, annotations: kept }).filter(
+        ([k, v]) => !SERVER_METADATA.has(k) && v !== undefined,
+      ),
+    );
+  };
+  compareField("metadata", metadata(old), metadata(ours), out);
+  for (const key of [...new Set([...Object.keys(old), ...Object.keys(ours)])].sort()) {
+    if (["apiVersion", "kind", "metadata", "status"].includes(key)) continue;
+    compareField(key, old[key], ours[key], out);
+  }
+  return out;
+}
 
 export interface TakenOver {
   readonly object: string;
@@ -136,7 +228,7 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
         apiVersion: { from: o.apiVersion, to: String(ours.apiVersion) },
         set: differences.filter((d) => d.kind === "set"),
         removed: differences
-          .filter((d) => d.kind === "kept")
+          .filter((d) => d.kind === "removed")
           .map((d) => {
             const note = REMOVED_NOTES.find((k) => k.path.test(d.path))?.note;
             return note === undefined ? d : { ...d, note };

@@ -1,17 +1,12 @@
 /**
  * An EKS cluster made elsewhere, as an existing-cluster stack (`cluster.existing`) finds it. The offline
- * world cannot see a real cluster: it simulates the one the evaluation describes, or else a plain one (see
- * DEFAULT_EXISTING_CLUSTER), and says so in the plan. It answers `aws.eks.getCluster` and
+ * world cannot see a real cluster: it answers for the one the evaluation describes, or else a plain one
+ * (see DEFAULT_EXISTING_CLUSTER), and says so in the plan. It answers `aws.eks.getCluster` and
  * `aws.eks.getAddon` for that cluster only, refuses any other name as AWS would, and lets the vpc-cni
  * add-on be imported only if the cluster has it.
  */
 import { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
-import { type SimulatedNode, nodesOfGroup } from "./nodes";
 import { offlineArn, placeholder } from "./placeholders";
-import { SimulatedFailure } from "./workloads";
-import { handOverRefusal } from "../../components/existing-cluster/agent-hand-over";
-import { awsNodeRefusal } from "../../components/existing-cluster/aws-node";
-import { type AwsNodeEdits, describeAwsNode, simulatedAwsNode } from "./aws-node";
 
 export interface ExistingClusterSimulation {
   /** The cluster's name; the world has no other existing cluster. Unset: the one the stack names. */
@@ -19,63 +14,36 @@ export interface ExistingClusterSimulation {
   /** Kubernetes minor version of the control plane. */
   readonly version?: string;
   readonly status?: string;
-  /** Nodes the cluster runs, untainted, in one node group. */
-  readonly nodes?: number;
   /** The VPC CNI: the EKS add-on with these configuration values, or self-managed (no add-on). */
   readonly vpcCni?:
     { readonly managed: true; readonly configurationValues?: string } | { readonly managed: false };
-  /**
-   * What the network-policy agent's hand-over step finds left (`Kind namespace/name`: NetworkPolicies and
-   * objects of networking.k8s.aws). Unset: none, which the plan says it assumed.
-   */
-  readonly networkPolicies?: readonly string[];
-  /**
-   * Values edited on aws-node with kubectl, by setting key (`env.ANNOTATE_POD_IP`, `enableNetworkPolicy`;
-   * null: removed), which the add-on's update keeps (aws-node.ts). Unset: none.
-   */
-  readonly awsNodeEdits?: AwsNodeEdits;
 }
 
 /**
  * What the world assumes of a cluster it was told nothing about: what `eksctl create cluster` makes by
- * default (two nodes, the vpc-cni EKS add-on with no configuration values), on Kubernetes 1.35.
+ * default (the vpc-cni EKS add-on with no configuration values), on Kubernetes 1.35.
  */
 export const DEFAULT_EXISTING_CLUSTER = {
   version: "1.35",
   status: "ACTIVE",
-  nodes: 2,
   vpcCni: { managed: true, configurationValues: "" },
 } as const;
 
-/** The simulated existing cluster: its answers, and the nodes it adds to the world. */
+/** The existing cluster's answers to AWS data sources. */
 export class ExistingClusterWorld {
-  private readonly facts: Required<
-    Omit<ExistingClusterSimulation, "name" | "networkPolicies" | "awsNodeEdits">
-  > & {
-    name: string;
-  };
+  private readonly facts: Required<Omit<ExistingClusterSimulation, "name">> & { name: string };
 
-  constructor(
-    requested: string,
-    private readonly simulation: ExistingClusterSimulation | undefined,
-  ) {
+  constructor(requested: string, simulation: ExistingClusterSimulation | undefined) {
     this.facts = { ...DEFAULT_EXISTING_CLUSTER, ...simulation, name: simulation?.name ?? requested };
   }
 
-  /** How the plan describes what was simulated. */
+  /** How the plan describes what it assumed. */
   describe(): string {
     const f = this.facts;
     const cni = f.vpcCni.managed
       ? `the vpc-cni EKS add-on with ${f.vpcCni.configurationValues ? `configuration values ${f.vpcCni.configurationValues}` : "no configuration values"}`
       : "a self-managed VPC CNI (no add-on)";
-    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${f.nodes} untainted node${f.nodes === 1 ? "" : "s"}, ${cni}`;
-  }
-
-  nodes(): SimulatedNode[] {
-    return nodesOfGroup(`${this.facts.name}-nodes`, {
-      scalingConfig: { desiredSize: this.facts.nodes },
-      amiType: "AL2023_x86_64_STANDARD",
-    });
+    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${cni}`;
   }
 
   private requireCluster(name: unknown): void {
@@ -123,32 +91,6 @@ export class ExistingClusterWorld {
       podIdentityAssociations: [],
       tags: {},
     };
-  }
-
-  /**
-   * The hand-over step (components/existing-cluster/hand-over-step.ts), on what the simulation says is
-   * left; calico-node was awaited ready before it, as in a real update. Throws the real step's refusal.
-   */
-  handOver(simulated: string[]): { remaining: string[] } {
-    const remaining = [...(this.simulation?.networkPolicies ?? [])].sort();
-    simulated.push(
-      `the network-policy agent's hand-over step: ${this.facts.name}'s network policies cannot be read offline; simulated as ${remaining.length === 0 ? "none left" : remaining.join(", ")} (the real step reads them during pulumi up)`,
-    );
-    const refusal = handOverRefusal(this.facts.name, { remaining });
-    if (refusal !== undefined) throw new SimulatedFailure(refusal);
-    return { remaining };
-  }
-
-  /**
-   * The aws-node check (components/existing-cluster/aws-node-check.ts) on aws-node as simulated: the
-   * add-on's `settings` with the simulation's kubectl edits. Throws the real check's refusal.
-   */
-  checkAwsNode(settings: Record<string, string>, simulated: string[]): { verified: Record<string, string> } {
-    const edits = this.simulation?.awsNodeEdits ?? {};
-    simulated.push(describeAwsNode(this.facts.name, edits));
-    const refusal = awsNodeRefusal(this.facts.name, simulatedAwsNode(settings, edits), settings);
-    if (refusal !== undefined) throw new SimulatedFailure(refusal);
-    return { verified: { ...settings } };
   }
 
   /** An import of `<cluster>:<add-on>`: only an add-on the cluster has can be imported. */

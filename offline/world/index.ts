@@ -1,72 +1,62 @@
 /**
- * The simulated AWS account and cluster the offline engine answers from, one model per file:
+ * The offline world: what a plan without credentials needs in place of AWS, one model per file:
  * - regions.ts: AWS regions and their availability zones;
  * - addon-versions.ts: EKS's default add-on version per Kubernetes version;
  * - aws-calls.ts: the data sources the program reads, answered from those tables;
  * - eks.ts: outputs of the remote @pulumi/eks components;
- * - nodes.ts: the nodes each node group starts with;
  * - node-groups.ts: the node groups the stack deployed before, at the desired size they run at;
  * - vpcs.ts: the VPC and subnets the stack has on AWS, and the AZs AWS offers now;
- * - scheduling.ts: where a pod can run;
- * - workloads.ts: what the cluster reports for each Kubernetes object, or how its apply fails;
- * - pods.ts: bare Pods (the policy probe's anchor), bound to a node or reported unschedulable;
- * - jobs.ts: the policy probe's client Jobs, run against the NetworkPolicies applied (network-policy.ts);
- * - operator.ts: the Tigera operator installing Calico for an Installation, judged by `pulumi.com/waitFor`
- *   (wait-for.ts), and reads of the objects it creates;
  * - tls.ts: the tls provider, with real keys and certificates;
  * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen;
- * - stack-cluster.ts: whether a full stack's own cluster exists before the program registers it;
- * - kubeconfig.ts: the cluster behind a kubeconfig stack's file, simulated since it cannot be reached;
- * - adoption.ts: objects already in the cluster, the takeover step, and what creating one of the same name
- *   does.
- * Every value only AWS or the cluster would know is a visibly marked placeholder (`<kind:resource-name>`);
- * nothing here pretends to be a real id, and a question the world cannot answer is refused.
+ * - stack-cluster.ts: whether a full stack's own cluster exists before the program registers it.
+ * Every value only AWS would know is a visibly marked placeholder (`<kind:resource-name>`); nothing here
+ * pretends to be a real id, and a question the world cannot answer is refused. The cluster is not
+ * simulated: a Kubernetes object's outputs are its inputs, without the status only the cluster reports,
+ * and the dynamic steps that read the cluster answer nothing: whatever follows from them is unknown
+ * (offline/engine.ts), as in `pulumi preview`.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AWS_CALLS } from "./aws-calls";
-import { type SimulatedNode, nodesOfGroup } from "./nodes";
-import { DeployedNodeGroups } from "./node-groups";
-import { DeployedNetworkWorld, NETWORK_CALLS } from "./vpcs";
-import { type ClusterSimulation, applyObject } from "./workloads";
+import { DeployedNodeGroups, type NodeGroupSimulation } from "./node-groups";
+import { DeployedNetworkWorld, NETWORK_CALLS, type NetworkSimulation } from "./vpcs";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { offlineArn, placeholder, shortType } from "./placeholders";
 import { SIMULATED_ISSUE_TIME, TLS_RESOURCES } from "./tls";
 import { revealSecrets } from "./wire";
-import { type AppliedObject, runJob } from "./jobs";
-import { applyPod } from "./pods";
-import type { PlacedPod } from "./scheduling";
-import { applyOperatorResource, isOperatorResource, readObject } from "./operator";
-import { ExistingClusterWorld } from "./existing";
+import { type ExistingClusterSimulation, ExistingClusterWorld } from "./existing";
 import { isStackCluster, stackClusterAnswer } from "./stack-cluster";
-import { KUBECONFIG_CLUSTER_TYPE, KubeconfigClusterWorld } from "./kubeconfig";
-import { ExistingObjects } from "./adoption";
-import { TAKEOVER_TYPE } from "../../components/calico/takeover";
-import { TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
-import { HAND_OVER_TYPE } from "../../components/existing-cluster/hand-over-step";
-import { AWS_NODE_CHECK_TYPE } from "../../components/existing-cluster/aws-node-check";
-import type { OpenSchema } from "../../components/calico/takeover/schemas";
-import type { ObjectRef } from "../../components/calico/takeover/run";
 
 export { UnanswerableCall } from "./aws-calls";
-export { type ClusterSimulation, SimulatedFailure } from "./workloads";
-export { CannotSimulate } from "./scheduling";
 export { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 export { REGIONS } from "./regions";
 export { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
 
+/** How the offline world answers for AWS beyond what the stack's last outputs say. */
+export interface AwsSimulation {
+  /** The EKS cluster an existing-cluster stack names (offline/world/existing.ts); unset: a default one. */
+  existingCluster?: ExistingClusterSimulation;
+  /** When the tls provider issues certificates (ISO time): a renewal; unset: SIMULATED_ISSUE_TIME (tls.ts). */
+  certificatesIssuedAt?: string;
+  /** The stack's deployed node groups changed outside Pulumi (offline/world/node-groups.ts). */
+  nodeGroups?: NodeGroupSimulation;
+  /** The stack's VPC and subnets on AWS, and AZs AWS does not offer now (offline/world/vpcs.ts). */
+  network?: NetworkSimulation;
+  /**
+   * Whether AWS has a full stack's own cluster (offline/world/stack-cluster.ts): `true` though the stack
+   * has no outputs (a first `up` created it, then failed), `false` though its last outputs name it (it was
+   * deleted outside Pulumi); unset, AWS has it exactly when the last outputs name it.
+   */
+  stackClusterExists?: boolean;
+}
+
+/** Dynamic resources (pulumi.dynamic.Resource): the steps that read or change the cluster when they run. */
+const DYNAMIC = "pulumi-nodejs:dynamic/";
+
 export class OfflineWorld implements pulumi.runtime.Mocks {
-  /** The nodes of every managed node group registered so far, by group. */
-  private readonly groups = new Map<string, SimulatedNode[]>();
-  /** The Kubernetes objects applied so far, in order: what the cluster's API would list. */
-  private readonly objects: AppliedObject[] = [];
-  /** The pods bound to nodes so far (Deployments' and bare Pods'), for inter-pod affinity. */
-  private readonly pods: PlacedPod[] = [];
-  /** What the world decided that AWS or the cluster would decide, for the plan to show as simulated. */
+  /** What the world answered in AWS's place, for the plan to show as simulated. */
   readonly simulated: string[] = [];
-  /** Kubernetes providers by id: whether each upserts existing objects. */
-  private readonly upserting = new Map<string, boolean>();
-  /** What the cluster had before this stack (kubectl-applied objects). */
-  private readonly before: ExistingObjects;
+  /** The desired size of each managed node group registered so far: the nodes AWS runs for it. */
+  private readonly groupSizes = new Map<string, number>();
   /** The managed node groups the stack's last update deployed. */
   private readonly deployedGroups: DeployedNodeGroups;
   /** The stack's VPC and subnets on AWS, and the AZs offered now. */
@@ -74,17 +64,17 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
 
   constructor(
     private readonly region: string | undefined,
-    private readonly simulation: ClusterSimulation = {},
+    private readonly simulation: AwsSimulation = {},
     private readonly previousOutputs: Record<string, unknown> = {},
   ) {
-    this.before = new ExistingObjects(simulation.existingObjects);
     this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
     this.deployedNetwork = new DeployedNetworkWorld(previousOutputs, simulation.network, this.simulated);
   }
 
-  /** The simulated cluster's nodes: every node group at its desired size. */
-  get nodes(): SimulatedNode[] {
-    return [...this.groups.values()].flat();
+  /** The nodes the stack's managed node groups run, or undefined when it registered none. */
+  get nodeGroupNodes(): number | undefined {
+    if (this.groupSizes.size === 0) return undefined;
+    return [...this.groupSizes.values()].reduce((sum, size) => sum + size, 0);
   }
 
   call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
@@ -110,29 +100,25 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
           `offline engine: unexpected call ${args.token}; add it to offline/world/aws-calls.ts if it is intended`,
         );
       }
-      return answer(args.inputs as Record<string, unknown>, this.region ?? "");
+      return answer(inputs, this.region ?? "");
     } catch (error) {
       // The SDK reports a failed invoke by its gRPC `details` (runtime/invoke.js), as the CLI sends it.
       throw Object.assign(error as Error, { details: (error as Error).message });
     }
   }
 
-  /** The cluster made elsewhere, simulated on first use: its nodes join the world. */
+  /** The cluster made elsewhere, described in the plan on first use. */
   private existing: ExistingClusterWorld | undefined;
   private existingCluster(requested: unknown): ExistingClusterWorld {
     if (this.existing === undefined) {
       const world = new ExistingClusterWorld(String(requested), this.simulation.existingCluster);
-      // Only a cluster that exists has nodes: an unknown name is refused before any is added.
+      // An unknown name is refused before the cluster is described.
       world.getCluster({ name: requested }, this.region ?? "");
       this.existing = world;
-      this.groups.set("existing-cluster", world.nodes());
       this.simulated.push(world.describe());
     }
     return this.existing;
   }
-
-  /** The cluster behind a kubeconfig, simulated once its component is registered. */
-  private behindKubeconfig: KubeconfigClusterWorld | undefined;
 
   /** Set by the first registration refused: the update ends there, as the engine ends `pulumi up`. */
   private halted = false;
@@ -149,7 +135,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       return this.register(args);
     } catch (error) {
       this.halted = true;
-      throw error;
+      // The SDK reports a failed registration by its gRPC `details`, as the CLI sends it.
+      throw Object.assign(error as Error, { details: (error as Error).message });
     }
   }
 
@@ -174,87 +161,17 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       return { id: String(inputs.name), state: { name: inputs.name, outputs: this.previousOutputs } };
     }
     if (args.type.startsWith("kubernetes:")) {
-      try {
-        // A read (`Resource.get`) names an object by id; it is answered from what the cluster has.
-        if (args.id !== undefined && args.id !== "") {
-          return { id: args.id, state: readObject(args.type, args.id, this.objects) };
-        }
-        // An object that exists already: refused, or taken over by an upserting provider.
-        const provider = this.upserting.get(args.provider?.split("::").pop() ?? "") ?? false;
-        this.before.create(args.type, inputs, provider, this.simulated);
-        if (isOperatorResource(args.type)) {
-          const { id, state, created } = applyOperatorResource(
-            args.type,
-            inputs,
-            this.objects,
-            this.nodes,
-            this.simulation,
-            this.simulated,
-          );
-          this.objects.push({ type: args.type, inputs: state }, ...created);
-          return { id, state };
-        }
-        if (args.type === "kubernetes:batch/v1:Job" || args.type === "kubernetes:core/v1:Pod") {
-          const ran =
-            args.type === "kubernetes:batch/v1:Job"
-              ? runJob(inputs, this.objects, this.nodes, this.simulation, this.simulated, this.pods)
-              : applyPod(inputs, this.nodes, this.pods, this.simulated);
-          this.objects.push({ type: args.type, inputs });
-          return ran;
-        }
-        const applied = applyObject(
-          args.type,
-          inputs,
-          this.nodes,
-          this.simulation,
-          this.simulated,
-          this.pods,
-        );
-        // Kept with the status it reports, for a later read of it (`Resource.get`).
-        this.objects.push({ type: args.type, inputs: applied.state });
-        return applied;
-      } catch (error) {
-        // The SDK reports a failed registration by its gRPC `details`, as the CLI sends it.
-        throw Object.assign(error as Error, { details: (error as Error).message });
-      }
+      // A read (`Resource.get`) finds what only the cluster has: nothing is answered.
+      if (args.id !== undefined && args.id !== "") return { id: args.id, state: {} };
+      // An object as applied: what the cluster reports of it (its status) is not known.
+      const metadata = (inputs.metadata ?? {}) as { name?: unknown; namespace?: unknown };
+      const id = [metadata.namespace, metadata.name].filter((p) => typeof p === "string").join("/");
+      const state = { ...inputs };
+      delete state.status;
+      return { id: id || placeholder(`${shortType(args.type)}-id`, args.name), state };
     }
-    if (args.type === TAKEOVER_TYPE) {
-      const results = this.before.takeOver(
-        inputs.objects as ObjectRef[],
-        inputs.adopt === true,
-        this.simulated,
-      );
-      const schemas = this.before.stricterSchemas(
-        (inputs.openSchemas ?? []) as OpenSchema[],
-        String(inputs.calicoLine),
-      );
-      return { id: "takeover", state: { ...inputs, results, schemas } };
-    }
-    if (args.type === TYPHA_RETIREMENT_TYPE) {
-      const deleted = this.before.retireTypha(
-        String(inputs.namespace),
-        String(inputs.retired),
-        this.simulated,
-      );
-      return { id: "typha-retirement", state: { ...inputs, deleted } };
-    }
-    if (args.type === HAND_OVER_TYPE) {
-      if (this.existing === undefined)
-        throw new Error("offline engine: a hand-over step without an existing cluster");
-      return {
-        id: "network-policy-agent-hand-over",
-        state: { ...inputs, ...this.existing.handOver(this.simulated) },
-      };
-    }
-    if (args.type === AWS_NODE_CHECK_TYPE) {
-      if (this.existing === undefined)
-        throw new Error("offline engine: an aws-node check without an existing cluster");
-      const settings = inputs.settings as Record<string, string>;
-      return {
-        id: "vpc-cni-aws-node-check",
-        state: { ...inputs, ...this.existing.checkAwsNode(settings, this.simulated) },
-      };
-    }
+    // A step that reads or changes the cluster when it runs: nothing of what it finds is known.
+    if (args.type.startsWith(DYNAMIC)) return { id: placeholder("step", args.name), state: inputs };
     // `import`: the existing resource must be there (only the existing cluster's add-on can be).
     if (args.id !== undefined && args.id !== "") {
       if (args.type !== "aws:eks/addon:Addon" || this.existing === undefined) {
@@ -266,14 +183,6 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     const id = args.id || placeholder(`${shortType(args.type)}-id`, args.name);
     const state: Record<string, unknown> = { ...inputs };
-    if (args.type === "pulumi:providers:kubernetes") {
-      this.upserting.set(
-        id,
-        inputs.upsertExistingObjects === true || inputs.upsertExistingObjects === "true",
-      );
-      const note = this.behindKubeconfig?.describeOnce(inputs);
-      if (note !== undefined) this.simulated.push(note);
-    }
     if (args.type.startsWith("aws:")) {
       const service = args.type.split(":")[1].split("/")[0];
       state.arn = offlineArn(this.region ?? "", service, placeholder(shortType(args.type), args.name), false);
@@ -290,28 +199,17 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     name: string,
     inputs: Record<string, unknown>,
   ): Record<string, unknown> {
-    switch (type) {
-      case "eks:index:Cluster":
-        return clusterOutputs(name, inputs, this.region ?? "");
-      case KUBECONFIG_CLUSTER_TYPE:
-        // Its nodes exist before anything is applied through its provider.
-        this.behindKubeconfig = new KubeconfigClusterWorld(this.simulation.kubeconfigCluster);
-        this.groups.set("kubeconfig-cluster", this.behindKubeconfig.nodes());
-        return {};
-      case "eks:index:ManagedNodeGroup": {
-        // What AWS runs: a new group at its desiredSize, a deployed one at the desired size it keeps or gets.
-        const applied = this.deployedGroups.apply(name, inputs);
-        const scalingConfig = { ...(inputs.scalingConfig as object), desiredSize: applied.desiredSize };
-        const nodes = nodesOfGroup(name, { ...inputs, scalingConfig });
-        this.groups.set(name, nodes);
-        this.simulated.push(
-          `${name}: ${nodes.length} node${nodes.length === 1 ? "" : "s"} (${applied.note})`,
-        );
-        return managedNodeGroupOutputs(name, { ...inputs, scalingConfig });
-      }
-      default:
-        if (type.startsWith("eks:")) throw new Error(`offline engine: unexpected remote component ${type}`);
-        return {};
+    if (type === "eks:index:Cluster") return clusterOutputs(name, inputs, this.region ?? "");
+    if (type === "eks:index:ManagedNodeGroup") {
+      // What AWS runs: a new group at its desiredSize, a deployed one at the desired size it keeps or gets.
+      const applied = this.deployedGroups.apply(name, inputs);
+      this.groupSizes.set(name, applied.desiredSize);
+      const count = `${applied.desiredSize} node${applied.desiredSize === 1 ? "" : "s"}`;
+      this.simulated.push(`${name}: ${count} (${applied.note})`);
+      const scalingConfig = { ...(inputs.scalingConfig as object), desiredSize: applied.desiredSize };
+      return managedNodeGroupOutputs(name, { ...inputs, scalingConfig });
     }
+    if (type.startsWith("eks:")) throw new Error(`offline engine: unexpected remote component ${type}`);
+    return {};
   }
 }

@@ -2,15 +2,13 @@
  * The managed node groups AWS already has for the stack: those the last update's `nodeGroupScaling`
  * output names (stacks/scaling-output.ts), each at the desired size it recorded, or at the one an
  * autoscaler set since (NodeGroupSimulation). A stack last updated before that output named its groups in
- * `nodeGroupNames` only: their sizes come from the simulation (`legacySizes`), since no output has them. Answers aws.eks.getNodeGroup, and decides what an
- * eks:index:ManagedNodeGroup registration leaves on AWS: a new group starts at its desiredSize; a
- * deployed one keeps its desired size while the update ignores it, and EKS refuses a size range the
- * desired size it gets does not fit.
+ * `nodeGroupNames` only: their sizes come from the simulation (`legacySizes`), since no output has them. Answers aws.eks.getNodeGroup, and the
+ * desired size an eks:index:ManagedNodeGroup registration leaves on AWS: a new group's desiredSize; a
+ * deployed one keeps its desired size while the update ignores it.
  */
 import { UnanswerableCall } from "./aws-calls";
 import { eksNodeGroupName } from "./eks";
 import { placeholder } from "./placeholders";
-import { SimulatedFailure } from "./workloads";
 import { type DeployedScaling, previousNodeGroupScaling } from "../../stacks/scaling-output";
 
 /** What happened to the stack's node groups outside Pulumi since its last update. */
@@ -94,13 +92,10 @@ export class DeployedNodeGroups {
   }
 
   /**
-   * What registering the eks:index:ManagedNodeGroup `resourceName` leaves on AWS. A deployed group whose
-   * size range changes gets its whole scaling config from the Terraform provider, in UpdateNodegroupConfig
-   * (internal/service/eks/node_group.go), with the desired size the program passed, or under
-   * ignoreScalingChanges the one in Pulumi's state (here: the last update's); EKS refuses a range it does
-   * not fit ("Minimum capacity X can't be greater than desired size Y", hashicorp/terraform-provider-aws
-   * #18310; "desiredSize can't be greater than maxSize", ministryofjustice/cloud-platform-infrastructure
-   * #4595).
+   * The desired size registering the eks:index:ManagedNodeGroup `resourceName` leaves on AWS. A deployed
+   * group whose size range changes gets its whole scaling config from the Terraform provider, in
+   * UpdateNodegroupConfig (internal/service/eks/node_group.go), with the desired size the program passed,
+   * or under ignoreScalingChanges the one in Pulumi's state (here: the last update's).
    */
   apply(resourceName: string, inputs: Record<string, unknown>): AppliedNodeGroup {
     const scaling = (inputs.scalingConfig ?? {}) as {
@@ -112,32 +107,17 @@ export class DeployedNodeGroups {
     const group = this.byName.get(eksNodeGroupName(resourceName));
     if (group === undefined) return { desiredSize: wanted, note: "its desiredSize" };
     const ignored = inputs.ignoreScalingChanges === true;
-    const rangeChanges = scaling.minSize !== group.minSize || scaling.maxSize !== group.maxSize;
-    if (ignored && !rangeChanges) {
+    if (ignored && scaling.minSize === group.minSize && scaling.maxSize === group.maxSize) {
       return {
         desiredSize: this.current(group),
         note: "the desired size it runs at; desiredSize is ignored",
       };
     }
-    const sent = ignored ? group.desiredSize : wanted;
-    const min = scaling.minSize ?? 0;
-    const max = scaling.maxSize ?? 0;
-    const refused =
-      min > sent
-        ? `Minimum capacity ${min} can't be greater than desired size ${sent}`
-        : sent > max
-          ? "desiredSize can't be greater than maxSize"
-          : undefined;
-    if (refused !== undefined) {
-      throw new SimulatedFailure(
-        `${resourceName}: updating EKS Node Group (${group.nodeGroupName}) config: InvalidParameterException: ${refused}`,
-      );
-    }
-    return {
-      desiredSize: sent,
-      note: ignored
-        ? "the desired size in Pulumi's state, sent with the new size range"
-        : "the desired size this update sets",
-    };
+    return ignored
+      ? {
+          desiredSize: group.desiredSize,
+          note: "the desired size in Pulumi's state, sent with the new size range",
+        }
+      : { desiredSize: wanted, note: "the desired size this update sets" };
   }
 }

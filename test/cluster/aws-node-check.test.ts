@@ -7,14 +7,15 @@
  * add-ons ("Both types of fields are tagged with manager: eks", EKS user guide,
  * kubernetes-field-management). Without it, `up` fails with the check's message; as the add-on writes it,
  * `up` passes and a preview changes nothing; edited with kubectl, as an update with PRESERVE leaves it, a
- * preview plans the check to run and `up` fails naming each edited key, in the words the offline plan uses
- * when told of the same edits; set right again, nothing is left to change.
+ * preview plans the check to run and `up` fails naming each edited key, in the words of the check's own
+ * refusal (awsNodeRefusal, unit-tested in test/aws-node-check.test.ts) for the same DaemonSet; set right
+ * again, nothing is left to change. What the check finds is known after up in the offline plan.
  */
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
-import { evaluateStack, evaluateStackExpectingError } from "../../offline/engine";
-import type { AwsNodeEdits } from "../../offline/world/aws-node";
+import { KNOWN_AFTER_UP, evaluateStack } from "../../offline/engine";
 import { AWS_NODE_CHECK_TYPE } from "../../components/existing-cluster/aws-node-check";
+import { awsNodeRefusal } from "../../components/existing-cluster/aws-node";
 import { compare, disagreements, summary } from "./agreement";
 import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
 
@@ -62,13 +63,14 @@ function refusalOf(message: string): string {
 describe("the aws-node check, run by the real engine", function () {
   this.timeout(20 * 60_000);
 
-  it("fails up naming a setting edited on aws-node, as the offline plan does, and changes nothing once set right", async function () {
-    const simulate = { existingCluster: { nodes: 2 } };
-    const planned = (await evaluateStack(STACK, { simulate })).resources.find(
-      (r) => r.type === AWS_NODE_CHECK_TYPE,
-    );
+  it("fails up naming a setting edited on aws-node, in the check's own words, and changes nothing once set right", async function () {
+    const plan = await evaluateStack(STACK);
+    const planned = plan.resources.find((r) => r.type === AWS_NODE_CHECK_TYPE);
     assert.ok(planned, "the existing-cluster plan has the aws-node check");
     const settings = planned.inputs.settings as Record<string, string>;
+    // What the check reads is known only once it has run.
+    assert.equal((plan.outputs.vpcCni as { settings: unknown }).settings, KNOWN_AFTER_UP);
+    const cluster = String(planned.inputs.cluster);
     const c = await EngineCase.start("aws-node check", {
       stack: "dev",
       program: PROGRAM,
@@ -84,11 +86,15 @@ describe("the aws-node check, run by the real engine", function () {
         const result = c.cluster.kubectl(args, input);
         assert.ok(result.ok, result.output);
       };
-      const offline = async (awsNodeEdits: AwsNodeEdits) => {
-        const { error } = await evaluateStackExpectingError(STACK, {
-          simulate: { existingCluster: { ...simulate.existingCluster, awsNodeEdits } },
-        });
-        return refusalOf(String(error));
+      /** The check's refusal for AWS_NODE with its aws-node env entry and agent arg as given. */
+      const expected = (annotatePodIp: string, agentArg: string) => {
+        const edited = structuredClone(AWS_NODE);
+        const [node, agent] = edited.spec.template.spec.containers;
+        node.env = (node.env ?? []).map((e) =>
+          e.name === "ANNOTATE_POD_IP" ? { ...e, value: annotatePodIp } : e,
+        );
+        (agent.args ?? [])[1] = agentArg;
+        return refusalOf(String(awsNodeRefusal(cluster, edited, settings)));
       };
       /** `pulumi up`, which must fail; the check's message as the user reads it. */
       const refused = async () => {
@@ -135,7 +141,7 @@ describe("the aws-node check, run by the real engine", function () {
       assert.match(oneEdit, /env\.ANNOTATE_POD_IP is "false" on container aws-node/);
       compare(
         "aws-node check: a kubectl-edited env entry is refused",
-        await offline({ "env.ANNOTATE_POD_IP": "false" }),
+        expected("false", "--enable-network-policy=false"),
         oneEdit,
         "engine",
       );
@@ -149,7 +155,7 @@ describe("the aws-node check, run by the real engine", function () {
       );
       compare(
         "aws-node check: a kubectl-edited agent arg and env entry are both refused",
-        await offline({ "env.ANNOTATE_POD_IP": "false", enableNetworkPolicy: "true" }),
+        expected("false", "--enable-network-policy=true"),
         twoEdits,
         "engine",
       );

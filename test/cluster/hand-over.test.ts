@@ -3,23 +3,25 @@
  * the real engine, as `pulumi up` runs it for an existing cluster turning a running agent off
  * (test/cluster/programs/existing-cluster-steps.ts registers it alone). `up` fails with its message before
  * calico-node exists, and while a NetworkPolicy or an object of the agent's API group (networking.k8s.aws,
- * served here by CRDs of the same shape) is left, naming each, as the offline plan says when told what is
- * left; it passes once they are gone. Calico comes first from this program itself (a kubeconfig stack
- * on the same cluster, its probe off: in an existing-cluster stack the probe follows the step).
+ * served here by CRDs of the same shape) is left, naming each, in the words of the step's own refusal
+ * (handOverRefusal, unit-tested in test/network-policy-agent.test.ts); it passes once they are gone. What
+ * the step finds is known after up in the offline plan. Calico comes first from this program itself (a
+ * kubeconfig stack on the same cluster, its probe off: in an existing-cluster stack the probe follows
+ * the step).
  */
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
-import { type ConfigOverrides, evaluateStack, evaluateStackExpectingError } from "../../offline/engine";
+import { type AwsSimulation, type ConfigOverrides, evaluateStack } from "../../offline/engine";
 import { HAND_OVER_TYPE } from "../../components/existing-cluster/hand-over-step";
-import type { ExistingClusterSimulation } from "../../offline/world/existing";
+import { handOverRefusal } from "../../components/existing-cluster/agent-hand-over";
 import { EngineStack } from "../../local-cluster/pulumi";
 import { compare, disagreements, summary } from "./agreement";
 import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
 
 const STACK = "existing.example";
 const CONFIG: ConfigOverrides = { "eks-calico:cluster.existing.networkPolicyAgent": "off" };
-const AGENT_ON: ExistingClusterSimulation = {
-  vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' },
+const AGENT_ON: AwsSimulation = {
+  existingCluster: { vpcCni: { managed: true, configurationValues: '{"enableNetworkPolicy":"true"}' } },
 };
 const PROGRAM = path.join(__dirname, "programs", "existing-cluster-steps.ts");
 
@@ -87,9 +89,8 @@ function refusalOf(message: string): string {
 describe("the network-policy agent's hand-over step, run by the real engine", function () {
   this.timeout(20 * 60_000);
 
-  it("fails up until calico-node is ready and nothing is left for the agent, naming what is, as offline", async function () {
-    const simulation = { existingCluster: { ...AGENT_ON, nodes: 2 } };
-    const planned = (await evaluateStack(STACK, { config: CONFIG, simulate: simulation })).resources.find(
+  it("fails up until calico-node is ready and nothing is left for the agent, naming what is, in the step's words", async function () {
+    const planned = (await evaluateStack(STACK, { config: CONFIG, simulate: AGENT_ON })).resources.find(
       (r) => r.type === HAND_OVER_TYPE,
     );
     assert.ok(planned, "the existing-cluster plan turning the agent off has the hand-over step");
@@ -123,7 +124,7 @@ describe("the network-policy agent's hand-over step, run by the real engine", fu
       });
       assertSucceeded(await calico.run("up"), "pulumi up of Calico");
 
-      // What the agent left: refused, every object named, and the offline plan says the same.
+      // What the agent left: refused, every object named, as the step's refusal names them.
       for (const crd of [
         agentCrd("policyendpoints", "PolicyEndpoint", "Namespaced"),
         agentCrd("clusternetworkpolicies", "ClusterNetworkPolicy", "Cluster"),
@@ -146,15 +147,9 @@ describe("the network-policy agent's hand-over step, run by the real engine", fu
         LEFT_NAMES.every((name) => real.includes(name)),
         real,
       );
-      const offline = await evaluateStackExpectingError(STACK, {
-        config: CONFIG,
-        simulate: {
-          existingCluster: { ...AGENT_ON, nodes: c.cluster.state.nodes, networkPolicies: LEFT_NAMES },
-        },
-      });
       compare(
-        "hand-over: what is left is refused, in the same words",
-        refusalOf(String(offline.error)),
+        "hand-over: what is left is refused, in the step's own words",
+        refusalOf(String(handOverRefusal(String(planned.inputs.cluster), { remaining: LEFT_NAMES }))),
         real,
         "engine",
       );
