@@ -89,8 +89,12 @@ async function rollout(): Promise<RealRollout> {
     const daemonSet = planObjects(after).find((o) => o.object.kind === "DaemonSet");
     if (daemonSet === undefined) throw new Error("the plan has no DaemonSet");
     const started = Date.now();
-    const refusals = await cluster.update([daemonSet]);
-    if (refusals.length > 0) throw new Error(refusals.join("\n"));
+    // The new release's pod template, applied over the one created above.
+    const applied = cluster.kubectl(
+      ["apply", "--server-side", "--force-conflicts", "--field-manager", "eks-calico-bench", "-f", "-"],
+      JSON.stringify(daemonSet.object),
+    );
+    if (!applied.ok) throw new Error(applied.output);
     await waitFor(
       "the calico-node rollout",
       async () => {

@@ -1,8 +1,8 @@
 /**
  * A local cluster shaped like a stack (index.ts) and what its real controllers and scheduler report. The
  * real engine deploys onto it (local-cluster/pulumi/); for what only pulumi-kubernetes 4.29 and later
- * decide, and for the benchmark, a plan's Calico objects are created and updated here with the requests
- * that provider sends (provider-requests.ts).
+ * decide, and for the benchmark, a plan's Calico objects are created here with the requests that provider
+ * sends (provider-requests.ts).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -24,7 +24,7 @@ import {
   type ProviderSettings,
   fieldManagerOf,
   providerCreate,
-  providerUpdate,
+  providerPreviewUpdate,
 } from "./provider-requests";
 import { type ClusterState, downCluster, requireTools, upCluster } from "./index";
 
@@ -120,17 +120,6 @@ export class LocalCluster {
     });
   }
 
-  /** Updates each object in place as pulumi-kubernetes does; returns the refusals. */
-  async update(objects: readonly PlannedObject[]): Promise<string[]> {
-    return this.write(objects, (planned) => {
-      const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
-      const answer = providerUpdate(this.api.credentials, planned.object, planned.provider, manager, {
-        ignore: planned.ignore,
-      });
-      return { manager, answer };
-    });
-  }
-
   /** Sends each object's request in turn; keeps the field manager of each accepted one, as the state does. */
   private async write(
     objects: readonly PlannedObject[],
@@ -158,12 +147,12 @@ export class LocalCluster {
     const changed: string[] = [];
     for (const planned of objects) {
       const manager = fieldManagerOf(planned.object, this.managers.get(planned.urn));
-      const { refusal, live, result } = await providerUpdate(
+      const { refusal, live, result } = await providerPreviewUpdate(
         this.api.credentials,
         planned.object,
         planned.provider,
         manager,
-        { dryRun: true, ignore: planned.ignore },
+        planned.ignore,
       );
       const differences = live && result ? differencesOf(comparable(live), comparable(result)) : [];
       if (refusal) changed.push(refusal);

@@ -1,9 +1,11 @@
 /**
- * The requests pulumi-kubernetes (4.34, server-side apply mode) sends to create and to update an object,
- * replayed against the local API server, because the provider itself cannot be built here
- * (docs/real-cluster.md). From provider/pkg/await/await.go (Creation, Update, ssaUpdate,
- * fixCSAFieldManagers, handleSSAIgnoreFields, patchForce) and provider/pkg/provider/provider.go
- * (fieldManagerName):
+ * The requests pulumi-kubernetes 4.34 (server-side apply mode) sends to create an object, and to preview
+ * an update of it, replayed against the local API server for the one behaviour the engine here cannot
+ * show: pulumi-resource-kubernetes v4.25.0, the newest the Go module proxy serves, creates by a
+ * server-side apply that upserts, where 4.29 and later answer AlreadyExists unless the provider sets
+ * `upsertExistingObjects` (the `[replay: ...]` cases of test/cluster/redeploy.test.ts). Every other case
+ * runs on the real engine. From provider/pkg/await/await.go (Creation, Update, ssaUpdate,
+ * handleSSAIgnoreFields, patchForce) and provider/pkg/provider/provider.go (fieldManagerName):
  * - the field manager is the `pulumi.com/patchFieldManager` annotation, else the name kept in the
  *   resource's state since its create, else a new `pulumi-kubernetes-<random>` name;
  * - a create through a provider with `upsertExistingObjects` is a server-side apply (PATCH,
@@ -12,15 +14,14 @@
  *   object on create); it does not move kubectl's fields first;
  * - a create through a provider without it is a POST with the static field manager `pulumi-kubernetes`:
  *   AlreadyExists when the object is there;
- * - an update first hands the fields of kubectl's and the provider's client-side entries to the field
- *   manager (fixCSAFieldManagers; not in a preview), settles `ignoreChanges` paths against the live object,
- *   then sends a server-side apply, forced as patchForce decides with the live object.
+ * - a preview of an update settles `ignoreChanges` paths against the live object, then sends a dry-run
+ *   server-side apply, forced as patchForce decides with the live object.
  */
 import { randomBytes } from "node:crypto";
 import { type Credentials, isKubeRequestError, kubeRequest } from "../components/kubernetes/client";
 import { type ObjectRef, objectPath } from "../components/calico/takeover/run";
 import { FIELD_MANAGER_ANNOTATION } from "../components/calico/takeover";
-import { type ManagedFieldsEntry, handOver } from "../components/calico/takeover/managed-fields";
+import type { ManagedFieldsEntry } from "../components/calico/takeover/managed-fields";
 
 export interface ProviderSettings {
   /** `upsertExistingObjects` of the object's provider. */
@@ -68,23 +69,6 @@ export interface ProviderAnswer {
   readonly live?: KubeObject;
 }
 
-/** fixCSAFieldManagers' managers: a prefix of the entry's manager name and its operation. */
-const CLIENT_SIDE_MANAGERS: readonly (readonly [string, string])[] = [
-  ["kubectl", "Apply"],
-  ["kubectl", "Update"],
-  ["before-first-apply", "Update"],
-  ["pulumi-kubernetes", "Update"],
-  ["pulumi-kubernetes.exe", "Update"],
-  ["pulumi-resource-kubernetes", "Update"],
-];
-
-/** An entry fixCSAFieldManagers hands over (fluxcd/pkg ssa PatchReplaceFieldsManagers matches by prefix). */
-export function providerHandsOver(entry: ManagedFieldsEntry): boolean {
-  return CLIENT_SIDE_MANAGERS.some(
-    ([prefix, operation]) => (entry.manager ?? "").startsWith(prefix) && entry.operation === operation,
-  );
-}
-
 const PROVIDER_CLIENT_SIDE = new Set([
   "pulumi-resource-kubernetes",
   "pulumi-kubernetes",
@@ -129,23 +113,18 @@ function applyQuery(manager: string, force: boolean, dryRun: boolean, validation
   ].join("&");
 }
 
-/**
- * Creates `object` as the provider would, with field manager `manager` (fieldManagerOf). `dryRun` is a
- * preview's request (`dryRun=All`): the object the API server would hold is returned instead.
- */
+/** Creates `object` as the provider would, with field manager `manager` (fieldManagerOf). */
 export async function providerCreate(
   credentials: Credentials,
   object: KubeObject,
   settings: ProviderSettings,
   manager: string,
-  options: { dryRun?: boolean } = {},
 ): Promise<ProviderAnswer> {
-  const dryRun = options.dryRun ?? false;
   try {
     const path = await objectPath(credentials, refOf(object));
     if (settings.upsert) {
-      const force = patchForce(object, undefined, settings, dryRun);
-      const query = applyQuery(manager, force, dryRun, "Warn");
+      const force = patchForce(object, undefined, settings, false);
+      const query = applyQuery(manager, force, false, "Warn");
       const result = await kubeRequest<KubeObject>(
         credentials,
         "PATCH",
@@ -159,7 +138,7 @@ export async function providerCreate(
     const result = await kubeRequest<KubeObject>(
       credentials,
       "POST",
-      `${collection}?fieldManager=pulumi-kubernetes${dryRun ? "&dryRun=All" : ""}`,
+      `${collection}?fieldManager=pulumi-kubernetes`,
       object,
     );
     return { result };
@@ -207,42 +186,29 @@ function settleIgnored(object: KubeObject, live: KubeObject, manager: string, ig
 }
 
 /**
- * Updates `object` in place as the provider would (its field manager `manager`, ignoreChanges paths
- * `ignore`). `dryRun` is a preview: no hand-over, a dry-run apply, the object the server would hold.
+ * A preview of an update of `object` as the provider sends it (its field manager `manager`, ignoreChanges
+ * paths `ignore`): a dry-run apply; the object the server would hold, and the live one it read.
  */
-export async function providerUpdate(
+export async function providerPreviewUpdate(
   credentials: Credentials,
   object: KubeObject,
   settings: ProviderSettings,
   manager: string,
-  options: { dryRun?: boolean; ignore?: readonly string[] } = {},
+  ignore: readonly string[] = [],
 ): Promise<ProviderAnswer> {
-  const dryRun = options.dryRun ?? false;
   try {
     const path = await objectPath(credentials, refOf(object));
-    const read = await kubeRequest<KubeObject>(credentials, "GET", path);
-    let live = read;
-    const entries = live.metadata.managedFields ?? [];
-    const moved = dryRun || entries.length === 0 ? undefined : handOver(entries, manager, providerHandsOver);
-    if (moved) {
-      live = await kubeRequest<KubeObject>(
-        credentials,
-        "PATCH",
-        path,
-        [{ op: "replace", path: "/metadata/managedFields", value: moved.managedFields }],
-        "application/json-patch+json",
-      );
-    }
-    const inputs = settleIgnored(object, live, manager, options.ignore ?? []);
-    const force = patchForce(inputs, live, settings, dryRun);
+    const live = await kubeRequest<KubeObject>(credentials, "GET", path);
+    const inputs = settleIgnored(object, live, manager, ignore);
+    const force = patchForce(inputs, live, settings, true);
     const result = await kubeRequest<KubeObject>(
       credentials,
       "PATCH",
-      `${path}?${applyQuery(manager, force, dryRun)}`,
+      `${path}?${applyQuery(manager, force, true)}`,
       inputs,
       "application/apply-patch+yaml",
     );
-    return { result, live: read };
+    return { result, live };
   } catch (error) {
     return refusalOf(object, error);
   }
