@@ -96,7 +96,7 @@ describe("Typha's autoscaler", () => {
     ]);
     assert.equal(deployment.spec.replicas, 1);
     assert.equal(pod.serviceAccountName, "calico-typha-autoscaler");
-    assert.deepEqual(pod.tolerations, calicoNode().pod.tolerations);
+    assert.deepEqual(pod.tolerations, [{ operator: "Exists" }], "every taint, as calico-node");
     assert.deepEqual(pod.nodeSelector, { "kubernetes.io/os": "linux" });
     assert.equal(pod.securityContext?.runAsNonRoot, true);
     assert.equal(container.securityContext?.readOnlyRootFilesystem, true);
