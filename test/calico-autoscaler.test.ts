@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import { AUTOSCALER_VERSION, ladderReplicas, typhaLadder } from "../components/calico/autoscaler";
 import { typhaReplicas } from "../components/calico/typha";
-import { calicoNode, find, render } from "./calico-fixtures";
+import { find, render } from "./calico-fixtures";
 
 describe("Typha's autoscaler", () => {
   it("has a ladder that gives the operator's Typha formula at every node count up to 5,000", () => {
