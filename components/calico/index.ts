@@ -23,7 +23,7 @@ import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
 import { createCrds, takeoverOf } from "./crd-resources";
 import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
-import { calicoOutputs } from "./outputs";
+import { type CalicoInstall, calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
@@ -103,7 +103,7 @@ type Options = pulumi.CustomResourceOptions;
  * Typha in front of the API server, and the CRDs and RBAC they need. Create it after the node groups
  * (pass them in `dependsOn`): with no nodes the DaemonSet is trivially "ready".
  */
-export class CalicoPolicyOnly extends pulumi.ComponentResource {
+export class CalicoPolicyOnly extends pulumi.ComponentResource implements CalicoInstall {
   /** How Calico was installed: "manifest". */
   readonly installer: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;

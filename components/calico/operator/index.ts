@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { countOutputs, isDaemonSetReady, readyReplicas, type DaemonSetCounts } from "../status";
 import type { MaxUnavailable } from "../rollout";
 import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "../probe";
-import { calicoOutputs } from "../outputs";
+import { type CalicoInstall, calicoOutputs } from "../outputs";
 import {
   renderApiServer,
   renderInstallation,
@@ -58,7 +58,7 @@ class TigeraStatusRead extends k8s.apiextensions.CustomResource {
   declare readonly status: pulumi.Output<TigeraStatus["status"]>;
 }
 
-export class CalicoOperator extends pulumi.ComponentResource {
+export class CalicoOperator extends pulumi.ComponentResource implements CalicoInstall {
   readonly installer: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;
   readonly version: pulumi.Output<string>;
