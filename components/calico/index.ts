@@ -29,7 +29,7 @@ import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
-import type { AfterCalico } from "./running";
+import type { AfterCalico } from "../kubernetes/after-calico";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -80,7 +80,7 @@ export interface CalicoPolicyOnlyArgs {
    * node groups) does.
    */
   probe?: CalicoProbeArgs;
-  /** What must follow calico-node's readiness, before the probe (./running.ts). */
+  /** What must follow calico-node's readiness, before the probe (components/kubernetes/after-calico.ts). */
   afterCalico?: AfterCalico;
   /**
    * How `provider` reaches the cluster: for the CRDs' provider, and for the takeover step (./takeover),

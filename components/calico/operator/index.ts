@@ -20,7 +20,7 @@ import {
 import { operatorObjectName, renderOperatorObjects } from "./objects";
 import { requireOperatorVersion } from "./releases";
 import { CALICO_SYSTEM_NAMESPACE } from "./settings";
-import type { AfterCalico } from "../running";
+import type { AfterCalico } from "../../kubernetes/after-calico";
 import { calicoAvailable, operatorTyphaReplicas, type TigeraStatus } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 
@@ -47,7 +47,7 @@ export interface CalicoOperatorArgs {
   readinessTimeoutMinutes: number;
   /** The enforcement probe, run once the Installation is Ready; undefined turns it off. */
   probe?: CalicoProbeArgs;
-  /** What must follow the Installation's readiness, before the probe (../running.ts). */
+  /** What must follow the Installation's readiness, before the probe (components/kubernetes/after-calico.ts). */
   afterCalico?: AfterCalico;
 }
 
