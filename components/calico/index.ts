@@ -1,7 +1,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { DEFAULT_AUTOSCALER_REGISTRY, autoscalerObjectList } from "./autoscaler";
-import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY, DEFAULT_CALICO_VERSION } from "./defaults";
+import { autoscalerObjectList } from "./autoscaler";
+import {
+  DEFAULT_AUTOSCALER_REGISTRY,
+  DEFAULT_CALICO_NAMESPACE,
+  DEFAULT_CALICO_REGISTRY,
+  DEFAULT_CALICO_VERSION,
+} from "./defaults";
 import {
   childResourceName,
   renderCalicoObjectGroups,
