@@ -5,10 +5,7 @@
  * every update sees the outputs of the last one.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY } from "../components/calico/defaults";
-import { DEFAULT_MAX_UNAVAILABLE } from "../components/calico/rollout";
-import { renderCalicoNode } from "../components/calico/daemonset";
-import { conversionBlockers } from "../components/calico/operator/migration";
+import { migrationBlockers } from "../components/calico/operator/migration";
 import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
 import type { ConfigProblem } from "./problems";
 import type { CalicoConfig } from "./schema";
@@ -117,30 +114,4 @@ export function calicoStep(
     "set calico.reinstall: true to reinstall instead: this update removes the manifest install (its CRDs and your policies stay), the next installs the operator; pods created in between get no policy until then",
     blockers,
   );
-}
-
-/** Why the operator cannot migrate the manifest install `previous` described (empty when it can). */
-export function migrationBlockers(previous: PreviousCalico, version: string): string[] {
-  const namespace = previous.namespace ?? DEFAULT_CALICO_NAMESPACE;
-  const blockers: string[] = [];
-  // Calico's docs support a migration only from a manifest install of the operator's own release.
-  if (previous.version !== version) {
-    blockers.push(
-      `the release changes from ${previous.version ?? "an unknown release"} to ${version} in the same step; upgrade the manifest install first`,
-    );
-  }
-  if (namespace !== "kube-system") {
-    blockers.push(`it runs in ${namespace}; the operator converts only kube-system/calico-node`);
-  }
-  return [
-    ...blockers,
-    ...conversionBlockers(
-      renderCalicoNode(
-        namespace,
-        DEFAULT_CALICO_REGISTRY,
-        previous.version ?? version,
-        DEFAULT_MAX_UNAVAILABLE,
-      ),
-    ),
-  ];
 }

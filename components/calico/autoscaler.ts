@@ -21,8 +21,7 @@ import type {
   ServiceAccount,
 } from "./types";
 
-/** registry.k8s.io/cpa/cluster-proportional-autoscaler, pinned. */
-export const DEFAULT_AUTOSCALER_REGISTRY = "registry.k8s.io/cpa";
+/** The cluster-proportional-autoscaler release, pinned (its default registry: defaults.ts). */
 export const AUTOSCALER_VERSION = "v1.10.3";
 
 /** The ConfigMap key the autoscaler reads ladder parameters from. */

@@ -2,15 +2,15 @@
 import { z } from "zod";
 import { isRecord } from "./records";
 import {
+  DEFAULT_AUTOSCALER_REGISTRY,
   DEFAULT_CALICO_NAMESPACE,
   DEFAULT_CALICO_REGISTRY,
   DEFAULT_CALICO_VERSION,
   SUPPORTED_CALICO_MINORS,
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
-import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
 import { isPublishedCalicoRelease, releasesOfLine } from "../../components/calico/releases";
-import { DEFAULT_PROBE_REGISTRY } from "../../components/calico/probe/objects";
+import { DEFAULT_PROBE_REGISTRY } from "../../components/calico/probe/common";
 import { ALLOWED_WITHIN_SECONDS, POD_START_SECONDS } from "../../components/calico/probe/timing";
 import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
 import { DEFAULT_OPERATOR_REGISTRY, INSTALLERS } from "../../components/calico/operator/settings";
