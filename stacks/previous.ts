@@ -28,10 +28,7 @@ export interface PreviousCalico {
 export const PREVIOUS_OUTPUT_NAMES = [
   "calico",
   "network",
-  // A stack last updated before the `network` output: the ids its network is read from AWS by
-  // (stacks/legacy-network.ts).
-  "privateSubnetIds",
-  "publicSubnetIds",
+  // With no `network`: a stack 0.1.0 last updated (stacks/previous-network.ts).
   "vpcId",
   "nodeGroupScaling",
   // A stack last updated before `nodeGroupScaling`: its groups' EKS names (stacks/previous-scaling.ts).
