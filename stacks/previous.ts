@@ -31,8 +31,6 @@ export const PREVIOUS_OUTPUT_NAMES = [
   // With no `network`: a stack 0.1.0 last updated (stacks/previous-network.ts).
   "vpcId",
   "nodeGroupScaling",
-  // A stack last updated before `nodeGroupScaling`: its groups' EKS names (stacks/previous-scaling.ts).
-  "nodeGroupNames",
   "clusterCreator",
   "vpcCni",
   // The cluster a full stack made, and where: a rename or a region change would replace it
