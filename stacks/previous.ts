@@ -15,7 +15,7 @@ import type { CalicoConfig } from "./schema";
 
 /** The Calico install the stack's last update left, from its `calico` output. */
 export interface PreviousCalico {
-  /** "none" after the first step of a reinstall; stacks from before operator mode have no field: "manifest". */
+  /** "none" after the first step of a reinstall. */
   installer: Installer | "none";
   version?: string;
   namespace?: string;
@@ -60,7 +60,7 @@ export async function readPreviousOutputs(): Promise<PreviousOutputs> {
 export function previousCalico(outputs: PreviousOutputs): PreviousCalico | undefined {
   const calico = outputs.calico as Record<string, unknown> | undefined;
   if (calico === undefined || typeof calico !== "object") return undefined;
-  const installer = calico.installer ?? "manifest";
+  const installer = calico.installer;
   return {
     installer:
       installer === "none" || (INSTALLERS as readonly unknown[]).includes(installer)
