@@ -46,7 +46,6 @@ import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
 import { type RegionZones, type ZoneRequest } from "./zones";
-import { readLegacyNetwork } from "./legacy-network";
 import { layoutPodAddressProblems } from "./schema/pod-addresses";
 import { zoneCount } from "./schema/network";
 import { isRecord } from "./schema/records";
@@ -230,14 +229,10 @@ export async function loadStackSettings(): Promise<StackSettings> {
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
   const step = calicoStep(previousCalico(previous), config.calico);
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
-  // A stack from before the `network` output: what AWS has for its ids (stacks/legacy-network.ts).
-  const legacy = elsewhere === undefined ? await readLegacyNetwork(previous) : undefined;
   const network =
     elsewhere !== undefined
       ? { layout: undefined, notices: [] }
-      : legacy !== undefined && "problem" in legacy
-        ? { problems: [legacy.problem] }
-        : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous, legacy);
+      : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
   if (elsewhere === undefined) {
     const support = extendedSupportNotice(config.cluster.version, config.cluster.upgradePolicy, new Date());
@@ -254,10 +249,10 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
     ...("problems" in network ? network.problems : []),
-    // Node groups' pod addresses against the private subnets they get, in the layout in use.
-    ...(layout === undefined
+    // Node groups' pod addresses against the deployed private subnets they get (a new stack's slots: the schema).
+    ...(layout === undefined || previous.network === undefined
       ? []
-      : layoutPodAddressProblems(nodeGroups, layout, previous.network !== undefined || legacy !== undefined)),
+      : layoutPodAddressProblems(nodeGroups, layout)),
     ...("problems" in sizing ? sizing.problems : []),
     ...creatorAccessProblems(creator.creator, config.cluster.access),
   ];

@@ -12,7 +12,7 @@ import type { CalicoConfig } from "./schema";
 
 /** The Calico install the stack's last update left, from its `calico` output. */
 export interface PreviousCalico {
-  /** "none" after the first step of a reinstall; stacks from before operator mode have no field: "manifest". */
+  /** "none" after the first step of a reinstall. */
   installer: Installer | "none";
   version?: string;
   namespace?: string;
@@ -25,14 +25,9 @@ export interface PreviousCalico {
 export const PREVIOUS_OUTPUT_NAMES = [
   "calico",
   "network",
-  // A stack last updated before the `network` output: the ids its network is read from AWS by
-  // (stacks/legacy-network.ts).
-  "privateSubnetIds",
-  "publicSubnetIds",
+  // With no `network`: a stack 0.1.0 last updated (stacks/previous-network.ts).
   "vpcId",
   "nodeGroupScaling",
-  // A stack last updated before `nodeGroupScaling`: its groups' EKS names (stacks/previous-scaling.ts).
-  "nodeGroupNames",
   "clusterCreator",
   "vpcCni",
   // The cluster a full stack made, and where: a rename or a region change would replace it
@@ -62,7 +57,7 @@ export async function readPreviousOutputs(): Promise<PreviousOutputs> {
 export function previousCalico(outputs: PreviousOutputs): PreviousCalico | undefined {
   const calico = outputs.calico as Record<string, unknown> | undefined;
   if (calico === undefined || typeof calico !== "object") return undefined;
-  const installer = calico.installer ?? "manifest";
+  const installer = calico.installer;
   return {
     installer:
       installer === "none" || (INSTALLERS as readonly unknown[]).includes(installer)

@@ -83,8 +83,6 @@ describe("pod addresses per node", () => {
   });
 });
 
-// A type that fits the earlier equal split but not a new stack's slots (a p4d.24xlarge in a /20 over 2
-// AZs) is refused once the layout is known: test/network-deployed.test.ts.
 describe("subnets too small for a node's pods", () => {
   const refused: {
     title: string;
@@ -95,21 +93,21 @@ describe("subnets too small for a node's pods", () => {
     hint: string;
   }[] = [
     {
-      title: "c6in.32xlarge in a /22 VPC over 2 AZs (private subnets of /24 at most, in any layout)",
+      title: "c6in.32xlarge in a /22 VPC (private subnets of /25)",
       network: { cidr: "10.0.0.0/22" },
       groups: [group(["c6in.32xlarge"])],
       path: "nodeGroups[0].instanceTypes[0]",
       arithmetic:
-        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (network.cidr 10.0.0.0/22 over 2 AZs, in any layout) is at most a /24: 256 - 5 reserved by AWS = 251 addresses",
+        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 10.0.0.0/22) is a /25: 128 - 5 reserved by AWS = 123 addresses",
       hint: "/20",
     },
     {
-      title: "the second type of the second group, in a /21 VPC over 3 AZs (/24 private subnets at most)",
+      title: "the second type of the second group, in a /21 VPC over 3 AZs (/24 private subnets)",
       network: { cidr: "10.1.0.0/21", availabilityZones: 3 },
       groups: [group(["t3.small"]), group(["t3.medium", "c6in.32xlarge"], { name: "big" })],
       path: "nodeGroups[1].instanceTypes[1]",
       arithmetic:
-        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (network.cidr 10.1.0.0/21 over 3 AZs, in any layout) is at most a /24: 256 - 5 reserved by AWS = 251 addresses",
+        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 10.1.0.0/21) is a /24: 256 - 5 reserved by AWS = 251 addresses",
       hint: "/20",
     },
   ];

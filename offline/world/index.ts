@@ -69,7 +69,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly before: ExistingObjects;
   /** The managed node groups the stack's last update deployed. */
   private readonly deployedGroups: DeployedNodeGroups;
-  /** The stack's VPC and subnets on AWS, and the AZs offered now. */
+  /** The AZs AWS offers now. */
   private readonly deployedNetwork: DeployedNetworkWorld;
 
   constructor(
@@ -79,7 +79,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   ) {
     this.before = new ExistingObjects(simulation.existingObjects);
     this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
-    this.deployedNetwork = new DeployedNetworkWorld(previousOutputs, simulation.network, this.simulated);
+    this.deployedNetwork = new DeployedNetworkWorld(simulation.network, this.simulated);
   }
 
   /** The simulated cluster's nodes: every node group at its desired size. */
@@ -102,7 +102,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       }
       if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
       if ((NETWORK_CALLS as readonly string[]).includes(args.token)) {
-        return this.deployedNetwork.call(args.token, inputs, this.region ?? "");
+        return this.deployedNetwork.availabilityZones(inputs, this.region ?? "");
       }
       const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
       if (answer === undefined) {
