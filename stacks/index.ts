@@ -47,6 +47,7 @@ import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
 import { type RegionZones, type ZoneRequest } from "./zones";
 import { layoutPodAddressProblems } from "./schema/pod-addresses";
+import { nodeCapacity } from "./node-capacity";
 import { zoneCount } from "./schema/network";
 import { isRecord } from "./schema/records";
 import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
@@ -245,6 +246,20 @@ export async function loadStackSettings(): Promise<StackSettings> {
   // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
   const creator = elsewhere === undefined ? await clusterCreator(previous, clusterName) : { notices: [] };
   creator.notices.forEach((notice) => void pulumi.log.warn(notice));
+  // Every node's pod addresses, at the sizes the groups run and at maxSize, in the cluster's subnets.
+  const capacity =
+    layout === undefined
+      ? { problems: [], warnings: [] }
+      : nodeCapacity(
+          nodeGroups.map((g) => ({
+            name: g.name,
+            instanceTypes: g.instanceTypes,
+            nodes: "sizing" in sizing ? sizing.sizing[g.name].nodes : g.desiredSize,
+            maxSize: g.maxSize,
+          })),
+          layout,
+        );
+  capacity.warnings.forEach((warning) => void pulumi.log.warn(warning));
   // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
@@ -254,6 +269,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       ? []
       : layoutPodAddressProblems(nodeGroups, layout)),
     ...("problems" in sizing ? sizing.problems : []),
+    ...capacity.problems,
     ...creatorAccessProblems(creator.creator, config.cluster.access),
   ];
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {
