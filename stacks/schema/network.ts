@@ -1,4 +1,5 @@
 /** `network`: the VPC's address range, its AZs and its NAT gateways. */
+import { uniqueEntries } from "./lists";
 import { z } from "zod";
 import { MAX_ZONES, PUBLIC_SLOT_BITS, parseCidr, slotPrefixes } from "../../components/network/subnets";
 import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
@@ -33,14 +34,7 @@ const zoneList = (what: string) =>
     .array(z.string({ error: ZONE_RULE }).regex(ZONE, { error: ZONE_RULE }), {
       error: `must be a list of AZ names or zone IDs (${what})`,
     })
-    .superRefine((zones, ctx) => {
-      zones.forEach((zone, index) => {
-        const first = zones.indexOf(zone);
-        if (first < index) {
-          ctx.addIssue({ code: "custom", path: [index], input: zone, message: `repeats entry ${first}` });
-        }
-      });
-    });
+    .superRefine(uniqueEntries((zone: string) => zone));
 
 /** How many AZs `network` asks for: `availabilityZones`, else as many as `zones` lists, else the default. */
 export function zoneCount(network: Record<string, unknown>): unknown {

@@ -1,4 +1,5 @@
 /** `nodeGroups`: the managed node groups, their instances, AMI, disks, sizes, labels and taints. */
+import { uniqueEntries } from "./lists";
 import { z } from "zod";
 import {
   AMI_TYPES,
@@ -25,6 +26,9 @@ export const DISK_SIZE_GIB = { min: 20, max: 16384, default: 50 } as const;
 // auto-naming suffix): 63 - 8 - 8 leaves 47 for ours.
 const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export const MAX_NODE_GROUP_NAME = 63 - "cluster-".length - "-abcdef0".length;
+
+/** Instance types a node group on a launch template takes (EKS CreateNodegroup). */
+export const MAX_INSTANCE_TYPES = 20;
 
 /** EKS service quotas (adjustable through Service Quotas), named as the console names them. */
 export const EKS_QUOTAS = {
@@ -71,6 +75,12 @@ const nodeGroupSchema = z
           }),
       )
       .min(1, { error: "must list at least one instance type" })
+      // "If you specify launchTemplate, then ... you can specify 0-20 instance types for instanceTypes"
+      // (EKS API, CreateNodegroup instanceTypes; botocore 1.43.67 data/eks/2017-11-01/service-2.json).
+      .max(MAX_INSTANCE_TYPES, {
+        error: `must list at most ${MAX_INSTANCE_TYPES} instance types (EKS takes 0-20 with a launch template)`,
+      })
+      .superRefine(uniqueEntries((type: string) => type))
       .default(["t3.large"]),
     capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
     /** EKS-optimized AMI the nodes boot. */
