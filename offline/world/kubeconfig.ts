@@ -50,10 +50,7 @@ export class KubeconfigClusterWorld {
       typeof kubeconfig === "string"
         ? kubeconfigTarget(kubeconfig, typeof context === "string" ? context : undefined)
         : undefined;
-    const which =
-      read !== undefined && "target" in read
-        ? `context ${read.target.context} (${read.target.server})`
-        : "its context";
+    const which = read !== undefined ? `context ${read.context} (${read.server})` : "its context";
     const nodes = `${this.count} untainted node${this.count === 1 ? "" : "s"}`;
     return `cluster behind the kubeconfig, ${which}: not reachable offline, simulated as ${nodes}; its Kubernetes version and VPC CNI are not known`;
   }
