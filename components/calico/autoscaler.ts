@@ -24,6 +24,7 @@ import type {
 /** registry.k8s.io/cpa/cluster-proportional-autoscaler, pinned. */
 export const DEFAULT_AUTOSCALER_REGISTRY = "registry.k8s.io/cpa";
 export const AUTOSCALER_VERSION = "v1.10.3";
+export const AUTOSCALER_IMAGE = "cluster-proportional-autoscaler";
 
 /** The ConfigMap key the autoscaler reads ladder parameters from. */
 const LADDER_KEY = "ladder";
@@ -176,7 +177,7 @@ function renderAutoscalerDeployment(namespace: string, registry: string, typha: 
           containers: [
             {
               name: "autoscaler",
-              image: `${registry}/cluster-proportional-autoscaler:${AUTOSCALER_VERSION}`,
+              image: `${registry}/${AUTOSCALER_IMAGE}:${AUTOSCALER_VERSION}`,
               imagePullPolicy: "IfNotPresent",
               command: [
                 "/cluster-proportional-autoscaler",
