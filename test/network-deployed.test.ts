@@ -107,7 +107,7 @@ describe("deployed networks: the size rules of the layout in use", () => {
   });
 
   it("sizes pod addresses against the private subnets in use: an equal split's /22, a new stack's /23", () => {
-    const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"] }];
+    const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" }];
     // 750 addresses: the schema cannot refuse, a /20 over 2 AZs split equally gives /22 subnets.
     assert.deepEqual(validateConfig({ network: { cidr: "172.16.0.0/20" }, nodeGroups: groups }).ok, true);
     const fresh = networkLayout("172.16.0.0/20", request(2), usWest2(), {});
