@@ -55,7 +55,7 @@ describe("deployed networks: the size rules", () => {
   });
 
   it("sizes pod addresses against the slots in the schema, and a deployed stack's own subnets", () => {
-    const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"] }];
+    const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" }];
     // 750 addresses: a /20's private slots are /23s.
     const schema = validateConfig({ network: { cidr: "172.16.0.0/20" }, nodeGroups: groups });
     assert.ok(!schema.ok);
@@ -86,7 +86,9 @@ describe("deployed networks: the size rules", () => {
     const problems = await refusal("dev", {
       config: {
         ...network("dev", { cidr: "172.16.0.0/20" }),
-        "eks-calico:nodeGroups": [{ ...GROUP, instanceTypes: ["p4d.24xlarge"] }],
+        "eks-calico:nodeGroups": [
+          { ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" },
+        ],
       },
     });
     assert.deepEqual(

@@ -1,7 +1,8 @@
 /** A node's pod addresses must fit one private subnet: the arithmetic, the table, and the refusal. */
 import * as assert from "node:assert/strict";
 import { ENI_LIMIT_ROWS } from "../components/cluster/eni-limits";
-import { instanceArchitecture } from "../components/cluster/ami-types";
+import { amiTypesFor, instanceArchitecture } from "../components/cluster/ami-types";
+import { amiFamilyProblem } from "../components/cluster/ami-families";
 import { nodeAddressDemand, usableSubnetAddresses } from "../components/network/pod-addresses";
 import { validateConfig } from "../stacks";
 import { vpcPrefixFor } from "../stacks/schema/pod-addresses";
@@ -47,15 +48,18 @@ describe("pod addresses per node", () => {
   it("every listed Linux type passes the schema, and its architecture is read from its name", () => {
     const names = ENI_LIMIT_ROWS.flatMap(([, , types]) => types.split(" "));
     const refused = names.filter((instanceType) => {
+      // An AMI type that boots the family (components/cluster/ami-families.ts); g4ad has none.
+      const architecture = instanceArchitecture(instanceType) ?? "x86_64";
       const amiType =
-        instanceArchitecture(instanceType) === "arm64" ? "AL2023_ARM_64_STANDARD" : "AL2023_x86_64_STANDARD";
+        amiTypesFor(architecture).find((ami) => amiFamilyProblem(ami, instanceType) === undefined) ??
+        "AL2023_x86_64_STANDARD";
       const result = validateConfig({ nodeGroups: [group([instanceType], { amiType })] });
       // Types too small for the stack's own pods are refused by stacks/schema/pod-capacity.ts, not as names.
       return !result.ok && result.problems.some((p) => !p.rule.startsWith("holds at most"));
     });
     // Mac instances run macOS, which EKS nodes cannot; everything else EC2 lists must be accepted.
     assert.deepEqual(
-      refused.filter((n) => !n.startsWith("mac")),
+      refused.filter((n) => !n.startsWith("mac") && !n.startsWith("g4ad.")),
       [],
     );
     const mac = validateConfig({ nodeGroups: [group(["mac2.metal"])] });
@@ -126,7 +130,11 @@ describe("subnets too small for a node's pods", () => {
   }
 
   const accepted: { title: string; network: Record<string, unknown>; groups: Record<string, unknown>[] }[] = [
-    { title: "the default /16 with any type in the table", network: {}, groups: [group(["p4d.24xlarge"])] },
+    {
+      title: "the default /16 with any type in the table",
+      network: {},
+      groups: [group(["p4d.24xlarge"], { amiType: "AL2023_x86_64_NVIDIA" })],
+    },
     {
       title: "t3.large in a /22 (123 addresses per private subnet)",
       network: { cidr: "10.0.0.0/22" },

@@ -11,6 +11,8 @@ export const DEFAULT_CALICO_REGISTRY = "quay.io/calico";
 
 /** Registry holding the Typha autoscaler's image, cluster-proportional-autoscaler (autoscaler.ts). */
 export const DEFAULT_AUTOSCALER_REGISTRY = "registry.k8s.io/cpa";
+/** The cluster-proportional-autoscaler's image in that registry (its release: autoscaler.ts). */
+export const AUTOSCALER_IMAGE = "cluster-proportional-autoscaler";
 
 /** Namespace of calico-node and Typha; kube-system is where the classic policy-only install puts them. */
 export const DEFAULT_CALICO_NAMESPACE = "kube-system";

@@ -4,11 +4,14 @@ import { z } from "zod";
 import {
   AMI_TYPES,
   AMI_TYPE_NAMES,
+  type AmiType,
+  type Architecture,
   DEFAULT_AMI_TYPE,
   amiTypeRule,
   amiTypesFor,
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
+import { amiFamilyProblem } from "../../components/cluster/ami-families";
 import { instanceTypeProblem } from "./instance-types";
 import { labelsSchema, taintsSchema } from "./node-labels";
 import { isRecord } from "./records";
@@ -136,23 +139,31 @@ const nodeGroupSchema = z
         });
       }
       checkArchitecture(group, ctx);
+      checkAmiFamilies(group, ctx);
     },
     { when: () => true },
   );
+
+type GroupAmi = { instanceTypes?: unknown; amiType?: unknown };
+
+/** A group's instance types and AMI type, when both are of the right kind to check together. */
+function groupAmi(group: GroupAmi): { instanceTypes: unknown[]; amiType: AmiType } | undefined {
+  const { instanceTypes, amiType } = group;
+  if (!Array.isArray(instanceTypes) || typeof amiType !== "string" || !Object.hasOwn(AMI_TYPES, amiType)) {
+    return undefined;
+  }
+  return { instanceTypes, amiType: amiType as AmiType };
+}
 
 /**
  * EKS refuses a node group whose instance types do not match its AMI's architecture ("not a valid
  * instance type for requested amiType"), and one group boots one AMI, so it cannot mix architectures.
  */
-function checkArchitecture(
-  group: { instanceTypes?: unknown; amiType?: unknown },
-  ctx: z.core.$RefinementCtx,
-): void {
-  const { instanceTypes, amiType } = group;
-  if (!Array.isArray(instanceTypes) || typeof amiType !== "string" || !Object.hasOwn(AMI_TYPES, amiType)) {
-    return;
-  }
-  const wanted = AMI_TYPES[amiType as keyof typeof AMI_TYPES].architecture;
+function checkArchitecture(group: GroupAmi, ctx: z.core.$RefinementCtx): void {
+  const checked = groupAmi(group);
+  if (checked === undefined) return;
+  const { instanceTypes, amiType } = checked;
+  const wanted = AMI_TYPES[amiType].architecture;
   const typed = instanceTypes
     .filter((t): t is string => typeof t === "string")
     .map((instanceType) => ({ instanceType, architecture: instanceArchitecture(instanceType) }));
@@ -173,7 +184,43 @@ function checkArchitecture(
       code: "custom",
       path: ["instanceTypes", index],
       input: instanceType,
-      message: `is an ${architecture} instance type${architecture === "arm64" ? " (AWS Graviton)" : ""}, but amiType ${amiType} is ${wanted}: set amiType to one of ${amiTypesFor(architecture).join(", ")}`,
+      message: `is an ${architecture} instance type${architecture === "arm64" ? " (AWS Graviton)" : ""}, but amiType ${amiType} is ${wanted}: ${fix(bootable(architecture, instanceType))}`,
+    });
+  });
+}
+
+/** What to do about an instance type that these AMI types boot. */
+function fix(amiTypes: readonly AmiType[]): string {
+  return amiTypes.length > 0
+    ? `set amiType to one of ${amiTypes.join(", ")}`
+    : "no AMI type this program offers supports it: pick another instance type";
+}
+
+/** The AMI types of an architecture that boot an instance type's family. */
+function bootable(architecture: Architecture, instanceType: string): AmiType[] {
+  return amiTypesFor(architecture).filter((other) => amiFamilyProblem(other, instanceType) === undefined);
+}
+
+/**
+ * The AMI type must boot each instance type's family (components/cluster/ami-families.ts, from the EKS
+ * User Guide). Types of the other architecture are left to {@link checkArchitecture}.
+ */
+function checkAmiFamilies(group: GroupAmi, ctx: z.core.$RefinementCtx): void {
+  const checked = groupAmi(group);
+  if (checked === undefined) return;
+  const { instanceTypes, amiType } = checked;
+  const wanted = AMI_TYPES[amiType].architecture;
+  instanceTypes.forEach((instanceType: unknown, index) => {
+    if (typeof instanceType !== "string" || instanceArchitecture(instanceType) !== wanted) return;
+    const problem = amiFamilyProblem(amiType, instanceType);
+    if (problem === undefined) return;
+    const others = bootable(wanted, instanceType);
+    ctx.addIssue({
+      code: "custom",
+      path: ["instanceTypes", index],
+      input: instanceType,
+      message: `${problem}, so amiType ${amiType} cannot run it`,
+      params: { hint: others.length > 0 ? `${fix(others)}, or pick another instance type` : fix(others) },
     });
   });
 }
