@@ -16,7 +16,7 @@ import { type ClusterAccess, adoptingProvider } from "./components/cluster/provi
 import { Network, type NetworkLayout, layoutOutput } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
-import type { AfterCalico } from "./components/calico/running";
+import type { AfterCalico } from "./components/kubernetes/after-calico";
 import { vpcCniConfiguration } from "./components/cluster/addons";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 import { sizedNodeGroups } from "./stacks/previous-scaling";

@@ -1,8 +1,8 @@
 /**
  * The AWS provider's ForceNew arguments for every AWS resource type the program registers (and the two
  * @pulumi/eks builds inside its components), read from the terraform-provider-aws schema. One row per
- * type, Terraform names (snake_case, nested blocks joined with "."). replacements.ts states its rules in
- * Pulumi names; test/replacement-sources.test.ts holds the two to each other.
+ * type, Terraform names (snake_case, nested blocks joined with "."), the one record of them: replacements.ts
+ * derives its rules' replaceOn from it in Pulumi names (forceNewInputs).
  */
 
 /** Which provider build the rows describe, and which copies of the source they were read from. */

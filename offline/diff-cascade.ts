@@ -5,7 +5,7 @@
  * in-place update changes that output (its rule's updateOutputs: a launch template's latestVersion)
  * changes too. Each such input is judged by the dependent's own rule, like a direct change.
  */
-import type { Effect, Operation, PropertyChange } from "./diff";
+import type { Effect, Operation, PropertyChange } from "./diff-types";
 import { type Providers, changedOutputs, effectOf, splitByIdentity } from "./diff-effects";
 import type { ResourceEntry } from "./plan";
 

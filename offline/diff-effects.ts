@@ -4,7 +4,7 @@
  * Also which parts of an input came from another resource's identity, for the cascades in diff-cascade.ts.
  */
 import { SECRET_MASK, type ResourceEntry } from "./plan";
-import type { Effect, PropertyChange } from "./diff";
+import type { Effect, PropertyChange } from "./diff-types";
 import { REPLACEMENT_RULES, type ReplacementRule, replacementRef, underPath } from "./replacements";
 import { shortType } from "./world/placeholders";
 

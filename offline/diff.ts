@@ -5,7 +5,8 @@
  * is decided inside @pulumi/eks or by AWS). Replacements, and updates that change an output, cascade to
  * resources built from the changed one (diff-cascade.ts); a node group's entry says what happens to its
  * nodes; protected resources that would be replaced or deleted are blocked, as `pulumi up` refuses them.
- * The rules per type are in replacements.ts; rendering is in diff-render.ts. Pure functions.
+ * The rules per type are in replacements.ts, the shapes in diff-types.ts; rendering is in diff-render.ts.
+ * Pure functions.
  *
  * Naming: a resource is shown as `<type> <name>` (with its URN path appended only if two resources share
  * both), followed by indented lines `<path>: <before> → <after>`, the path starting at the part of the
@@ -21,56 +22,9 @@ import { RESOURCES_FORMAT_VERSION, type ResourceEntry, type ResourcesDocument } 
 import { effectOf, ruleOf } from "./diff-effects";
 import { cascade, operationOf } from "./diff-cascade";
 import { underPath } from "./replacements";
+import type { Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
 
-/** What a change does: forces replacement, updates in place, is ignored, or may replace ("unknown"). */
-export type Effect = "replace" | "update" | "ignored" | "unknown";
-
-/** One property that differs; undefined stands for "absent". */
-export interface PropertyChange {
-  readonly path: string;
-  readonly before: unknown;
-  readonly after: unknown;
-  /** Undefined for stack outputs. */
-  readonly effect?: Effect;
-  /** Why, when it is not the plain value change (a cascade, an ignore rule). */
-  readonly note?: string;
-  /** For a change that forces replacement: the rule that says so (replacements.ts). */
-  readonly source?: string;
-}
-
-/** Pulumi's step for a resource; `same` resources appear only when they have ignored changes. */
-export type Operation = "create" | "update" | "replace" | "delete" | "unknown" | "same";
-
-export interface ResourceDiff {
-  /** `<type> <name>`. */
-  readonly heading: string;
-  /** URN without stack and project. */
-  readonly identity: string;
-  readonly op: Operation;
-  /** Empty for created and deleted resources. */
-  readonly changes: PropertyChange[];
-  /** Why `pulumi up` would refuse the step (a protected resource replaced or deleted). */
-  readonly blocked?: string;
-  /** The old resource goes before the new one exists (deleteBeforeReplace, or a fixed Kubernetes name). */
-  readonly deleteBeforeReplace?: boolean;
-  /** Deleted from the stack only: retainOnDelete leaves the object in the cloud or cluster. */
-  readonly retained?: boolean;
-  /** What the step does to the machines the resource runs (a node group's nodes), by its rule's rollout. */
-  readonly rollout?: string;
-  /** A protected resource that may be replaced: `pulumi up` stops if it is. */
-  readonly mayBlock?: string;
-}
-
-export interface PlanDiff {
-  readonly before: { readonly project: string; readonly stack: string };
-  readonly after: { readonly project: string; readonly stack: string };
-  readonly added: ResourceDiff[];
-  readonly removed: ResourceDiff[];
-  /** Updated, replaced or unknown, and unchanged resources whose changes are all ignored. */
-  readonly changed: ResourceDiff[];
-  readonly unchanged: number;
-  readonly outputs: PropertyChange[];
-}
+export type { Effect, Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
 
 /** The resources `pulumi up` would refuse to change: protected ones replaced or deleted. */
 export function blockedResources(diff: PlanDiff): ResourceDiff[] {

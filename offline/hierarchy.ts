@@ -1,5 +1,5 @@
 /** The parent-child structure of an evaluated stack, and the stable orders the plan files use. */
-import type { ResourceRecord } from "./engine";
+import type { ResourceRecord } from "./records";
 
 /** Code-unit order: the same on every machine and locale. */
 export function compare(a: string, b: string): number {

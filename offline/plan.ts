@@ -4,7 +4,7 @@
  * exactly the text the CLI writes.
  */
 import { createHash } from "node:crypto";
-import type { ResourceRecord, StackEvaluation } from "./engine";
+import type { ResourceRecord, StackEvaluation } from "./records";
 import { Hierarchy, byTypeAndName, compare, isComponent } from "./hierarchy";
 
 /** Type token of the Calico component; calico.yaml holds the Kubernetes objects beneath it. */

@@ -70,6 +70,13 @@ export interface ReplacementRule {
 const K8S_DIFF = "pulumi/pulumi-kubernetes provider/pkg/provider/diff.go (forceNewProperties)";
 const K8S_METADATA = ["metadata.name", "metadata.namespace"];
 
+/** eks.ManagedNodeGroup's inputs for aws_eks_node_group arguments it takes by other names. */
+const MANAGED_NODE_GROUP_NAMES = {
+  cluster_name: ["cluster", "clusterName"],
+  node_role_arn: ["nodeRole", "nodeRoleArn"],
+  taint: ["taints"],
+};
+
 /** The source of an AWS rule: its row of aws-force-new.ts. */
 function awsSource(type: string): string {
   const row = forceNewRow(type);
@@ -77,14 +84,40 @@ function awsSource(type: string): string {
   return rowSource(row);
 }
 
-/** An AWS resource's rule: the ForceNew arguments of its Terraform resource, in Pulumi's names. */
-function aws(
+/**
+ * The inputs that carry a Terraform path: those `names` gives for it or for its top-level block, else its
+ * camelCase (`launch_template.id` is `launchTemplate.id`).
+ */
+export function inputsFor(names: Readonly<Record<string, readonly string[]>>, tfPath: string): string[] {
+  if (Object.hasOwn(names, tfPath)) return [...names[tfPath]];
+  const [head, ...rest] = tfPath.split(".");
+  const tail = rest.length > 0 ? `.${pulumiName(rest.join("."))}` : "";
+  return (Object.hasOwn(names, head) ? names[head] : [pulumiName(head)]).map((h) => `${h}${tail}`);
+}
+
+/**
+ * A Terraform resource's ForceNew arguments (aws-force-new.ts, the one record of them) as the inputs that
+ * carry them, each once; a nested argument only where its block is not ForceNew as a whole.
+ */
+export function forceNewInputs(
   type: string,
-  replaceOn: readonly string[],
-  more: Partial<ReplacementRule> = {},
-): ReplacementRule {
+  names: Readonly<Record<string, readonly string[]>> = {},
+): string[] {
   const row = forceNewRow(type);
-  return { replaceOn, ...more, tf: { resource: row?.tfResource ?? "", ...more.tf }, source: awsSource(type) };
+  if (row === undefined) throw new Error(`aws-force-new.ts has no row for ${type}`);
+  const inputs = [...new Set(row.forceNew.flatMap((tfPath) => inputsFor(names, tfPath)))];
+  return inputs.filter((input) => !inputs.some((other) => other !== input && underPath(input, other)));
+}
+
+/** An AWS resource's rule: the ForceNew arguments of its Terraform resource, in Pulumi's names. */
+function aws(type: string, more: Partial<ReplacementRule> = {}): ReplacementRule {
+  const row = forceNewRow(type);
+  return {
+    replaceOn: forceNewInputs(type, more.tf?.names),
+    ...more,
+    tf: { resource: row?.tfResource ?? "", ...more.tf },
+    source: awsSource(type),
+  };
 }
 
 /** The rules by type token. A type missing here is shown as "may replace" by the diff, never as an update. */
@@ -105,84 +138,40 @@ const TLS_REPLACEMENTS: Record<string, ReplacementRule> = Object.fromEntries(
 );
 
 export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
-  "aws:ec2/vpc:Vpc": aws("aws:ec2/vpc:Vpc", ["cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"]),
-  "aws:ec2/subnet:Subnet": aws("aws:ec2/subnet:Subnet", [
-    "availabilityZone",
-    "availabilityZoneId",
-    "cidrBlock",
-    "ipv4IpamPoolId",
-    "ipv4NetmaskLength",
-    "ipv6IpamPoolId",
-    "ipv6Native",
-    "ipv6NetmaskLength",
-    "outpostArn",
-    "vpcId",
-  ]),
+  "aws:ec2/vpc:Vpc": aws("aws:ec2/vpc:Vpc"),
+  "aws:ec2/subnet:Subnet": aws("aws:ec2/subnet:Subnet"),
   // vpcId updates by detaching and attaching.
-  "aws:ec2/internetGateway:InternetGateway": aws("aws:ec2/internetGateway:InternetGateway", []),
-  "aws:ec2/eip:Eip": aws("aws:ec2/eip:Eip", [
-    "address",
-    "domain",
-    "ipamPoolId",
-    "networkBorderGroup",
-    "publicIpv4Pool",
-  ]),
-  "aws:ec2/natGateway:NatGateway": aws("aws:ec2/natGateway:NatGateway", [
-    "allocationId",
-    "connectivityType",
-    "privateIp",
-    "secondaryPrivateIpAddressCount",
-    "subnetId",
-  ]),
-  "aws:ec2/routeTable:RouteTable": aws("aws:ec2/routeTable:RouteTable", ["vpcId"], {
+  "aws:ec2/internetGateway:InternetGateway": aws("aws:ec2/internetGateway:InternetGateway"),
+  "aws:ec2/eip:Eip": aws("aws:ec2/eip:Eip"),
+  "aws:ec2/natGateway:NatGateway": aws("aws:ec2/natGateway:NatGateway"),
+  "aws:ec2/routeTable:RouteTable": aws("aws:ec2/routeTable:RouteTable", {
     tf: { resource: "aws_route_table", names: { route: ["routes"] } },
   }),
   // routeTableId updates in place (ReplaceRouteTableAssociation).
   "aws:ec2/routeTableAssociation:RouteTableAssociation": aws(
     "aws:ec2/routeTableAssociation:RouteTableAssociation",
-    ["gatewayId", "subnetId"],
   ),
-  "aws:ec2/launchTemplate:LaunchTemplate": aws(
-    "aws:ec2/launchTemplate:LaunchTemplate",
-    ["name", "namePrefix"],
-    {
-      // resourceLaunchTemplateUpdate makes a new version (CreateLaunchTemplateVersion) when any argument of
-      // the template's data or its description changes (updateKeys); name, tags and the default-version
-      // settings make none. This is what AWS does, not what `pulumi preview` shows: the provider's
-      // CustomizeDiff leaves latest_version known for a description change (aws-force-new.ts, its note).
-      updateOutputs: {
-        outputs: ["latestVersion"],
-        except: (forceNewRow("aws:ec2/launchTemplate:LaunchTemplate")?.noNewVersion ?? []).map(pulumiName),
-        why: "a new launch template version (CreateLaunchTemplateVersion)",
-      },
+  "aws:ec2/launchTemplate:LaunchTemplate": aws("aws:ec2/launchTemplate:LaunchTemplate", {
+    // resourceLaunchTemplateUpdate makes a new version (CreateLaunchTemplateVersion) when any argument of
+    // the template's data or its description changes (updateKeys); name, tags and the default-version
+    // settings make none. This is what AWS does, not what `pulumi preview` shows: the provider's
+    // CustomizeDiff leaves latest_version known for a description change (aws-force-new.ts, its note).
+    updateOutputs: {
+      outputs: ["latestVersion"],
+      except: (forceNewRow("aws:ec2/launchTemplate:LaunchTemplate")?.noNewVersion ?? []).map(pulumiName),
+      why: "a new launch template version (CreateLaunchTemplateVersion)",
     },
-  ),
-  "aws:iam/role:Role": aws("aws:iam/role:Role", ["name", "namePrefix", "path"]),
+  }),
+  "aws:iam/role:Role": aws("aws:iam/role:Role"),
   "aws:iam/rolePolicyAttachment:RolePolicyAttachment": aws(
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-    ["role", "policyArn"],
   ),
-  "aws:kms/key:Key": aws("aws:kms/key:Key", [
-    "customKeyStoreId",
-    "customerMasterKeySpec",
-    "keyUsage",
-    "multiRegion",
-    "xksKeyId",
-  ]),
-  "aws:cloudwatch/logGroup:LogGroup": aws("aws:cloudwatch/logGroup:LogGroup", [
-    "logGroupClass",
-    "name",
-    "namePrefix",
-  ]),
-  "aws:eks/addon:Addon": aws("aws:eks/addon:Addon", ["addonName", "clusterName"]),
-  "aws:eks/accessEntry:AccessEntry": aws("aws:eks/accessEntry:AccessEntry", [
-    "clusterName",
-    "principalArn",
-    "type",
-  ]),
+  "aws:kms/key:Key": aws("aws:kms/key:Key"),
+  "aws:cloudwatch/logGroup:LogGroup": aws("aws:cloudwatch/logGroup:LogGroup"),
+  "aws:eks/addon:Addon": aws("aws:eks/addon:Addon"),
+  "aws:eks/accessEntry:AccessEntry": aws("aws:eks/accessEntry:AccessEntry"),
   "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": aws(
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
-    ["accessScope", "clusterName", "policyArn", "principalArn"],
   ),
   "eks:index:Cluster": {
     // @pulumi/eks passes `name` to aws.eks.Cluster (createCore, nodejs/eks/cluster/cluster.ts v4.3.0).
@@ -214,22 +203,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     // @pulumi/eks passes these to aws.eks.NodeGroup (`...nodeGroupArgs`, clusterName from the cluster,
     // nodeRoleArn from nodeRole.arn: createManagedNodeGroup, nodejs/eks/nodes/nodegroup.ts v4.3.0), whose
     // schema makes them ForceNew: a new node group replaces the old one.
-    replaceOn: [
-      "amiType",
-      "capacityType",
-      "cluster",
-      "clusterName",
-      "diskSize",
-      "instanceTypes",
-      "launchTemplate.id",
-      "launchTemplate.name",
-      "nodeGroupName",
-      "nodeGroupNamePrefix",
-      "nodeRole",
-      "nodeRoleArn",
-      "remoteAccess",
-      "subnetIds",
-    ],
+    replaceOn: forceNewInputs("eks:index:ManagedNodeGroup", MANAGED_NODE_GROUP_NAMES),
     // UpdateNodegroupVersion (version, release, launch template version) and UpdateNodegroupConfig (sizes,
     // labels, taints, update settings) in resourceNodeGroupUpdate.
     updateOn: [
@@ -261,11 +235,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     },
     tf: {
       resource: "aws_eks_node_group",
-      names: {
-        cluster_name: ["cluster", "clusterName"],
-        node_role_arn: ["nodeRole", "nodeRoleArn"],
-        taint: ["taints"],
-      },
+      names: MANAGED_NODE_GROUP_NAMES,
     },
     source: `pulumi/pulumi-eks nodejs/eks/nodes/nodegroup.ts v4.3.0; ${awsSource("eks:index:ManagedNodeGroup")}`,
   },

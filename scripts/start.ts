@@ -99,14 +99,10 @@ export async function main(argv: string[]): Promise<number> {
   let evaluation;
   let adoption: string | undefined;
   try {
-    // A saved plan to diff against stands for what is deployed: its outputs are the stack's last ones, and
-    // its VPC's CIDR is the one AWS has (a plan from before the `network` output has it in no output).
-    const vpcCidr = base?.doc.resources.find((r) => r.type === "aws:ec2/vpc:Vpc")?.inputs.cidrBlock;
-    const network = typeof vpcCidr === "string" ? { network: { legacyVpcCidr: vpcCidr } } : {};
+    // A saved plan to diff against stands for what is deployed: its outputs are the stack's last ones.
     evaluation = await evaluateStack(options.stack, {
       config: options.config,
       ...(base !== undefined ? { previousOutputs: base.doc.outputs } : {}),
-      simulate: network,
     });
     if (manifest !== undefined) {
       // The report compares the plan with the manifest: what the takeover step finds is known after up.

@@ -46,8 +46,8 @@ import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
 import { type RegionZones, type ZoneRequest } from "./zones";
-import { readLegacyNetwork } from "./legacy-network";
 import { layoutPodAddressProblems } from "./schema/pod-addresses";
+import { nodeCapacity } from "./node-capacity";
 import { zoneCount } from "./schema/network";
 import { isRecord } from "./schema/records";
 import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
@@ -230,14 +230,10 @@ export async function loadStackSettings(): Promise<StackSettings> {
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
   const step = calicoStep(previousCalico(previous), config.calico);
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
-  // A stack from before the `network` output: what AWS has for its ids (stacks/legacy-network.ts).
-  const legacy = elsewhere === undefined ? await readLegacyNetwork(previous) : undefined;
   const network =
     elsewhere !== undefined
       ? { layout: undefined, notices: [] }
-      : legacy !== undefined && "problem" in legacy
-        ? { problems: [legacy.problem] }
-        : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous, legacy);
+      : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
   if (elsewhere === undefined) {
     const support = extendedSupportNotice(config.cluster.version, config.cluster.upgradePolicy, new Date());
@@ -250,15 +246,30 @@ export async function loadStackSettings(): Promise<StackSettings> {
   // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
   const creator = elsewhere === undefined ? await clusterCreator(previous, clusterName) : { notices: [] };
   creator.notices.forEach((notice) => void pulumi.log.warn(notice));
+  // Every node's pod addresses, at the sizes the groups run and at maxSize, in the cluster's subnets.
+  const capacity =
+    layout === undefined
+      ? { problems: [], warnings: [] }
+      : nodeCapacity(
+          nodeGroups.map((g) => ({
+            name: g.name,
+            instanceTypes: g.instanceTypes,
+            nodes: "sizing" in sizing ? sizing.sizing[g.name].nodes : g.desiredSize,
+            maxSize: g.maxSize,
+          })),
+          layout,
+        );
+  capacity.warnings.forEach((warning) => void pulumi.log.warn(warning));
   // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
     ...("problems" in network ? network.problems : []),
-    // Node groups' pod addresses against the private subnets they get, in the layout in use.
-    ...(layout === undefined
+    // Node groups' pod addresses against the deployed private subnets they get (a new stack's slots: the schema).
+    ...(layout === undefined || previous.network === undefined
       ? []
-      : layoutPodAddressProblems(nodeGroups, layout, previous.network !== undefined || legacy !== undefined)),
+      : layoutPodAddressProblems(nodeGroups, layout)),
     ...("problems" in sizing ? sizing.problems : []),
+    ...capacity.problems,
     ...creatorAccessProblems(creator.creator, config.cluster.access),
   ];
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {

@@ -1,15 +1,19 @@
 /**
  * What a kubeconfig stack (`cluster.kubeconfig`) reads before any resource exists: the kubeconfig file, the
- * context it uses and that context's API server. Nothing here asks AWS. A file that is missing, unreadable or
- * not a kubeconfig, and a context the file does not have, are configuration problems.
+ * context it uses and that context's API server. Nothing here asks AWS. A file that is missing or
+ * unreadable, and everything client-go refuses in it for the context in use
+ * (components/kubeconfig-cluster/check.ts), are configuration problems. One inside the file is reported at
+ * `cluster.kubeconfig.path → <path in the file>`, such as `users[0].user.client-key-data`.
  */
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import type { ConfigProblem } from "./problems";
+import { type ConfigProblem, SECRET_VALUE } from "./problems";
 import { isRecord } from "./schema/records";
-import { kubeconfigTarget } from "../components/kubeconfig-cluster/kubeconfig";
+import { type KubeconfigProblem, checkKubeconfig } from "../components/kubeconfig-cluster/check";
+import { withAbsoluteFileReferences } from "../components/kubeconfig-cluster/kubeconfig";
+import { KUBECONFIG_RULES } from "../components/kubeconfig-cluster/rules";
 
 /** The cluster a kubeconfig stack installs Calico on, as its kubeconfig file shows it. */
 export interface KubeconfigClusterFacts {
@@ -66,18 +70,56 @@ export function readKubeconfigCluster(
       ],
     };
   }
-  const read = kubeconfigTarget(text, context, shown);
-  if ("fault" in read) {
+  const directory = path.dirname(file);
+  const checked = checkKubeconfig(text, {
+    context,
+    directory,
+    readFile: (named) => fs.readFileSync(named),
+  });
+  if (checked.target === undefined) {
+    const hide = (words: string) =>
+      secret ? words.replaceAll(file, "the file").replaceAll(directory, "the file's directory") : words;
     return {
-      problems: [
-        read.fault.key === "path"
-          ? pathProblem(`names ${shown}, which ${read.fault.rule}`)
-          : { path: "cluster.kubeconfig.context", value: context, rule: read.fault.rule },
-      ],
+      problems: checked.problems.map((problem) => {
+        const found = configProblem(problem, configured, context, shown);
+        return { ...found, rule: hide(found.rule) };
+      }),
     };
   }
   return {
-    facts: { kubeconfig: pulumi.secret(text), ...read.target },
+    facts: { kubeconfig: pulumi.secret(withAbsoluteFileReferences(text, directory)), ...checked.target },
     problems: [],
+  };
+}
+
+/** Where a problem of the file is reported, and its rule with client-go's own words. */
+function configProblem(
+  problem: KubeconfigProblem,
+  configured: string,
+  context: string | undefined,
+  shown: string,
+): ConfigProblem {
+  const { rule } = KUBECONFIG_RULES[problem.rule];
+  const words = [rule, problem.detail, problem.reason && `(client-go: ${problem.reason})`].filter(Boolean);
+  const hint =
+    problem.rule === "currentContextMissing"
+      ? `set the file's current-context to one of its contexts: \`kubectl config use-context ${String(context)} --kubeconfig FILE\``
+      : `kubectl refuses it too (\`kubectl --kubeconfig FILE get --raw /version\`); docs/kubeconfig-clusters.md lists each rule with its client-go source`;
+  if (problem.key === "context") {
+    return { path: "cluster.kubeconfig.context", value: context, rule: words.join(" ") };
+  }
+  if (problem.at === "") {
+    return {
+      path: "cluster.kubeconfig.path",
+      value: configured,
+      rule: `names ${shown}, which ${words.join(" ")}`,
+      hint,
+    };
+  }
+  return {
+    path: `cluster.kubeconfig.path → ${problem.at}`,
+    value: problem.credential ? SECRET_VALUE : problem.value,
+    rule: words.join(" "),
+    hint,
   };
 }

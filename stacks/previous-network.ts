@@ -1,7 +1,6 @@
 /**
- * The network across updates: what a deployed stack has (its last `network` output, or for a stack last
- * updated before that output existed, what AWS has for its ids: stacks/legacy-network.ts), and what this
- * update may do with it. Decided before any resource is registered, from these upstream facts:
+ * The network across updates: what a deployed stack has (its last `network` output), and what this update
+ * may do with it. Decided before any resource is registered, from these upstream facts:
  * - A VPC's cidr_block is ForceNew (hashicorp/terraform-provider-aws internal/service/ec2/vpc_.go): a new
  *   CIDR replaces the VPC. The internet gateway's vpc_id is not: it is detached from the live VPC and
  *   attached to the new one (internal/service/ec2/vpc_internet_gateway.go, resourceInternetGatewayUpdate),
@@ -29,8 +28,7 @@ import {
   isSound,
   newLayout,
 } from "../components/network/layout";
-import { type SubnetPair, parseCidr, slotPrefixes } from "../components/network/subnets";
-import { MAX_VPC_PREFIX, MIN_SUBNET_PREFIX } from "./schema/network";
+import type { SubnetPair } from "../components/network/subnets";
 import { type RegionZones, type ZoneRequest, chooseZones } from "./zones";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous";
@@ -44,39 +42,27 @@ export interface DeployedNetwork {
   /** Each deployed AZ's subnets, by AZ name, in the order the stack uses them. */
   readonly zones: ReadonlyMap<string, SubnetPair>;
   readonly clusterZones: readonly string[];
-  /** Read from the last `network` output, or from AWS for a stack last updated before it existed. */
-  readonly source: "output" | "earlier layout";
-}
-
-/**
- * What AWS has for a stack last updated before the `network` output (stacks/legacy-network.ts): its VPC's
- * CIDR and each private subnet's AZ with the AZ's two subnets, in the order of `privateSubnetIds`.
- */
-export interface LegacyNetwork {
-  readonly cidr: string;
-  readonly zones: ReadonlyMap<string, SubnetPair>;
 }
 
 const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
 
 /**
  * The network the stack's last update left, or undefined for a stack with no network yet (new, or made on
- * a cluster made elsewhere). A stack last updated before the `network` output existed exported only its
- * ids: what AWS has for them (`legacy`) is its network, the cluster in all its AZs as that update made it.
+ * a cluster made elsewhere). A stack last updated by 0.1.0 exported its VPC (`vpcId`) but no `network`:
+ * refused, since this version does not read that release's layout.
  */
 export function deployedNetwork(
   previous: PreviousOutputs,
-  legacy?: LegacyNetwork,
 ): DeployedNetwork | undefined | { problem: ConfigProblem } {
   if (previous.network !== undefined) return parseNetworkOutput(previous.network);
-  const ids = previous.privateSubnetIds;
-  if (!Array.isArray(ids) || ids.length === 0) return undefined;
-  if (legacy === undefined) throw new Error("a stack from before the `network` output needs what AWS has");
+  if (previous.vpcId === undefined) return undefined;
   return {
-    cidr: legacy.cidr,
-    zones: legacy.zones,
-    clusterZones: [...legacy.zones.keys()],
-    source: "earlier layout",
+    problem: {
+      path: "network",
+      value: undefined,
+      rule: "cannot be checked against the deployed network: the stack was last updated by 0.1.0 (its outputs have `vpcId` but no `network`), and this version does not read 0.1.0's layout",
+      hint: "keep this stack on 0.1.0, or follow CHANGELOG.md (Removed) to bring it to this version",
+    },
   };
 }
 
@@ -103,12 +89,7 @@ function parseNetworkOutput(value: unknown): DeployedNetwork | { problem: Config
     };
   }
   const zones = new Map(entries.map(([zone], i) => [zone, pairs[i] as unknown as SubnetPair]));
-  return {
-    cidr: output.cidr as string,
-    zones,
-    clusterZones: output.clusterZones as string[],
-    source: "output",
-  };
+  return { cidr: output.cidr as string, zones, clusterZones: output.clusterZones as string[] };
 }
 
 /**
@@ -122,9 +103,8 @@ export function networkLayout(
   request: ZoneRequest,
   region: RegionZones,
   previous: PreviousOutputs,
-  legacy?: LegacyNetwork,
 ): { layout: NetworkLayout; notices: string[] } | { problems: ConfigProblem[] } {
-  const deployed = deployedNetwork(previous, legacy);
+  const deployed = deployedNetwork(previous);
   if (deployed !== undefined && "problem" in deployed) return { problems: [deployed.problem] };
   const had =
     deployed === undefined
@@ -135,7 +115,6 @@ export function networkLayout(
   const problems = [
     ...(deployed === undefined ? [] : cidrProblems(deployed, cidr)),
     ...("problems" in choice ? choice.problems : []),
-    ...(added.length > 0 ? slotSizeProblems(cidr, deployed, added) : []),
   ];
   if (problems.length > 0 || "problems" in choice) return { problems };
   const { zones, removed } = choice;
@@ -165,48 +144,13 @@ export function networkLayout(
           path: "network.availabilityZones",
           value: zones.length,
           rule: `cannot add ${added.join(", ")} to the deployed network: ${cidr} has no free /${prefix} left for ${zone}'s ${kind} subnet`,
-          details: [
-            `taken: ${taken.join(", ")}`,
-            ...(deployed.source === "earlier layout"
-              ? ["the stack was deployed with the earlier layout, which split the whole VPC between its AZs"]
-              : []),
-          ],
+          details: [`taken: ${taken.join(", ")}`],
           hint: `keep network.availabilityZones at ${keptSubnets.size}; for more AZs create a new stack with a larger network.cidr (see ${HOW_TO})`,
         },
       ],
     };
   }
   return { layout: { cidr, zones: allocation.zones, clusterZones: deployed.clusterZones }, notices };
-}
-
-/** AZs laid out in the per-AZ slots (a new stack's, or added ones) in a VPC too small for them. */
-function slotSizeProblems(
-  cidr: string,
-  deployed: DeployedNetwork | undefined,
-  added: readonly string[],
-): ConfigProblem[] {
-  const vpcPrefix = parseCidr(cidr).prefix;
-  if (vpcPrefix <= MAX_VPC_PREFIX) return [];
-  const smallest = slotPrefixes(vpcPrefix).public;
-  const why = `each AZ's public subnet is 1/${2 ** (smallest - vpcPrefix)} of the VPC, a /${smallest}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}`;
-  if (deployed === undefined) {
-    return [
-      {
-        path: "network.cidr",
-        value: cidr,
-        rule: `too small for the subnet layout: ${why}, so the VPC must be a /${MAX_VPC_PREFIX} or larger`,
-        hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16`,
-      },
-    ];
-  }
-  return [
-    {
-      path: "network.availabilityZones",
-      value: deployed.zones.size + added.length,
-      rule: `cannot add ${added.join(", ")} to the deployed network: ${cidr} is too small for an added AZ's subnets (${why})`,
-      hint: `keep network.availabilityZones at ${deployed.zones.size}; for more AZs create a new stack with a /${MAX_VPC_PREFIX} or larger network.cidr (see ${HOW_TO})`,
-    },
-  ];
 }
 
 /** A new VPC CIDR on a deployed stack: refused, it would replace the VPC. */

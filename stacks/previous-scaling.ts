@@ -3,8 +3,7 @@
  * `ignoreScalingChanges` becomes `ignoreChanges: ["scalingConfig.desiredSize"]` on the aws.eks.NodeGroup
  * (pulumi/pulumi-eks v4.3.0 nodejs/eks/nodes/nodegroup.ts, createManagedNodeGroup). This module
  * knows what each deployed group runs (the last update's `nodeGroupScaling` output, and the desired size
- * AWS shows now; for a stack from before that output, its `nodeGroupNames` and the sizes AWS shows) and
- * decides per group what this update sends EKS:
+ * AWS shows now) and decides per group what this update sends EKS:
  * - when a change replaces the group, the size the old one runs, as the new one's desired size
  *   (node-group-replacement.ts says why);
  * - while minSize and maxSize stay as deployed, nothing about the desired size;
@@ -29,7 +28,7 @@ import type { ReplacingSettings } from "./node-group-replacement";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous";
 import type { NodeGroupConfig } from "./schema";
-import { type DeployedScaling, isCount, namesNodeGroup, previousNodeGroupScaling } from "./scaling-output";
+import { type DeployedScaling, isCount, previousNodeGroupScaling } from "./scaling-output";
 
 /**
  * What AWS shows of a deployed group now: its desired size and the settings that replace it when they
@@ -179,59 +178,14 @@ function unreadableDesiredSize(
 }
 
 /**
- * The eks.ManagedNodeGroup resource name of a config group: the Cluster component "cluster" (index.ts)
- * names each `${name}-${group.name}` (components/cluster/index.ts).
- */
-export const nodeGroupResourceName = (group: string) => `cluster-${group}`;
-
-/**
- * A stack last updated before the `nodeGroupScaling` output: what each configured group it deployed runs
- * now, as AWS shows it. Its `nodeGroupNames` output lists the groups' EKS names, matched to config groups
- * by the resource name they were auto-named from (namesNodeGroup), and read with aws.eks.getNodeGroup;
- * AWS's minSize and maxSize stand in for the sizes the last update would have recorded. A group AWS did
- * not show is left out, sized as a new one (nothing is known of its range to compare with).
- */
-export async function readLegacyNodeGroups(
-  groups: readonly NodeGroupConfig[],
-  previous: PreviousOutputs,
-  clusterName: string,
-): Promise<Record<string, DeployedScaling>> {
-  const raw = previous.nodeGroupNames;
-  const names = Array.isArray(raw) ? raw.filter((n): n is string => typeof n === "string") : [];
-  const read = await Promise.all(
-    groups.map(async (group): Promise<[string, DeployedScaling] | undefined> => {
-      const nodeGroupName = names.find((n) => namesNodeGroup(n, nodeGroupResourceName(group.name)));
-      if (nodeGroupName === undefined) return undefined;
-      try {
-        const scaling = (await aws.eks.getNodeGroup({ clusterName, nodeGroupName })).scalingConfigs?.[0];
-        const { minSize, desiredSize, maxSize } = scaling ?? {};
-        if (!isCount(minSize) || !isCount(desiredSize) || !isCount(maxSize)) return undefined;
-        return [group.name, { nodeGroupName, minSize, desiredSize, maxSize }];
-      } catch {
-        return undefined;
-      }
-    }),
-  );
-  return Object.fromEntries(read.filter((entry) => entry !== undefined));
-}
-
-/**
  * How this update sizes the configured groups, from the last update's outputs and what AWS shows now;
- * AWS is asked only about groups the last update deployed and the config still has. A stack last updated
- * before `nodeGroupScaling` existed is read from AWS alone (readLegacyNodeGroups).
+ * AWS is asked only about groups the last update deployed and the config still has.
  */
 export async function nodeGroupSizing(
   groups: readonly NodeGroupConfig[],
   previous: PreviousOutputs,
   clusterName: string,
 ): Promise<{ sizing: Record<string, NodeGroupSizing> } | { problems: ConfigProblem[] }> {
-  if (previous.nodeGroupScaling === undefined && previous.nodeGroupNames !== undefined) {
-    const deployed = await readLegacyNodeGroups(groups, previous, clusterName);
-    const current = Object.fromEntries(
-      Object.entries(deployed).map(([name, d]) => [name, { desiredSize: d.desiredSize }]),
-    );
-    return sizeNodeGroups(groups, deployed, current, clusterName);
-  }
   const deployed = previousNodeGroupScaling(previous);
   const names = groups.map((g) => g.name);
   const current = await readCurrentGroups(clusterName, deployed, names);

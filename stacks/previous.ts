@@ -5,17 +5,14 @@
  * every update sees the outputs of the last one.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY } from "../components/calico/defaults";
-import { DEFAULT_MAX_UNAVAILABLE } from "../components/calico/rollout";
-import { renderCalicoNode } from "../components/calico/daemonset";
-import { conversionBlockers } from "../components/calico/operator/migration";
+import { migrationBlockers } from "../components/calico/operator/migration";
 import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
 import type { ConfigProblem } from "./problems";
 import type { CalicoConfig } from "./schema";
 
 /** The Calico install the stack's last update left, from its `calico` output. */
 export interface PreviousCalico {
-  /** "none" after the first step of a reinstall; stacks from before operator mode have no field: "manifest". */
+  /** "none" after the first step of a reinstall. */
   installer: Installer | "none";
   version?: string;
   namespace?: string;
@@ -28,14 +25,9 @@ export interface PreviousCalico {
 export const PREVIOUS_OUTPUT_NAMES = [
   "calico",
   "network",
-  // A stack last updated before the `network` output: the ids its network is read from AWS by
-  // (stacks/legacy-network.ts).
-  "privateSubnetIds",
-  "publicSubnetIds",
+  // With no `network`: a stack 0.1.0 last updated (stacks/previous-network.ts).
   "vpcId",
   "nodeGroupScaling",
-  // A stack last updated before `nodeGroupScaling`: its groups' EKS names (stacks/previous-scaling.ts).
-  "nodeGroupNames",
   "clusterCreator",
   "vpcCni",
   // The cluster a full stack made, and where: a rename or a region change would replace it
@@ -65,7 +57,7 @@ export async function readPreviousOutputs(): Promise<PreviousOutputs> {
 export function previousCalico(outputs: PreviousOutputs): PreviousCalico | undefined {
   const calico = outputs.calico as Record<string, unknown> | undefined;
   if (calico === undefined || typeof calico !== "object") return undefined;
-  const installer = calico.installer ?? "manifest";
+  const installer = calico.installer;
   return {
     installer:
       installer === "none" || (INSTALLERS as readonly unknown[]).includes(installer)
@@ -117,30 +109,4 @@ export function calicoStep(
     "set calico.reinstall: true to reinstall instead: this update removes the manifest install (its CRDs and your policies stay), the next installs the operator; pods created in between get no policy until then",
     blockers,
   );
-}
-
-/** Why the operator cannot migrate the manifest install `previous` described (empty when it can). */
-export function migrationBlockers(previous: PreviousCalico, version: string): string[] {
-  const namespace = previous.namespace ?? DEFAULT_CALICO_NAMESPACE;
-  const blockers: string[] = [];
-  // Calico's docs support a migration only from a manifest install of the operator's own release.
-  if (previous.version !== version) {
-    blockers.push(
-      `the release changes from ${previous.version ?? "an unknown release"} to ${version} in the same step; upgrade the manifest install first`,
-    );
-  }
-  if (namespace !== "kube-system") {
-    blockers.push(`it runs in ${namespace}; the operator converts only kube-system/calico-node`);
-  }
-  return [
-    ...blockers,
-    ...conversionBlockers(
-      renderCalicoNode(
-        namespace,
-        DEFAULT_CALICO_REGISTRY,
-        previous.version ?? version,
-        DEFAULT_MAX_UNAVAILABLE,
-      ),
-    ),
-  ];
 }

@@ -44,8 +44,8 @@ export function namesNodeGroup(nodeGroupName: string, resourceName: string): boo
 export const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
 
 /**
- * The `nodeGroupScaling` output of the stack's last update, by config group name; empty for a new stack
- * or one last updated before the output existed. Malformed entries are left out.
+ * The `nodeGroupScaling` output of the stack's last update, by config group name; empty for a new stack.
+ * Malformed entries are left out.
  */
 export function previousNodeGroupScaling(outputs: PreviousOutputs): Record<string, DeployedScaling> {
   const raw = outputs.nodeGroupScaling;

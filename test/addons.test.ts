@@ -1,7 +1,7 @@
 /**
  * The EKS managed add-ons: vpc-cni, kube-proxy and CoreDNS at explicit versions (EKS's default for the
- * Kubernetes version, or a pin), the VPC CNI configured for Calico policy-only mode and tagged, the
- * add-ons @pulumi/eks used to own taken over in place (aliases), and CoreDNS where it may run.
+ * Kubernetes version, or a pin), the VPC CNI configured for Calico policy-only mode and tagged, and
+ * CoreDNS where it may run.
  */
 import * as assert from "node:assert/strict";
 import { COREDNS_DEFAULT_TOLERATIONS, coreDnsConfiguration } from "../components/cluster/addons";
@@ -66,21 +66,6 @@ for (const stack of STACKS) {
         addon.inputs.configurationValues,
         '{"enableNetworkPolicy":"false","env":{"ANNOTATE_POD_IP":"true"}}',
       );
-    });
-
-    it("takes over the add-ons @pulumi/eks created, as updates of the same EKS add-ons", async () => {
-      const evaluation = await evaluated(stack);
-      const prefix = `urn:pulumi:${stack}::eks-calico::eks-calico:cluster:Cluster`;
-      // eks.VpcCniAddon("cluster-vpc-cni") created aws.eks.Addon("cluster-vpc-cni") as its child.
-      assert.deepEqual(one(evaluation, ADDON, "cluster-vpc-cni").aliases, [
-        `${prefix}$eks:index:VpcCniAddon$aws:eks/addon:Addon::cluster-vpc-cni`,
-      ]);
-      // eks.Cluster("cluster-eks") created aws.eks.Addon("cluster-eks-kube-proxy") (cluster/cluster.ts).
-      assert.deepEqual(one(evaluation, ADDON, "cluster-kube-proxy").aliases, [
-        `${prefix}$eks:index:Cluster$aws:eks/addon:Addon::cluster-eks-kube-proxy`,
-      ]);
-      // CoreDNS was EKS's self-managed Deployment: OVERWRITE adopts it, there is nothing to alias.
-      assert.deepEqual(one(evaluation, ADDON, "cluster-coredns").aliases, []);
     });
 
     it("lets CoreDNS tolerate the taints of the groups marked clusterAddons, keeping EKS's own", async () => {

@@ -41,7 +41,12 @@ function problemsOf(raw: Record<string, unknown>): [string, string][] {
 describe("deploy: the schema", () => {
   it("defaults to GitHub-hosted runners, with nothing admitted to the cluster security group", () => {
     const config = configWith({});
-    assert.deepEqual(config.deploy, { runner: "github-hosted", runnerCidrs: [], runnerSecurityGroupIds: [] });
+    assert.deepEqual(config.deploy, {
+      runner: "github-hosted",
+      runnerCidrs: [],
+      runnerSecurityGroupIds: [],
+      securityGroupRuleQuota: 60,
+    });
     assert.deepEqual(runnerLabels(config.deploy), GITHUB_HOSTED_LABELS);
     assert.deepEqual(runnerLabels(configWith({}, SELF_HOSTED).deploy), SELF_HOSTED.labels);
   });

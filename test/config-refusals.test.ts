@@ -32,10 +32,10 @@ describe("stack configuration refusals", () => {
       rule: /\/16 to \/28/,
     },
     {
-      title: "a VPC too small for any subnet layout",
-      raw: { network: { cidr: "10.0.0.0/27", availabilityZones: 3 }, nodeGroups: [GROUP] },
+      title: "a VPC too small for the subnet layout",
+      raw: { network: { cidr: "10.0.0.0/24", availabilityZones: 3 }, nodeGroups: [GROUP] },
       path: "network.cidr",
-      rule: /too small for 6 subnets .* split equally each would be a \/30, and AWS's smallest subnet is a \/28/,
+      rule: /too small for the subnet layout: .* a \/30, and AWS's smallest subnet is a \/28, so the VPC must be a \/22 or larger$/,
     },
     {
       title: "one availability zone",

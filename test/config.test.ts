@@ -74,7 +74,12 @@ describe("stack configuration", () => {
         probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },
       },
       tags: {},
-      deploy: { runner: "github-hosted", runnerCidrs: [], runnerSecurityGroupIds: [] },
+      deploy: {
+        runner: "github-hosted",
+        runnerCidrs: [],
+        runnerSecurityGroupIds: [],
+        securityGroupRuleQuota: 60,
+      },
       protect: false,
     });
   });

@@ -46,10 +46,16 @@ function brokenLinks(page: string, root: string): string[] {
   return problems;
 }
 
-/** A line that is one link or URL, maybe in parentheses and followed by punctuation, and nothing else. */
+/**
+ * A line that is one link or URL, maybe in parentheses and followed by punctuation, and nothing else; or
+ * one link reference definition (`[label]: https://...`).
+ */
 function isOneLink(line: string): boolean {
   const body = line.trim().replace(/^[-*] /, "");
-  return /^\(?(?:!?\[[^\]]*\]\([^)\s]+\)|<?https?:\/\/\S+?>?)\)?[.,;:]?$/.test(body);
+  return (
+    /^\(?(?:!?\[[^\]]*\]\([^)\s]+\)|<?https?:\/\/\S+?>?)\)?[.,;:]?$/.test(body) ||
+    /^\[[^\]]+\]: <?https?:\/\/\S+?>?$/.test(line)
+  );
 }
 
 /** Prose lines of `text` wider than `width`, as `line: length`. */
@@ -153,12 +159,16 @@ describe("docs: links, anchors and width", () => {
       );
     });
 
-    it("measure prose only: tables, code and a line that is one long link are exempt", () => {
+    it("measure prose only: tables, code and a line that is one long link or link definition are exempt", () => {
       const long = "x".repeat(WIDTH + 1);
       const link = `[docs](https://example.com/${"y".repeat(WIDTH)})`;
+      const definition = `[docs]: https://example.com/${"y".repeat(WIDTH)}`;
       assert.deepEqual(
-        wideLines(`${long}\n| ${long} |\n\`\`\`\n${long}\n\`\`\`\n${link},\n  (${link}).\n`, WIDTH),
-        [`1: ${WIDTH + 1} characters`],
+        wideLines(
+          `${long}\n| ${long} |\n\`\`\`\n${long}\n\`\`\`\n${link},\n  (${link}).\n${definition}\n${definition} x\n`,
+          WIDTH,
+        ),
+        [`1: ${WIDTH + 1} characters`, `9: ${definition.length + 2} characters`],
       );
     });
   });

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import YAML from "yaml";
-import { kubeconfigTarget } from "../components/kubeconfig-cluster/kubeconfig";
+import { withAbsoluteFileReferences } from "../components/kubeconfig-cluster/kubeconfig";
 import { diffDocuments } from "../offline/diff";
 import {
   type EvaluateOptions,
@@ -224,23 +224,23 @@ describe("kubeconfig stack", () => {
       [{ path: missing }, /^cluster\.kubeconfig\.path: names no file: .*absent\.yaml does not exist$/],
       [
         { path: file("bad.yaml", "clusters: [unclosed\n") },
-        /^cluster\.kubeconfig\.path: names .*bad\.yaml, which does not parse as YAML: /,
+        /^cluster\.kubeconfig\.path: names .*bad\.yaml, which does not parse as YAML \(/,
       ],
       [
         { path: file("list.yaml", "- not\n- a kubeconfig\n") },
-        /^cluster\.kubeconfig\.path: names .*list\.yaml, which is not a kubeconfig: it has no `clusters` and `contexts` lists$/,
+        /^cluster\.kubeconfig\.path: names .*list\.yaml, which is not a kubeconfig: its top level is not a map of keys \(client-go: couldn't get version\/kind; json parse error: json: cannot unmarshal array into Go value of type struct\)$/,
       ],
       [
         { path: file("ok.yaml", kubeconfigText([KOPS, LOCAL])), context: "nope" },
-        /^cluster\.kubeconfig\.context: is not a context of .*ok\.yaml \(its contexts: kops, local\)$/,
+        /^cluster\.kubeconfig\.context: names no context of the file \(its contexts: kops, local\) \(client-go: context was not found for specified context: nope\)$/,
       ],
       [
         { path: file("no-current.yaml", kubeconfigText([KOPS], null)) },
-        /^cluster\.kubeconfig\.context: is required: .*no-current\.yaml sets no current-context \(its contexts: kops\)$/,
+        /^cluster\.kubeconfig\.context: is required: the file sets no current-context \(its contexts: kops\) \(client-go: no context chosen\)$/,
       ],
       [
         { path: file("stale.yaml", kubeconfigText([KOPS], "gone")) },
-        /^cluster\.kubeconfig\.path: names .*stale\.yaml, which has current-context "gone", not one of its contexts \(kops\)$/,
+        /^cluster\.kubeconfig\.path → current-context: names no context of the file \(its contexts: kops\) \(client-go: context was not found for specified context: gone\)$/,
       ],
       [{ path: undefined }, /^cluster\.kubeconfig\.path: is required$/],
     ];
@@ -340,27 +340,41 @@ describe("kubeconfig stack", () => {
     assert.equal(kubeconfigFile("/etc/kubeconfig", "/project"), "/etc/kubeconfig");
   });
 
-  it("refuses a context whose files are relative to the kubeconfig, which the provider cannot find", () => {
-    const text = YAML.stringify({
-      clusters: [
-        { name: "c", cluster: { server: "https://k.example.com", "certificate-authority": "ca.crt" } },
-      ],
-      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
-      users: [{ name: "u", user: { "client-certificate": "/abs/cert.pem", "client-key": "keys/key.pem" } }],
-    });
-    const read = kubeconfigTarget(text, "x");
-    assert.ok("fault" in read);
-    assert.equal(read.fault.key, "path");
-    assert.match(
-      read.fault.rule,
-      /^refers to files by relative paths \(certificate-authority: ca\.crt; client-key: keys\/key\.pem\)/,
+  it("reads files the kubeconfig names beside it, as kubectl does, and gives the provider their absolute paths", async () => {
+    const sub = path.join(dir, "relative");
+    fs.mkdirSync(path.join(sub, "keys"), { recursive: true });
+    fs.writeFileSync(path.join(sub, "token"), "token-from-file");
+    const text = [
+      "# comments and layout are kept",
+      "clusters:",
+      "- {name: c, cluster: {server: 'https://k.example.com', insecure-skip-tls-verify: true}}",
+      "contexts: [{name: x, context: {cluster: c, user: u}}]",
+      "current-context: x",
+      "users:",
+      "- name: u",
+      "  user:",
+      "    tokenFile: token",
+      "    exec: {command: ./bin/plugin, apiVersion: client.authentication.k8s.io/v1beta1}",
+      "",
+    ].join("\n");
+    const kubeconfig = path.join(sub, "kubeconfig");
+    fs.writeFileSync(kubeconfig, text);
+    const { evaluation } = await traced(STACK, { config: stackWith({ path: kubeconfig }) });
+    const given = String(input(one(evaluation, PROVIDER, "cluster"), "kubeconfig"));
+    assert.equal(
+      given,
+      text
+        .replace("tokenFile: token", `tokenFile: ${JSON.stringify(path.join(sub, "token"))}`)
+        .replace("command: ./bin/plugin", `command: ${JSON.stringify(path.join(sub, "bin", "plugin"))}`),
     );
-    const noServer = kubeconfigTarget(text.replace("https://k.example.com", "k.example.com"), "x");
-    assert.ok("fault" in noServer);
-    assert.match(
-      noServer.fault.rule,
-      /whose cluster has no https:\/\/ or http:\/\/ server URL \(got "k\.example\.com"\)/,
-    );
+    assert.equal(withAbsoluteFileReferences(given, "/elsewhere"), given, "absolute references stay");
+    // A file client-go cannot read beside the kubeconfig is refused with client-go's own words.
+    fs.rmSync(path.join(sub, "token"));
+    const refused = await refusal(stackWith({ path: kubeconfig }));
+    assert.deepEqual(refused.problems, [
+      `cluster.kubeconfig.path → users[0].user.tokenFile: names a file that cannot be read (client-go: open ${path.join(sub, "token")}: no such file or directory)`,
+    ]);
+    assert.deepEqual(refused.types, ["pulumi:pulumi:Stack"], "refused before any resource");
   });
 });
 

@@ -1,8 +1,7 @@
 /**
  * Network changes on a deployed stack, decided from its last outputs: an added AZ adds subnets and changes
- * none (the cluster and its node groups keep the AZs the cluster was created in), a stack deployed with
- * the earlier equal split keeps its CIDRs, and a new VPC CIDR or a removed AZ is refused before any
- * resource is registered, every problem at once. Checked on the decision itself, through the program
+ * none (the cluster and its node groups keep the AZs the cluster was created in), and a new VPC CIDR or a
+ * removed AZ is refused before any resource is registered, every problem at once. Checked on the decision itself, through the program
  * with the offline diff, and through `npm start --diff`.
  */
 import * as assert from "node:assert/strict";
@@ -10,8 +9,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { layoutOutput, newLayout } from "../components/network/layout";
-import { legacySubnetPlan } from "../components/network/subnets";
-import { legacyNetwork, legacyOutputs } from "./network-legacy";
 import { diffDocuments } from "../offline/diff";
 import { type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
@@ -112,41 +109,17 @@ describe("network changes: the decision", () => {
     );
   });
 
-  it("keeps a stack from before the `network` output on the subnets AWS has for it", () => {
-    const earlier = { privateSubnetIds: ["subnet-1", "subnet-2", "subnet-3"] };
-    const legacy = legacyNetwork("10.20.0.0/16", ZONES.slice(0, 3));
-    const same = networkLayout("10.20.0.0/16", request(3), usWest2(), earlier, legacy);
-    const plan = legacySubnetPlan("10.20.0.0/16", 3);
-    assert.ok("layout" in same);
-    assert.deepEqual(
-      same.layout.zones.map((z) => [z.private, z.public]),
-      plan.private.map((p, i) => [p, plan.public[i]]),
-    );
-    assert.deepEqual(same.layout.clusterZones, ZONES.slice(0, 3));
-    const more = networkLayout("10.20.0.0/16", request(4), usWest2(), earlier, legacy);
-    assert.ok("layout" in more);
-    assert.deepEqual(more.layout.zones[3], {
-      zone: "us-west-2d",
-      private: "10.20.192.0/19",
-      public: "10.20.224.0/22",
-    });
-    const fewer = networkLayout("10.20.0.0/16", request(2), usWest2(), earlier, legacy);
-    assert.ok("problems" in fewer);
-    assert.match(
-      fewer.problems[0].rule,
-      /it has 3 \(us-west-2a, us-west-2b, us-west-2c\), this update asks for 2$/,
-    );
-    assert.match(fewer.problems[0].details?.[0] ?? "", /created in \(us-west-2a, us-west-2b, us-west-2c\)/);
-  });
-
   it("refuses an AZ the VPC has no room for, saying what fills it", () => {
-    const full = networkLayout(
-      "10.0.0.0/16",
-      request(3),
-      usWest2(),
-      { privateSubnetIds: ["s-1", "s-2"] },
-      legacyNetwork("10.0.0.0/16", ZONES.slice(0, 2)),
-    );
+    // Deployed subnets that fill the VPC: two AZs in quarters, outside their slots.
+    const output = {
+      cidr: "10.0.0.0/16",
+      zones: {
+        "us-west-2a": { private: "10.0.0.0/18", public: "10.0.128.0/18" },
+        "us-west-2b": { private: "10.0.64.0/18", public: "10.0.192.0/18" },
+      },
+      clusterZones: ZONES.slice(0, 2),
+    };
+    const full = networkLayout("10.0.0.0/16", request(3), usWest2(), { network: output });
     assert.ok("problems" in full);
     const [problem] = full.problems;
     assert.equal(problem.path, "network.availabilityZones");
@@ -154,10 +127,7 @@ describe("network changes: the decision", () => {
       problem.rule,
       "cannot add us-west-2c to the deployed network: 10.0.0.0/16 has no free /19 left for us-west-2c's private subnet",
     );
-    assert.deepEqual(problem.details, [
-      "taken: 10.0.0.0/18, 10.0.64.0/18, 10.0.128.0/18, 10.0.192.0/18",
-      "the stack was deployed with the earlier layout, which split the whole VPC between its AZs",
-    ]);
+    assert.deepEqual(problem.details, ["taken: 10.0.0.0/18, 10.0.64.0/18, 10.0.128.0/18, 10.0.192.0/18"]);
     assert.match(
       problem.hint ?? "",
       /^keep network\.availabilityZones at 2; for more AZs create a new stack with a larger network\.cidr/,
@@ -221,33 +191,6 @@ describe("network changes: through the program", () => {
 
   it("keeps the cluster and the node groups on the subnets of the AZs the cluster was created in", () => {
     assert.deepEqual(clusterWiring(devWithMore), clusterWiring(dev));
-  });
-
-  it("keeps the CIDRs of a stack deployed with the equal split, and adds an AZ in free blocks", async () => {
-    const cidr = stackValue<{ cidr: string }>("staging", "network").cidr;
-    const kept = await evaluatedWith("staging", {
-      previousOutputs: legacyOutputs(ZONES.slice(0, 3)),
-      simulate: { network: { legacyVpcCidr: cidr } },
-    });
-    const plan = legacySubnetPlan(cidr, 3);
-    const expected = Object.fromEntries(
-      ZONES.slice(0, 3).flatMap((zone, i) => [
-        [`network-private-${zone}`, plan.private[i]],
-        [`network-public-${zone}`, plan.public[i]],
-      ]),
-    );
-    assert.deepEqual(subnetCidrs(kept), expected);
-    const more = await evaluatedWith("staging", {
-      config: network("staging", { availabilityZones: 4 }),
-      previousOutputs: kept.outputs,
-    });
-    const diff = diffDocuments(resourcesDocument(kept), resourcesDocument(more));
-    assert.deepEqual([diff.removed.length, diff.changed.length, diff.added.length], [0, 0, 5]);
-    assert.deepEqual(subnetCidrs(more), {
-      ...expected,
-      "network-private-us-west-2d": cidr.replace(/\.0\.0\/16$/, ".192.0/19"),
-      "network-public-us-west-2d": cidr.replace(/\.0\.0\/16$/, ".224.0/22"),
-    });
   });
 
   it("refuses a new CIDR and a removed AZ before registering any resource, both at once", async () => {

@@ -1,20 +1,18 @@
 /**
- * A deployed stack's network as AWS has it: the size rules of the layout in use (a stack deployed with the
- * earlier equal split may be smaller than the per-AZ slots allow), the VPC CIDR and subnets of a stack
- * from before the `network` output read back from AWS, and deployed AZs kept by name while AWS does not
- * offer them.
+ * A deployed stack's network: the size rules (the per-AZ slots for the schema, the deployed subnets for a
+ * deployed stack), the refusal of a stack 0.1.0 last updated (no `network` output), and deployed AZs kept
+ * by name while AWS does not offer them.
  */
 import * as assert from "node:assert/strict";
 import { layoutOutput, newLayout } from "../components/network/layout";
 import { diffDocuments } from "../offline/diff";
-import { type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
+import { evaluateStackExpectingError } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
 import { ConfigError, validateConfig } from "../stacks";
 import { type RegionZones, type ZoneRequest } from "../stacks/zones";
 import { networkLayout } from "../stacks/previous-network";
 import { layoutPodAddressProblems } from "../stacks/schema/pod-addresses";
-import { evaluated, evaluatedWith, ofType, stackValue } from "./helpers";
-import { legacyNetwork, legacyOutputs } from "./network-legacy";
+import { evaluated, evaluatedWith, stackValue } from "./helpers";
 
 const ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d"];
 
@@ -33,12 +31,6 @@ function network(stack: string, change: Record<string, unknown>) {
   return { "eks-calico:network": { ...stackValue<object>(stack, "network"), ...change } };
 }
 
-/** Each subnet's CIDR by resource name. */
-function subnetCidrs(evaluation: StackEvaluation): Record<string, string> {
-  const subnets = ofType(evaluation, "aws:ec2/subnet:Subnet");
-  return Object.fromEntries(subnets.map((s) => [s.name, String(s.inputs.cidrBlock)]));
-}
-
 async function refusal(stack: string, options: Parameters<typeof evaluateStackExpectingError>[1]) {
   const { error, resources } = await evaluateStackExpectingError(stack, options);
   assert.ok(ConfigError.isConfigError(error), String(error));
@@ -49,21 +41,7 @@ async function refusal(stack: string, options: Parameters<typeof evaluateStackEx
   return error.problems;
 }
 
-describe("deployed networks: the size rules of the layout in use", () => {
-  it("the schema keeps only the earlier equal split's minimum (/28 subnets), whatever the layout", () => {
-    const problems = (cidr: string, availabilityZones: number) => {
-      const groups = [{ ...GROUP, instanceTypes: ["t3.small"] }];
-      const result = validateConfig({ network: { cidr, availabilityZones }, nodeGroups: groups });
-      return result.ok ? [] : result.problems.filter((p) => p.path === "network.cidr").map((p) => p.rule);
-    };
-    assert.deepEqual(problems("10.0.0.0/24", 2), []);
-    assert.deepEqual(problems("10.0.0.0/24", 6), []);
-    assert.deepEqual(problems("10.0.0.0/26", 2), []);
-    assert.deepEqual(problems("10.0.0.0/27", 2), [
-      "too small for 4 subnets (a public and a private per AZ): split equally each would be a /29, and AWS's smallest subnet is a /28",
-    ]);
-  });
-
+describe("deployed networks: the size rules", () => {
   it("refuses a new stack too small for the per-AZ slots, before any resource", async () => {
     const problems = await refusal("dev", { config: network("dev", { cidr: "10.0.0.0/24" }) });
     assert.deepEqual(
@@ -76,70 +54,29 @@ describe("deployed networks: the size rules of the layout in use", () => {
     );
   });
 
-  it("updates a /24 stack deployed with the equal split, its /26 subnets unchanged", async () => {
-    const kept = await evaluatedWith("dev", {
-      config: network("dev", { cidr: "10.0.0.0/24" }),
-      previousOutputs: legacyOutputs(ZONES.slice(0, 2)),
-      simulate: { network: { legacyVpcCidr: "10.0.0.0/24" } },
-    });
-    assert.deepEqual(subnetCidrs(kept), {
-      "network-private-us-west-2a": "10.0.0.0/26",
-      "network-private-us-west-2b": "10.0.0.64/26",
-      "network-public-us-west-2a": "10.0.0.128/26",
-      "network-public-us-west-2b": "10.0.0.192/26",
-    });
-  });
-
-  it("refuses an AZ added to such a stack: an added AZ's slot would be smaller than AWS allows", () => {
-    const legacy = legacyNetwork("10.0.0.0/24", ZONES.slice(0, 2));
-    const earlier = legacyOutputs(ZONES.slice(0, 2));
-    const result = networkLayout("10.0.0.0/24", request(3), usWest2(), earlier, legacy);
-    assert.ok("problems" in result);
+  it("sizes pod addresses against the slots in the schema, and a deployed stack's own subnets", () => {
+    const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" }];
+    // 750 addresses: a /20's private slots are /23s.
+    const schema = validateConfig({ network: { cidr: "172.16.0.0/20" }, nodeGroups: groups });
+    assert.ok(!schema.ok);
     assert.deepEqual(
-      result.problems.map((p) => [p.path, p.value]),
-      [["network.availabilityZones", 3]],
+      schema.problems.map((p) => p.path),
+      ["nodeGroups[0].instanceTypes[0]"],
     );
-    assert.match(
-      result.problems[0].rule,
-      /^cannot add us-west-2c .* a \/30, and AWS's smallest subnet is a \/28\)$/,
-    );
-    assert.match(result.problems[0].hint ?? "", /^keep network\.availabilityZones at 2; .* \/22 or larger/);
-  });
-
-  it("sizes pod addresses against the private subnets in use: an equal split's /22, a new stack's /23", () => {
-    const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"] }];
-    // 750 addresses: the schema cannot refuse, a /20 over 2 AZs split equally gives /22 subnets.
-    assert.deepEqual(validateConfig({ network: { cidr: "172.16.0.0/20" }, nodeGroups: groups }).ok, true);
-    const fresh = networkLayout("172.16.0.0/20", request(2), usWest2(), {});
-    assert.ok("layout" in fresh);
-    const [problem, ...rest] = layoutPodAddressProblems(groups, fresh.layout, false);
-    assert.deepEqual(rest, []);
-    assert.equal(problem.path, "nodeGroups[0].instanceTypes[0]");
     assert.ok(
-      problem.rule.includes(
+      schema.problems[0].rule.includes(
         "750 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 172.16.0.0/20) is a /23: 512 - 5 reserved by AWS = 507 addresses",
       ),
-      problem.rule,
+      schema.problems[0].rule,
     );
-    assert.match(problem.hint ?? "", /^make network\.cidr a \/19 or larger/);
-    const legacy = legacyNetwork("172.16.0.0/20", ZONES.slice(0, 2));
-    const kept = networkLayout(
-      "172.16.0.0/20",
-      request(2),
-      usWest2(),
-      legacyOutputs(ZONES.slice(0, 2)),
-      legacy,
-    );
-    assert.ok("layout" in kept);
-    assert.deepEqual(layoutPodAddressProblems(groups, kept.layout, true), []);
+    assert.match(schema.problems[0].hint ?? "", /^make network\.cidr a \/19 or larger/);
     const small = layoutPodAddressProblems(
       [{ ...GROUP, instanceTypes: ["c6in.32xlarge"] }],
-      legacyLayout("10.0.0.0/22"),
-      true,
+      newLayout("10.0.0.0/22", ZONES.slice(0, 2)),
     );
     assert.match(
       small[0].rule,
-      /but the deployed private subnet of us-west-2a \(10\.0\.0\.0\/24\) is a \/24: 256 - 5/,
+      /but the deployed private subnet of us-west-2a \(10\.0\.0\.0\/25\) is a \/25: 128 - 5/,
     );
     assert.match(small[0].rule, /; pick a smaller instance type$/);
     assert.match(small[0].hint ?? "", /a larger network\.cidr needs a new stack/);
@@ -149,7 +86,9 @@ describe("deployed networks: the size rules of the layout in use", () => {
     const problems = await refusal("dev", {
       config: {
         ...network("dev", { cidr: "172.16.0.0/20" }),
-        "eks-calico:nodeGroups": [{ ...GROUP, instanceTypes: ["p4d.24xlarge"] }],
+        "eks-calico:nodeGroups": [
+          { ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" },
+        ],
       },
     });
     assert.deepEqual(
@@ -159,61 +98,28 @@ describe("deployed networks: the size rules of the layout in use", () => {
   });
 });
 
-/** The layout a 2-AZ stack from before the `network` output keeps in `cidr`. */
-function legacyLayout(cidr: string) {
-  const result = networkLayout(
-    cidr,
-    request(2),
-    usWest2(),
-    legacyOutputs(ZONES.slice(0, 2)),
-    legacyNetwork(cidr, ZONES.slice(0, 2)),
-  );
-  assert.ok("layout" in result);
-  return result.layout;
-}
-
-describe("deployed networks: a stack from before the `network` output, read from AWS", () => {
-  it("refuses a network.cidr other than the VPC's, read with getVpc", async () => {
-    const problems = await refusal("staging", {
-      previousOutputs: legacyOutputs(ZONES.slice(0, 3)),
-      simulate: { network: { legacyVpcCidr: "10.77.0.0/16" } },
-    });
-    assert.deepEqual(
-      problems.map((p) => [p.path, p.value]),
-      [["network.cidr", stackValue<{ cidr: string }>("staging", "network").cidr]],
+describe("deployed networks: a stack 0.1.0 last updated", () => {
+  it("is refused before any resource: its outputs have `vpcId` but no `network`", async () => {
+    const current = (await evaluated("dev")).outputs;
+    // 0.1.0 exported neither `network`, `nodeGroupScaling` nor `clusterCreator`.
+    const outputs = Object.fromEntries(
+      Object.entries(current).filter(
+        ([name]) => !["network", "nodeGroupScaling", "clusterCreator"].includes(name),
+      ),
     );
-    assert.match(problems[0].rule, /^cannot change on a deployed stack \(its VPC is 10\.77\.0\.0\/16\)/);
-  });
-
-  it("refuses with AWS's error and the command when the VPC cannot be read, rather than guess", async () => {
-    const denied = await refusal("staging", {
-      previousOutputs: legacyOutputs(ZONES.slice(0, 3)),
-      simulate: { network: { legacyVpcCidr: "10.20.0.0/16", readDenied: true } },
-    });
+    const problems = await refusal("dev", { previousOutputs: outputs });
     assert.deepEqual(
-      denied.map((p) => p.path),
-      ["network"],
+      problems.map((p) => [p.path, p.rule, p.hint]),
+      [
+        [
+          "network",
+          "cannot be checked against the deployed network: the stack was last updated by 0.1.0 (its outputs have `vpcId` but no `network`), and this version does not read 0.1.0's layout",
+          "keep this stack on 0.1.0, or follow CHANGELOG.md (Removed) to bring it to this version",
+        ],
+      ],
     );
-    assert.match(denied[0].rule, /AWS did not describe VPC <vpc-id:network-vpc>: .*UnauthorizedOperation/);
-    assert.match(denied[0].hint ?? "", /^`aws ec2 describe-vpcs --vpc-ids <vpc-id:network-vpc>` shows/);
-    // Offline, no output holds the VPC's CIDR: without a simulated one the plan refuses, saying so.
-    const unknown = await refusal("staging", { previousOutputs: legacyOutputs(ZONES.slice(0, 3)) });
-    assert.match(unknown[0].rule, /not known offline: .*\(simulate network\.legacyVpcCidr\)/);
-  });
-
-  it("takes each subnet's AZ from AWS, not from the AZs the region offers now", async () => {
-    const cidr = stackValue<{ cidr: string }>("staging", "network").cidr;
-    const options = {
-      previousOutputs: legacyOutputs(ZONES.slice(0, 3)),
-      simulate: { network: { legacyVpcCidr: cidr } },
-    };
-    const all = await evaluatedWith("staging", options);
-    const without = await evaluatedWith("staging", {
-      ...options,
-      simulate: { network: { legacyVpcCidr: cidr, unavailableZones: ["us-west-2b"] } },
-    });
-    assert.deepEqual(subnetCidrs(without), subnetCidrs(all));
-    assert.ok(Object.keys(subnetCidrs(all)).includes("network-private-us-west-2b"));
+    // With the outputs this version writes, the same stack plans.
+    await evaluatedWith("dev", { previousOutputs: current });
   });
 });
 

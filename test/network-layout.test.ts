@@ -1,8 +1,7 @@
 /**
  * The per-AZ subnet slots: an AZ's CIDRs never depend on the AZ count, so adding AZs changes no existing
- * subnet; subnets never overlap and stay inside the VPC; AZs added to a stack laid out otherwise (the
- * equal split stacks were deployed with before) take free blocks or find no room. The schema's size
- * check follows the same layout.
+ * subnet; subnets never overlap and stay inside the VPC; AZs added beside deployed subnets outside their
+ * slots take free blocks or find no room. The schema's size check follows the same layout.
  */
 import * as assert from "node:assert/strict";
 import { allocateZones, isSound, layoutOutput, newLayout } from "../components/network/layout";
@@ -12,7 +11,6 @@ import {
   PUBLIC_SLOT_BITS,
   type SubnetPair,
   firstFreeBlock,
-  legacySubnetPlan,
   parseCidr,
   planSubnets,
   slotPrefixes,
@@ -100,20 +98,16 @@ describe("per-AZ subnet slots", () => {
   });
 });
 
-describe("AZs added to a stack laid out by the earlier equal split", () => {
-  it("knows the earlier layout: 2 x AZ-count equal blocks, private first", () => {
-    assert.deepEqual(legacySubnetPlan("10.0.0.0/16", 2), {
-      private: ["10.0.0.0/18", "10.0.64.0/18"],
-      public: ["10.0.128.0/18", "10.0.192.0/18"],
-    });
-    assert.deepEqual(legacySubnetPlan("10.20.0.0/16", 3), {
-      private: ["10.20.0.0/19", "10.20.32.0/19", "10.20.64.0/19"],
-      public: ["10.20.96.0/19", "10.20.128.0/19", "10.20.160.0/19"],
-    });
-  });
+describe("AZs added beside deployed subnets outside their slots", () => {
+  // A `network` output whose subnets fill the VPC in equal blocks, private first.
+  const quarters = { private: ["10.0.0.0/18", "10.0.64.0/18"], public: ["10.0.128.0/18", "10.0.192.0/18"] };
+  const eighths = {
+    private: ["10.20.0.0/19", "10.20.32.0/19", "10.20.64.0/19"],
+    public: ["10.20.96.0/19", "10.20.128.0/19", "10.20.160.0/19"],
+  };
 
   it("keeps the deployed subnets and puts a new AZ in the free blocks, overlapping nothing", () => {
-    const kept = keptOf(ZONES.slice(0, 3), legacySubnetPlan("10.20.0.0/16", 3));
+    const kept = keptOf(ZONES.slice(0, 3), eighths);
     const result = allocateZones("10.20.0.0/16", ZONES.slice(0, 4), kept);
     assert.ok("zones" in result);
     assert.deepEqual(
@@ -130,8 +124,7 @@ describe("AZs added to a stack laid out by the earlier equal split", () => {
   });
 
   it("finds no room when the deployed subnets fill the VPC, and says what fills it", () => {
-    const kept = keptOf(ZONES.slice(0, 2), legacySubnetPlan("10.0.0.0/16", 2));
-    const result = allocateZones("10.0.0.0/16", ZONES.slice(0, 3), kept);
+    const result = allocateZones("10.0.0.0/16", ZONES.slice(0, 3), keptOf(ZONES.slice(0, 2), quarters));
     assert.deepEqual(result, {
       noRoom: {
         zone: "us-west-2c",
@@ -140,15 +133,14 @@ describe("AZs added to a stack laid out by the earlier equal split", () => {
         taken: ["10.0.0.0/18", "10.0.64.0/18", "10.0.128.0/18", "10.0.192.0/18"],
       },
     });
-    const three = keptOf(ZONES.slice(0, 3), legacySubnetPlan("10.20.0.0/16", 3));
-    const five = allocateZones("10.20.0.0/16", ZONES.slice(0, 5), three);
+    const five = allocateZones("10.20.0.0/16", ZONES.slice(0, 5), keptOf(ZONES.slice(0, 3), eighths));
     // Two more /19s fit (the free quarter), their two /22s no longer do.
     assert.ok("noRoom" in five);
     assert.deepEqual([five.noRoom.zone, five.noRoom.kind, five.noRoom.prefix], ["us-west-2d", "public", 22]);
   });
 });
 
-describe("the VPC size checks: the schema's for every layout, the slots' where they are used", () => {
+describe("the VPC size check: the schema's, from the slots", () => {
   const problems = (cidr: string, availabilityZones = 2) => {
     const result = validateConfig({ network: { cidr, availabilityZones }, nodeGroups: [GROUP] });
     return result.ok ? [] : result.problems.filter((p) => p.path === "network.cidr");
@@ -162,21 +154,26 @@ describe("the VPC size checks: the schema's for every layout, the slots' where t
     }
   });
 
-  it("leaves a smaller VPC to the layout, which refuses it for a new stack with the size to use", () => {
+  it("refuses a smaller VPC whatever the AZ count, with the size to use", () => {
     for (const zones of [2, 6]) {
-      assert.deepEqual(problems("10.0.0.0/23", zones), []);
-      const result = networkLayout("10.0.0.0/23", request(zones), usWest2(), {});
-      assert.ok("problems" in result);
       assert.deepEqual(
-        result.problems.map((p) => [p.path, p.value]),
-        [["network.cidr", "10.0.0.0/23"]],
+        problems("10.0.0.0/23", zones).map((p) => [p.value, p.rule, p.hint]),
+        [
+          [
+            "10.0.0.0/23",
+            "too small for the subnet layout: each AZ's public subnet is 1/64 of the VPC, a /29, and AWS's smallest subnet is a /28, so the VPC must be a /22 or larger",
+            "use a /22 or larger, such as 10.0.0.0/16",
+          ],
+        ],
       );
-      assert.equal(
-        result.problems[0].rule,
-        "too small for the subnet layout: each AZ's public subnet is 1/64 of the VPC, a /29, and AWS's smallest subnet is a /28, so the VPC must be a /22 or larger",
-      );
-      assert.equal(result.problems[0].hint, "use a /22 or larger, such as 10.0.0.0/16");
     }
+    // A /27's slots hold less than an address: no prefix to name.
+    assert.deepEqual(
+      problems("10.0.0.0/27").map((p) => p.rule),
+      [
+        "too small for the subnet layout: each AZ's public subnet is 1/64 of the VPC, and AWS's smallest subnet is a /28, so the VPC must be a /22 or larger",
+      ],
+    );
   });
 });
 

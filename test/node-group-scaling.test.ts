@@ -13,7 +13,6 @@ import { diffDocuments } from "../offline/diff";
 import { evaluateStackExpectingError, type StackEvaluation } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
 import { DeployedNodeGroups } from "../offline/world/node-groups";
-import { UnanswerableCall } from "../offline/world";
 import { ConfigError } from "../stacks";
 import { type CurrentGroup, sizeNodeGroups } from "../stacks/previous-scaling";
 import { type DeployedScaling, namesNodeGroup } from "../stacks/scaling-output";
@@ -210,60 +209,7 @@ describe("node-group scaling on a deployed stack", () => {
   });
 });
 
-describe("node-group scaling on a stack last updated before nodeGroupScaling", () => {
-  // Its outputs name the groups in nodeGroupNames only; AWS shows their sizes (DescribeNodegroup).
-  let legacy: Record<string, unknown>;
-  before(async () => {
-    const outputs = (await evaluated("dev")).outputs;
-    legacy = Object.fromEntries(Object.entries(outputs).filter(([name]) => name !== "nodeGroupScaling"));
-  });
-  const update = (sizes: Sizes, running: Sizes) =>
-    evaluatedWith("dev", {
-      config: { "eks-calico:nodeGroups": devGroups(sizes) },
-      previousOutputs: legacy,
-      simulate: { nodeGroups: { legacySizes: { [GENERAL]: running } } },
-    });
-
-  it("reads the names it exported, in config order", () => {
-    assert.deepEqual(legacy.nodeGroupNames, [GENERAL]);
-  });
-
-  it("minSize raised above the desired size AWS shows: this update raises the desired size with it", async () => {
-    const raised = await update(
-      { minSize: 3, desiredSize: 3, maxSize: 4 },
-      { minSize: 2, desiredSize: 2, maxSize: 3 },
-    );
-    const group = one(raised, NODE_GROUP, "cluster-general");
-    assert.equal(group.inputs.ignoreScalingChanges, false);
-    assert.deepEqual(group.inputs.scalingConfig, { minSize: 3, desiredSize: 3, maxSize: 4 });
-    assert.match(
-      String(
-        (raised.outputs.nodeGroupScaling as Record<string, { desiredSizeSet: string }>).general
-          .desiredSizeSet,
-      ),
-      /^raised from 2 to 3: minSize 3/,
-    );
-    assert.equal(calicoOutput(raised).desired, 3);
-  });
-
-  it("a range AWS already has: the desired size stays ignored, at the nodes AWS shows", async () => {
-    const same = await update(
-      { minSize: 2, desiredSize: 2, maxSize: 3 },
-      { minSize: 2, desiredSize: 3, maxSize: 3 },
-    );
-    assert.equal(one(same, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
-    assert.equal(calicoOutput(same).desired, 3);
-  });
-
-  it("a group whose sizes AWS does not show is sized as a new one, as before", async () => {
-    const unread = await evaluatedWith("dev", {
-      config: { "eks-calico:nodeGroups": devGroups({ minSize: 2, desiredSize: 3, maxSize: 3 }) },
-      previousOutputs: legacy,
-    });
-    assert.equal(one(unread, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
-    assert.equal(calicoOutput(unread).desired, 3);
-  });
-
+describe("node-group names", () => {
   it("matches an EKS name to the group whose resource name it was auto-named from", () => {
     assert.ok(namesNodeGroup("cluster-general-1a2b3c4", "cluster-general"));
     // The offline world's name for it: a placeholder of AWS's auto-name.
@@ -391,25 +337,6 @@ describe("the offline world's node groups, held to EKS", () => {
     assert.throws(
       () => world.getNodeGroup({ clusterName: "c", nodeGroupName: "other" }),
       /ResourceNotFoundException: No node group found for name: other\./,
-    );
-  });
-
-  it("answers for groups named in a legacy nodeGroupNames output with the simulated sizes only", () => {
-    const legacy = { clusterName: "c", nodeGroupNames: [GENERAL, "cluster-spot-1a2b3c4"] };
-    const sizes = { minSize: 2, desiredSize: 4, maxSize: 5 };
-    const world = new DeployedNodeGroups(legacy, { legacySizes: { [GENERAL]: sizes } });
-    assert.deepEqual(world.getNodeGroup({ clusterName: "c", nodeGroupName: GENERAL }).scalingConfigs, [
-      sizes,
-    ]);
-    assert.throws(
-      () => world.getNodeGroup({ clusterName: "c", nodeGroupName: "cluster-spot-1a2b3c4" }),
-      (e: Error) => e instanceof UnanswerableCall && /nodeGroupNames only/.test(e.message),
-    );
-    // With nodeGroupScaling present, nodeGroupNames adds nothing.
-    const current = new DeployedNodeGroups({ ...previousOutputs, nodeGroupNames: ["cluster-spot-1a2b3c4"] });
-    assert.throws(
-      () => current.getNodeGroup({ clusterName: "c", nodeGroupName: "cluster-spot-1a2b3c4" }),
-      /ResourceNotFoundException/,
     );
   });
 });

@@ -180,12 +180,6 @@ describe("switching install mode", () => {
       ["pulumi:pulumi:Stack"],
       "refused before any resource but the stack itself is registered",
     );
-    // Outputs from before operator mode had no installer: a manifest install.
-    const legacy = await evaluateStackExpectingError("dev", {
-      config: switched,
-      previousOutputs: { calico: { version: "v3.31.7", namespace: "kube-system" } },
-    });
-    assert.ok(ConfigError.isConfigError(legacy.error));
 
     const first = await evaluatedWith("dev", {
       config: { "eks-calico:calico": { installer: "operator", reinstall: true } },

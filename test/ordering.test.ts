@@ -1,12 +1,12 @@
 /**
- * The creation and deletion order of components/ordering.ts, checked against the dependency graph the
+ * The creation and deletion order of test/ordering.ts, checked against the dependency graph the
  * engine records, for every stack: every row holds, and every explicit `dependsOn` edge that is the only
  * path between its ends is required by a row (so removing any such edge fails here).
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ORDERING, type OrderingRule, type ResourceSet } from "../components/ordering";
+import { ORDERING, type OrderingRule, type ResourceSet } from "./ordering";
 import { PROJECT_ROOT, type ResourceRecord, type StackEvaluation } from "../offline/engine";
 import {
   type DependencyGraph,
@@ -137,7 +137,7 @@ describe("creation and deletion order", () => {
   });
 
   for (const c of CASES) {
-    it(`holds every row of components/ordering.ts in ${c.title}`, () => {
+    it(`holds every row of test/ordering.ts in ${c.title}`, () => {
       const evaluation = evaluations.get(c.title) as StackEvaluation;
       assert.deepEqual(brokenRows(evaluation, dependencyGraph(evaluation)), []);
     });
@@ -159,7 +159,7 @@ describe("creation and deletion order", () => {
           }
         }
       }
-      assert.deepEqual(unexplained, [], "explicit edges no row of components/ordering.ts needs");
+      assert.deepEqual(unexplained, [], "explicit edges no row of test/ordering.ts needs");
     });
   }
 

@@ -1,7 +1,8 @@
 /** A node's pod addresses must fit one private subnet: the arithmetic, the table, and the refusal. */
 import * as assert from "node:assert/strict";
 import { ENI_LIMIT_ROWS } from "../components/cluster/eni-limits";
-import { instanceArchitecture } from "../components/cluster/ami-types";
+import { amiTypesFor, instanceArchitecture } from "../components/cluster/ami-types";
+import { amiFamilyProblem } from "../components/cluster/ami-families";
 import { nodeAddressDemand, usableSubnetAddresses } from "../components/network/pod-addresses";
 import { validateConfig } from "../stacks";
 import { vpcPrefixFor } from "../stacks/schema/pod-addresses";
@@ -47,15 +48,18 @@ describe("pod addresses per node", () => {
   it("every listed Linux type passes the schema, and its architecture is read from its name", () => {
     const names = ENI_LIMIT_ROWS.flatMap(([, , types]) => types.split(" "));
     const refused = names.filter((instanceType) => {
+      // An AMI type that boots the family (components/cluster/ami-families.ts); g4ad has none.
+      const architecture = instanceArchitecture(instanceType) ?? "x86_64";
       const amiType =
-        instanceArchitecture(instanceType) === "arm64" ? "AL2023_ARM_64_STANDARD" : "AL2023_x86_64_STANDARD";
+        amiTypesFor(architecture).find((ami) => amiFamilyProblem(ami, instanceType) === undefined) ??
+        "AL2023_x86_64_STANDARD";
       const result = validateConfig({ nodeGroups: [group([instanceType], { amiType })] });
       // Types too small for the stack's own pods are refused by stacks/schema/pod-capacity.ts, not as names.
       return !result.ok && result.problems.some((p) => !p.rule.startsWith("holds at most"));
     });
     // Mac instances run macOS, which EKS nodes cannot; everything else EC2 lists must be accepted.
     assert.deepEqual(
-      refused.filter((n) => !n.startsWith("mac")),
+      refused.filter((n) => !n.startsWith("mac") && !n.startsWith("g4ad.")),
       [],
     );
     const mac = validateConfig({ nodeGroups: [group(["mac2.metal"])] });
@@ -83,8 +87,6 @@ describe("pod addresses per node", () => {
   });
 });
 
-// A type that fits the earlier equal split but not a new stack's slots (a p4d.24xlarge in a /20 over 2
-// AZs) is refused once the layout is known: test/network-deployed.test.ts.
 describe("subnets too small for a node's pods", () => {
   const refused: {
     title: string;
@@ -95,21 +97,21 @@ describe("subnets too small for a node's pods", () => {
     hint: string;
   }[] = [
     {
-      title: "c6in.32xlarge in a /22 VPC over 2 AZs (private subnets of /24 at most, in any layout)",
+      title: "c6in.32xlarge in a /22 VPC (private subnets of /25)",
       network: { cidr: "10.0.0.0/22" },
       groups: [group(["c6in.32xlarge"])],
       path: "nodeGroups[0].instanceTypes[0]",
       arithmetic:
-        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (network.cidr 10.0.0.0/22 over 2 AZs, in any layout) is at most a /24: 256 - 5 reserved by AWS = 251 addresses",
+        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 10.0.0.0/22) is a /25: 128 - 5 reserved by AWS = 123 addresses",
       hint: "/20",
     },
     {
-      title: "the second type of the second group, in a /21 VPC over 3 AZs (/24 private subnets at most)",
+      title: "the second type of the second group, in a /21 VPC over 3 AZs (/24 private subnets)",
       network: { cidr: "10.1.0.0/21", availabilityZones: 3 },
       groups: [group(["t3.small"]), group(["t3.medium", "c6in.32xlarge"], { name: "big" })],
       path: "nodeGroups[1].instanceTypes[1]",
       arithmetic:
-        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (network.cidr 10.1.0.0/21 over 3 AZs, in any layout) is at most a /24: 256 - 5 reserved by AWS = 251 addresses",
+        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 10.1.0.0/21) is a /24: 256 - 5 reserved by AWS = 251 addresses",
       hint: "/20",
     },
   ];
@@ -128,7 +130,11 @@ describe("subnets too small for a node's pods", () => {
   }
 
   const accepted: { title: string; network: Record<string, unknown>; groups: Record<string, unknown>[] }[] = [
-    { title: "the default /16 with any type in the table", network: {}, groups: [group(["p4d.24xlarge"])] },
+    {
+      title: "the default /16 with any type in the table",
+      network: {},
+      groups: [group(["p4d.24xlarge"], { amiType: "AL2023_x86_64_NVIDIA" })],
+    },
     {
       title: "t3.large in a /22 (123 addresses per private subnet)",
       network: { cidr: "10.0.0.0/22" },

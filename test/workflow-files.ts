@@ -6,6 +6,7 @@ import { WORKFLOWS_DIR } from "../scripts/lint-workflows";
 
 export type Step = {
   id?: string;
+  name?: string;
   if?: string;
   uses?: string;
   run?: string;

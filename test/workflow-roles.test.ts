@@ -1,13 +1,15 @@
 /**
  * Who each workflow runs as, and where: pull-request previews run the pull request's code, so they take the
- * stack's read-only preview role from its `<stack>-preview` environment and always run on GitHub-hosted
- * runners; deploys take the deploy role from the stack's own environment and run on the stack's runner;
- * the drift check takes the drift role (trusted from main only) and runs on the stack's runner too.
+ * stack's read-only preview role from its `<stack>-preview` environment, preview only stacks Pulumi Cloud
+ * already has, and always run on GitHub-hosted runners; deploys take the deploy role from the stack's own
+ * environment and run on the stack's runner; the drift check takes the drift role (trusted from main only)
+ * and runs on the stack's runner too. Their Pulumi Cloud tokens are test/pulumi-tokens.test.ts's.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PROJECT_ROOT } from "../offline/engine";
+import { workflowFiles } from "../scripts/lint-workflows";
 import { stepUsing, workflow, workflowText } from "./workflow-files";
 
 const text = workflowText;
@@ -25,20 +27,47 @@ describe("workflows: who runs as which role", () => {
     assert.doesNotMatch(text("pr.yml"), /secrets\.AWS_ROLE_ARN|AWS_DRIFT_ROLE_ARN/);
   });
 
-  it("skips a stack whose preview environment has no role, saying so, and runs nothing of the pull request's before", () => {
+  it("skips a stack whose preview environment has no role, or that has no preview identity in Pulumi Cloud, saying so, and runs nothing of the pull request's before", () => {
     const steps = workflow("pr.yml").jobs.preview.steps ?? [];
     assert.equal(steps[0].id, "role");
     assert.equal(steps[0].env?.AWS_PREVIEW_ROLE_ARN, secret("AWS_PREVIEW_ROLE_ARN"));
-    assert.match(steps[0].run ?? "", /::notice::pulumi preview of \$STACK skipped/);
+    assert.equal(steps[0].env?.PULUMI_PREVIEW_TEAM, "${{ vars.PULUMI_PREVIEW_TEAM }}");
+    assert.equal(steps[0].env?.PULUMI_PREVIEW_USER, "${{ vars.PULUMI_PREVIEW_USER }}");
+    const notices = [
+      ...(steps[0].run ?? "").matchAll(/::notice::pulumi preview of \$STACK skipped: ([^;]*)/g),
+    ];
+    assert.deepEqual(
+      notices.map((m) => m[1]),
+      [
+        "its environment $STACK-preview has no AWS_PREVIEW_ROLE_ARN secret",
+        "neither PULUMI_PREVIEW_TEAM nor PULUMI_PREVIEW_USER is set, so there is no read-only Pulumi Cloud identity to preview as (docs/access.md)",
+      ],
+    );
     for (const step of steps.slice(1)) {
-      assert.equal(step.if, "steps.role.outputs.available == 'true'", step.uses ?? step.run);
+      const conditions = (step.if ?? "").split(" && ");
+      assert.equal(conditions[0], "steps.role.outputs.available == 'true'", step.uses ?? step.run);
     }
+  });
+
+  it("previews only a stack Pulumi Cloud already has, and never creates one", () => {
+    const steps = workflow("pr.yml").jobs.preview.steps ?? [];
+    const check = steps.findIndex((s) => s.id === "stack");
+    assert.match(steps[check].run ?? "", /api\/stacks\/\$PULUMI_ORG\/\$project\/\$STACK/);
+    assert.match(steps[check].run ?? "", /404\)\n\s*echo "exists=false"/);
+    const login = steps.findIndex((s) => s.uses?.startsWith("pulumi/auth-actions"));
+    assert.ok(login >= 0 && login < check, "the check runs with the preview token");
+    for (const step of steps.slice(check + 1)) {
+      assert.match(step.if ?? "", /&& steps\.stack\.outputs\.exists == 'true'$/, step.uses ?? step.run);
+    }
+    assert.equal(uses(workflow("pr.yml").jobs.preview, "pulumi/actions")?.with?.upsert, false);
   });
 
   it("says in the run's summary what a view-only or unreachable preview could not compare", () => {
     const setup = workflow("pr.yml").jobs.setup;
     assert.equal(setup.outputs?.unreachable, "${{ steps.stacks.outputs.unreachable }}");
-    const say = workflow("pr.yml").jobs.preview.steps?.find((s) => s.run?.includes("$GITHUB_STEP_SUMMARY"));
+    const say = workflow("pr.yml").jobs.preview.steps?.find(
+      (s) => s.name === "Say what the preview cannot see",
+    );
     assert.equal(
       say?.env?.UNREACHABLE,
       "${{ contains(fromJSON(needs.setup.outputs.unreachable), matrix.stack) }}",
@@ -122,5 +151,16 @@ describe("workflows: which runner each stack's jobs use", () => {
     ]) {
       assert.ok(doc.includes(name), name);
     }
+  });
+
+  it("documents every variable a workflow reads in docs/pull-requests.md", () => {
+    const doc = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "pull-requests.md"), "utf8");
+    const names = new Set(
+      workflowFiles().flatMap((file) =>
+        [...text(path.basename(file)).matchAll(/\bvars\.([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]),
+      ),
+    );
+    assert.ok(names.has("PULUMI_PREVIEW_TEAM") && names.has("PULUMI_DRIFT_USER"), [...names].join());
+    for (const name of names) assert.ok(doc.includes(`\`${name}\``), name);
   });
 });

@@ -5,6 +5,7 @@
  * least it needs: list and watch nodes, read its own ConfigMap, and scale the calico-typha Deployment.
  * https://github.com/kubernetes-sigs/cluster-proportional-autoscaler
  */
+import { AUTOSCALER_IMAGE } from "./defaults";
 import { nonRootPodSecurity, restrictedContainerSecurity } from "./security";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA_AUTOSCALER, STANDARD_TYPHA } from "./names";
@@ -21,8 +22,7 @@ import type {
   ServiceAccount,
 } from "./types";
 
-/** registry.k8s.io/cpa/cluster-proportional-autoscaler, pinned. */
-export const DEFAULT_AUTOSCALER_REGISTRY = "registry.k8s.io/cpa";
+/** The cluster-proportional-autoscaler release, pinned (its default registry: defaults.ts). */
 export const AUTOSCALER_VERSION = "v1.10.3";
 
 /** The ConfigMap key the autoscaler reads ladder parameters from. */
@@ -176,7 +176,7 @@ function renderAutoscalerDeployment(namespace: string, registry: string, typha: 
           containers: [
             {
               name: "autoscaler",
-              image: `${registry}/cluster-proportional-autoscaler:${AUTOSCALER_VERSION}`,
+              image: `${registry}/${AUTOSCALER_IMAGE}:${AUTOSCALER_VERSION}`,
               imagePullPolicy: "IfNotPresent",
               command: [
                 "/cluster-proportional-autoscaler",

@@ -7,7 +7,7 @@ import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./sched
 import type { MaxUnavailable } from "./rollout";
 import { felixTls } from "./typha-tls";
 import { selectorLabels, workloadLabels } from "./labels";
-import { CALICO_NODE, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
+import { CALICO_NODE, CALICO_NODE_IMAGE, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
 import type { Container, DaemonSet, EnvVar } from "./types";
 
 /** Route tables Felix may use: outside the VPC CNI's per-ENI policy-routing tables. */
@@ -85,7 +85,7 @@ function calicoNodeContainer(
 ): Container {
   return {
     name: CALICO_NODE,
-    image: `${registry}/node:${version}`,
+    image: `${registry}/${CALICO_NODE_IMAGE}:${version}`,
     imagePullPolicy: "IfNotPresent",
     // Felix reaches Typha over mutual TLS (typha-tls.ts).
     env: [...calicoNodeEnv(namespace, typha), ...felixTls.env],

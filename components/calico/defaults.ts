@@ -1,5 +1,5 @@
 /**
- * Every Calico default lives here, once. The stack config schema (stacks/schema.ts) imports these, so
+ * Every Calico default lives here, once. The stack config schema (stacks/schema/) imports these, so
  * the schema, the docs and the component can never disagree about a default.
  */
 
@@ -8,6 +8,11 @@ export const DEFAULT_CALICO_VERSION = "v3.31.7";
 
 /** Registry holding Calico's `node` and `typha` images (Calico's own registry on quay.io). */
 export const DEFAULT_CALICO_REGISTRY = "quay.io/calico";
+
+/** Registry holding the Typha autoscaler's image, cluster-proportional-autoscaler (autoscaler.ts). */
+export const DEFAULT_AUTOSCALER_REGISTRY = "registry.k8s.io/cpa";
+/** The cluster-proportional-autoscaler's image in that registry (its release: autoscaler.ts). */
+export const AUTOSCALER_IMAGE = "cluster-proportional-autoscaler";
 
 /** Namespace of calico-node and Typha; kube-system is where the classic policy-only install puts them. */
 export const DEFAULT_CALICO_NAMESPACE = "kube-system";

@@ -1,7 +1,12 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { DEFAULT_AUTOSCALER_REGISTRY, autoscalerObjectList } from "./autoscaler";
-import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY, DEFAULT_CALICO_VERSION } from "./defaults";
+import { autoscalerObjectList } from "./autoscaler";
+import {
+  DEFAULT_AUTOSCALER_REGISTRY,
+  DEFAULT_CALICO_NAMESPACE,
+  DEFAULT_CALICO_REGISTRY,
+  DEFAULT_CALICO_VERSION,
+} from "./defaults";
 import {
   childResourceName,
   renderCalicoObjectGroups,
@@ -23,13 +28,13 @@ import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
 import { createCrds, takeoverOf } from "./crd-resources";
 import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
-import { calicoOutputs } from "./outputs";
+import { type CalicoInstall, calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
-import type { AfterCalico } from "./running";
+import type { AfterCalico } from "../kubernetes/after-calico";
 
 export { isDaemonSetReady } from "./status";
 export { renderCalicoObjects, type CalicoSettings } from "./objects";
@@ -80,7 +85,7 @@ export interface CalicoPolicyOnlyArgs {
    * node groups) does.
    */
   probe?: CalicoProbeArgs;
-  /** What must follow calico-node's readiness, before the probe (./running.ts). */
+  /** What must follow calico-node's readiness, before the probe (components/kubernetes/after-calico.ts). */
   afterCalico?: AfterCalico;
   /**
    * How `provider` reaches the cluster: for the CRDs' provider, and for the takeover step (./takeover),
@@ -103,7 +108,7 @@ type Options = pulumi.CustomResourceOptions;
  * Typha in front of the API server, and the CRDs and RBAC they need. Create it after the node groups
  * (pass them in `dependsOn`): with no nodes the DaemonSet is trivially "ready".
  */
-export class CalicoPolicyOnly extends pulumi.ComponentResource {
+export class CalicoPolicyOnly extends pulumi.ComponentResource implements CalicoInstall {
   /** How Calico was installed: "manifest". */
   readonly installer: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;

@@ -7,6 +7,10 @@
 export const CALICO_NODE = "calico-node";
 export const CALICO_TYPHA = "calico-typha";
 
+/** The images of calico-node and Typha under the Calico registry: `<registry>/node:<version>`. */
+export const CALICO_NODE_IMAGE = "node";
+export const TYPHA_IMAGE = "typha";
+
 /** ClusterRole that lets kube-controller-manager's garbage collector resolve tier owners. */
 export const TIER_GETTER = "calico-tier-getter";
 

@@ -4,10 +4,35 @@
  * for both install modes, and for the update of a reinstall that removes Calico (installer "none").
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { CalicoPolicyOnly } from "./index";
-import type { CalicoOperator } from "./operator";
+import type { ProbeReport } from "./probe/report";
 
-export function calicoOutputs(calico: CalicoPolicyOnly | CalicoOperator | undefined) {
+/**
+ * What both install modes' components expose for the output: CalicoPolicyOnly (index.ts) and
+ * CalicoOperator (operator/index.ts) implement it, so this module depends on neither.
+ */
+export interface CalicoInstall {
+  /** How Calico was installed: "manifest" or "operator". */
+  readonly installer: pulumi.Output<string>;
+  readonly namespace: pulumi.Output<string>;
+  readonly version: pulumi.Output<string>;
+  /** calico-node pods that should run (DaemonSet `status.desiredNumberScheduled`). */
+  readonly desired: pulumi.Output<number>;
+  readonly current: pulumi.Output<number>;
+  readonly updated: pulumi.Output<number>;
+  readonly ready: pulumi.Output<number>;
+  readonly available: pulumi.Output<number>;
+  readonly isReady: pulumi.Output<boolean>;
+  /** Typha's ready replicas, read from the cluster. */
+  readonly typhaReadyReplicas: pulumi.Output<number>;
+  /** Typha replicas at creation, for `initialNodes`. */
+  readonly typhaReplicas: number;
+  /** True only when the probe proved both an allowed and a blocked connection; false without a probe. */
+  readonly policyEnforced: pulumi.Output<boolean>;
+  /** What each probe Job proved, or undefined without a probe. */
+  readonly probe: pulumi.Output<ProbeReport | undefined>;
+}
+
+export function calicoOutputs(calico: CalicoInstall | undefined) {
   if (calico === undefined) {
     return {
       installer: pulumi.output("none"),

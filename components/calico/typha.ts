@@ -5,7 +5,7 @@
  */
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
-import { CALICO_TYPHA, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
+import { CALICO_TYPHA, STANDARD_TYPHA, TYPHA_IMAGE, type TyphaEndpoint } from "./names";
 import type { Container, Deployment, PodDisruptionBudget, Service } from "./types";
 import { typhaTls } from "./typha-tls";
 
@@ -54,7 +54,7 @@ function typhaContainer(
 ): Container {
   return {
     name: CALICO_TYPHA,
-    image: `${registry}/typha:${version}`,
+    image: `${registry}/${TYPHA_IMAGE}:${version}`,
     imagePullPolicy: "IfNotPresent",
     ports: [{ containerPort: typha.port, name: TYPHA_PORT_NAME, protocol: "TCP" }],
     env: [

@@ -163,26 +163,13 @@ export function samePrincipal(a: string, b: string): boolean {
  * per principal, so a re-spelt ARN must replace the entry in place, never add a second beside it.
  */
 export function accessResourceName(componentName: string, principalArn: string): string {
+  const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 8);
   const parsed = parsePrincipalArn(principalArn);
-  if ("problem" in parsed) return legacyAccessResourceName(componentName, principalArn);
+  // An ARN the schema refuses names no principal: a digest of it as written.
+  if ("problem" in parsed) return `${componentName}-access-principal-${digest(principalArn)}`;
   const name = parsed.name.toLowerCase();
   const identity = `${parsed.partition}:${parsed.accountId}:${parsed.kind}:${name}`;
-  const digest = createHash("sha256").update(identity).digest("hex").slice(0, 8);
-  return `${componentName}-access-${parsed.accountId}-${parsed.kind}-${name.replace(/[^a-z0-9-]/g, "-")}-${digest}`;
-}
-
-/**
- * The name an entry had before it was named by its principal (a digest of the ARN as written): an alias,
- * so a deployed entry is renamed, not replaced, by the first update that names it the new way.
- */
-function legacyAccessResourceName(componentName: string, principalArn: string): string {
-  const parsed = parsePrincipalArn(principalArn);
-  const readable =
-    "problem" in parsed
-      ? "principal"
-      : `${parsed.accountId}-${parsed.kind}-${parsed.name.replace(/[^A-Za-z0-9-]/g, "-")}`;
-  const digest = createHash("sha256").update(principalArn).digest("hex").slice(0, 8);
-  return `${componentName}-access-${readable}-${digest}`;
+  return `${componentName}-access-${parsed.accountId}-${parsed.kind}-${name.replace(/[^a-z0-9-]/g, "-")}-${digest(identity)}`;
 }
 
 /** One access entry and its cluster-scoped policy association per grant. */
@@ -198,15 +185,10 @@ export function createAccessEntries(
 ): aws.eks.AccessEntry[] {
   return grants.map((grant) => {
     const resourceName = accessResourceName(componentName, grant.principalArn);
-    const legacy = legacyAccessResourceName(componentName, grant.principalArn);
     // principalArn forces replacement (terraform-provider-aws internal/service/eks/access_entry.go, ForceNew; offline/aws-force-new.ts), and EKS
     // refuses a second entry for a principal (ResourceInUseException): a re-spelt ARN deletes the old
     // entry, with its association, before creating the new one.
-    const options = {
-      parent: shared.parent,
-      deleteBeforeReplace: true,
-      ...(legacy === resourceName ? {} : { aliases: [{ name: legacy }] }),
-    };
+    const options = { parent: shared.parent, deleteBeforeReplace: true };
     const entry = new aws.eks.AccessEntry(
       resourceName,
       {

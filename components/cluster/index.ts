@@ -146,13 +146,11 @@ export class Cluster extends pulumi.ComponentResource {
     const clusterName = cluster.eksCluster.name;
 
     const vpcCni = this.createVpcCni(name, cluster, args, versions.vpcCni);
-    // kube-proxy used to be a child of the eks.Cluster component: the alias keeps it (and its preserve
-    // flag) the same EKS add-on instead of deleting and re-creating it.
     const kubeProxy = createAddon(
       `${name}-kube-proxy`,
       "kubeProxy",
       { clusterName, kubernetesVersion: args.version, version: versions.kubeProxy, tags: args.tags },
-      { parent: this, aliases: [{ name: `${name}-eks-kube-proxy`, parent: cluster }] },
+      { parent: this },
     );
 
     const nodeRole = createNodeRole(this, name, args.tags, partitionOf(args.region));
@@ -226,11 +224,7 @@ export class Cluster extends pulumi.ComponentResource {
     });
   }
 
-  /**
-   * The vpc-cni add-on on an IRSA role that only `kube-system:aws-node` can assume. It used to be the
-   * child of an eks.VpcCniAddon component of the same name: the alias makes this an update of that
-   * add-on, never a delete and re-create of pod networking.
-   */
+  /** The vpc-cni add-on on an IRSA role that only `kube-system:aws-node` can assume. */
   private createVpcCni(
     name: string,
     cluster: eks.Cluster,
@@ -263,11 +257,7 @@ export class Cluster extends pulumi.ComponentResource {
         serviceAccountRoleArn: role.arn,
         tags: args.tags,
       },
-      {
-        parent: this,
-        dependsOn: [attachment],
-        aliases: [{ parent: pulumi.createUrn(`${name}-vpc-cni`, "eks:index:VpcCniAddon", this) }],
-      },
+      { parent: this, dependsOn: [attachment] },
     );
   }
 }

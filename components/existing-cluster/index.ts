@@ -16,7 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ExistingClusterFacts } from "./facts";
 import { execKubeconfig } from "./kubeconfig";
 import { type ClusterAccess, clusterProvider } from "../cluster/provider";
-import type { AfterCalico } from "../calico/running";
+import type { AfterCalico } from "../kubernetes/after-calico";
 import { NetworkPolicyAgentHandOver } from "./hand-over-step";
 import { HAND_OVER_TAG } from "./hand-over-tag";
 import { AwsNodeCheck } from "./aws-node-check";

@@ -1,127 +1,78 @@
 /**
- * What a kubeconfig says about the cluster it reaches: the context in use and its cluster's API server URL
- * (https://kubernetes.io/docs/reference/config-api/kubeconfig.v1/). Pure: the file is read in stacks/.
+ * What a kubeconfig says about the cluster it reaches (https://kubernetes.io/docs/reference/config-api/kubeconfig.v1/),
+ * read as client-go reads it (load.ts); what client-go refuses in it is check.ts's. Pure: files are read in
+ * stacks/.
  */
-import { parse } from "yaml";
+import * as path from "node:path";
+import { isScalar, parseAllDocuments } from "yaml";
+import { type KubeconfigTarget } from "./check";
+import { loadKubeconfig, parseKubeconfigYaml } from "./load";
 
-/** The context a kubeconfig stack uses, and the API server its cluster entry names. */
-export interface KubeconfigTarget {
-  readonly context: string;
-  readonly server: string;
-}
+export type { KubeconfigTarget } from "./check";
 
-/** What is wrong, and which key of `cluster.kubeconfig` to report it at. */
-export interface KubeconfigFault {
-  readonly key: "path" | "context";
-  readonly rule: string;
+/**
+ * The context `context` (else the file's current-context) and its cluster's server, when the file loads
+ * and has them; nothing is checked beyond that.
+ */
+export function kubeconfigTarget(text: string, context?: string): KubeconfigTarget | undefined {
+  const config = loadKubeconfig(text).config;
+  const name = context ?? config?.currentContext ?? "";
+  const entry = config?.contexts.get(name)?.value;
+  const cluster = config?.clusters.get(typeof entry?.cluster === "string" ? entry.cluster : "")?.value;
+  return typeof cluster?.server === "string" && cluster.server !== ""
+    ? { context: name, server: cluster.server }
+    : undefined;
 }
 
 /**
- * Fields naming files, which kubectl reads relative to the kubeconfig's own directory; the provider gets
- * the contents, not the file, so a relative one would be read from wherever Pulumi runs.
- * https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/#file-references
+ * The file references client-go resolves against the kubeconfig's own directory (loader.go
+ * ResolveLocalPaths and GetClusterFileReferences / GetAuthInfoFileReferences: a cluster's
+ * certificate-authority; a user's client-certificate, client-key and tokenFile, and exec.command when it
+ * holds a path separator), as [path in the document, value].
  */
-const FILE_FIELDS = {
-  cluster: ["certificate-authority"],
-  user: ["client-certificate", "client-key", "tokenFile"],
-} as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** `[{name, <field>: {...}}]` by name; entries without a string name are left out. */
-function byName(list: unknown, field: string): Map<string, Record<string, unknown>> {
-  const entries = Array.isArray(list) ? list : [];
-  return new Map(
-    entries.flatMap((e: unknown) =>
-      isRecord(e) && typeof e.name === "string"
-        ? [[e.name, isRecord(e[field]) ? e[field] : {}] as const]
-        : [],
-    ),
-  );
-}
-
-const listed = (names: Iterable<string>) => [...names].join(", ") || "none";
-
-/** Relative file references in the cluster and user entries a context uses. */
-function relativeFiles(cluster: Record<string, unknown>, user: Record<string, unknown>): string[] {
-  const relative = (entry: Record<string, unknown>, fields: readonly string[]) =>
-    fields.flatMap((field) => {
-      const value = entry[field];
-      return typeof value === "string" && value !== "" && !/^(\/|[A-Za-z]:[\\/])/.test(value)
-        ? [`${field}: ${value}`]
-        : [];
-    });
-  return [...relative(cluster, FILE_FIELDS.cluster), ...relative(user, FILE_FIELDS.user)];
+function fileReferences(doc: unknown): [(string | number)[], string][] {
+  const refs: [(string | number)[], string][] = [];
+  const record = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const entries = (key: string) => (Array.isArray(record(doc)[key]) ? (record(doc)[key] as unknown[]) : []);
+  const add = (at: (string | number)[], value: unknown) => {
+    if (typeof value === "string" && value !== "") refs.push([at, value]);
+  };
+  entries("clusters").forEach((e, i) => {
+    const cluster = record(record(e).cluster);
+    add(["clusters", i, "cluster", "certificate-authority"], cluster["certificate-authority"]);
+  });
+  entries("users").forEach((e, i) => {
+    const user = record(record(e).user);
+    for (const key of ["client-certificate", "client-key", "tokenFile"])
+      add(["users", i, "user", key], user[key]);
+    const command = record(user.exec).command;
+    if (typeof command === "string" && command.includes(path.sep))
+      add(["users", i, "user", "exec", "command"], command);
+  });
+  return refs;
 }
 
 /**
- * The context to use (`context`, else the file's current-context) and its cluster's server, or what is
- * wrong with the kubeconfig `text` for that. Rules of `path` read after the file's name ("names FILE, which
- * ..."); `label` names the file in rules of `context`.
+ * `text` with every relative file reference made absolute against `directory`, as client-go reads the
+ * file: the Kubernetes provider is given the contents, which clientcmd.Load reads without a directory.
+ * Only those scalars change; a file without relative references is returned as it is.
  */
-export function kubeconfigTarget(
-  text: string,
-  context: string | undefined,
-  label = "the kubeconfig",
-): { target: KubeconfigTarget } | { fault: KubeconfigFault } {
-  const fault = (key: KubeconfigFault["key"], rule: string) => ({ fault: { key, rule } });
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (error) {
-    return fault("path", `does not parse as YAML: ${String((error as Error).message).split("\n")[0]}`);
-  }
-  if (!isRecord(doc) || !Array.isArray(doc.clusters) || !Array.isArray(doc.contexts)) {
-    return fault("path", "is not a kubeconfig: it has no `clusters` and `contexts` lists");
-  }
-  const contexts = byName(doc.contexts, "context");
-  const current = doc["current-context"];
-  const name = context ?? (typeof current === "string" && current !== "" ? current : undefined);
-  if (name === undefined) {
-    return fault(
-      "context",
-      `is required: ${label} sets no current-context (its contexts: ${listed(contexts.keys())})`,
-    );
-  }
-  // Faults of the context in use: the configured one's, or (unset) the file's current-context's.
-  const ofContext = (whose: string) =>
-    context === undefined
-      ? fault("path", `has current-context "${name}", ${whose}`)
-      : fault("context", `names a context of ${label} ${whose}`);
-  const entry = contexts.get(name);
-  if (entry === undefined) {
-    return context === undefined
-      ? fault("path", `has current-context "${name}", not one of its contexts (${listed(contexts.keys())})`)
-      : fault("context", `is not a context of ${label} (its contexts: ${listed(contexts.keys())})`);
-  }
-  const cluster =
-    typeof entry.cluster === "string" ? byName(doc.clusters, "cluster").get(entry.cluster) : undefined;
-  if (cluster === undefined) {
-    return ofContext(`whose cluster entry ${JSON.stringify(entry.cluster)} does not exist`);
-  }
-  const server = typeof cluster.server === "string" ? cluster.server : undefined;
-  if (server === undefined || !isHttpUrl(server)) {
-    return ofContext(
-      `whose cluster has no https:// or http:// server URL (got ${JSON.stringify(cluster.server)})`,
-    );
-  }
-  const user = (typeof entry.user === "string" ? byName(doc.users, "user").get(entry.user) : undefined) ?? {};
-  const files = relativeFiles(cluster, user);
-  if (files.length > 0) {
-    return fault(
-      "path",
-      `refers to files by relative paths (${files.join("; ")}): kubectl reads them beside the kubeconfig, but the provider gets its contents, not the file; make them absolute, or embed them with \`kubectl config view --flatten --minify\``,
-    );
-  }
-  return { target: { context: name, server } };
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    return /^https?:$/.test(new URL(text).protocol);
-  } catch {
-    return false;
-  }
+export function withAbsoluteFileReferences(text: string, directory: string): string {
+  const parsed = parseKubeconfigYaml(text);
+  if ("error" in parsed) return text;
+  const relative = fileReferences(parsed.value).filter(([, value]) => !path.isAbsolute(value));
+  if (relative.length === 0) return text;
+  const [doc] = parseAllDocuments(text, { version: "1.1", uniqueKeys: false }) as unknown as [
+    { getIn(at: unknown[], keepScalar: true): unknown },
+  ];
+  const edits = relative.flatMap(([at, value]) => {
+    const node = doc.getIn(at, true);
+    if (!isScalar(node) || !node.range) return [];
+    const [start, end] = node.range;
+    return [{ start, end, text: JSON.stringify(path.join(directory, value)) }];
+  });
+  return edits
+    .sort((a, b) => b.start - a.start)
+    .reduce((out, edit) => out.slice(0, edit.start) + edit.text + out.slice(edit.end), text);
 }

@@ -85,28 +85,6 @@ export function planSubnets(vpcCidr: string, zoneCount: number): SubnetPlan {
   return { private: slots.map((s) => s.private), public: slots.map((s) => s.public) };
 }
 
-/** The prefix of every subnet of a /`vpcPrefix` VPC cut into 2 x `zoneCount` equal blocks (the earlier layout). */
-export function equalSplitPrefix(vpcPrefix: number, zoneCount: number): number {
-  return vpcPrefix + Math.ceil(Math.log2(2 * zoneCount));
-}
-
-/**
- * The layout stacks were deployed with before the per-AZ slots: the VPC cut into 2 x AZ-count equal
- * blocks, private subnets first. Only to know what such a stack has; nothing new is laid out this way.
- */
-export function legacySubnetPlan(vpcCidr: string, zoneCount: number): SubnetPlan {
-  if (!Number.isInteger(zoneCount) || zoneCount < 1) {
-    throw new Error(`zone count must be a positive integer, got ${zoneCount}`);
-  }
-  const { network, prefix } = parseCidr(vpcCidr);
-  const subnetPrefix = equalSplitPrefix(prefix, zoneCount);
-  if (subnetPrefix > 32) throw new Error(`${vpcCidr} cannot hold ${2 * zoneCount} subnets`);
-  const blockSize = 2 ** (32 - subnetPrefix);
-  const block = (index: number) => formatCidr(network + index * blockSize, subnetPrefix);
-  const zones = Array.from({ length: zoneCount }, (_, i) => i);
-  return { private: zones.map((i) => block(i)), public: zones.map((i) => block(zoneCount + i)) };
-}
-
 /** Whether two CIDR blocks share an address. */
 export function overlaps(a: string, b: string): boolean {
   const x = rangeOf(a);

@@ -3,7 +3,6 @@
  * default add-on version per Kubernetes version, and a fixed caller identity. Anything the tables do not
  * hold is refused with a reason rather than invented.
  */
-import { partitionOf } from "../../components/cluster/access";
 import { type Partition, partitionOfRegion } from "../../components/cluster/partitions";
 import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
@@ -23,10 +22,14 @@ const PARTITIONS_SIMULATED: readonly Partition[] = [
 ];
 
 /**
- * aws.getAvailabilityZones, filtered as the program asks (state available, no opt-in): the region's
- * standard AZs. Like AWS, a region name the partition does not have is an error.
+ * aws.getAvailabilityZones, filtered as the program asks (no opt-in): the region's standard AZs, without
+ * `unavailable` (AZs AWS does not offer now, left out of those in state available). Like AWS, a region
+ * name the partition does not have is an error.
  */
-export function availabilityZones(region: string): Record<string, unknown> {
+export function availabilityZones(
+  region: string,
+  unavailable: readonly string[] = [],
+): Record<string, unknown> {
   const facts = Object.hasOwn(REGIONS, region) ? REGIONS[region] : undefined;
   const partition = partitionOfRegion(region);
   if (facts === undefined && partition !== undefined && !PARTITIONS_SIMULATED.includes(partition)) {
@@ -39,36 +42,26 @@ export function availabilityZones(region: string): Record<string, unknown> {
       `"${region}" is not an AWS region (the offline world knows ${Object.keys(REGIONS).length} regions, from ${Object.keys(REGIONS).sort()[0]} to ${Object.keys(REGIONS).sort().slice(-1)[0]})`,
     );
   }
-  const names = facts.zones.map((letter) => `${region}${letter}`);
-  const zoneIds = facts.zones.map((letter) => offlineZoneId(region, letter));
+  const zones = facts.zones.filter((letter) => !unavailable.includes(`${region}${letter}`));
+  const names = zones.map((letter) => `${region}${letter}`);
+  const zoneIds = zones.map((letter) => offlineZoneId(region, letter));
   return { id: region, names, zoneIds, state: "available" };
 }
-
-/** How zone IDs abbreviate a region's direction words (use1, apne1, usgw1, cnnw1, cac1). */
-const ZONE_ID_WORDS: Readonly<Record<string, string>> = {
-  north: "n",
-  south: "s",
-  east: "e",
-  west: "w",
-  central: "c",
-  northeast: "ne",
-  northwest: "nw",
-  southeast: "se",
-  southwest: "sw",
-  gov: "g",
-};
 
 /**
  * The zone ID the offline world gives AZ `letter` of `region`: the region's zone-ID prefix (`use1` for
  * us-east-1, https://docs.aws.amazon.com/global-infrastructure/latest/regions/az-ids.html) and the
- * letter's place in the alphabet (a → az1). AWS maps names to IDs per account, so this is one possible
+ * letter's place in the alphabet (a → az1); the prefix takes the initial of each direction word
+ * (apne1, usgw1, cnnw1, cac1). AWS maps names to IDs per account, so this is one possible
  * mapping, and the plan says so (OFFLINE_ZONE_IDS_NOTE).
  */
 export function offlineZoneId(region: string, letter: string): string {
   const [country, ...rest] = region.split("-");
   const number = rest.pop();
-  const words = rest.map((word) => ZONE_ID_WORDS[word] ?? word[0]).join("");
-  return `${country}${words}${number}-az${letter.charCodeAt(0) - "a".charCodeAt(0) + 1}`;
+  const words = rest.map((word) =>
+    (word.match(/north|south|east|west/g) ?? [word]).map((w) => w[0]).join(""),
+  );
+  return `${country}${words.join("")}${number}-az${letter.charCodeAt(0) - "a".charCodeAt(0) + 1}`;
 }
 
 /** What the plan says of the zone IDs it used. */
@@ -115,7 +108,7 @@ export const OFFLINE_CALLER = { role: "offline-deployer", session: "offline-plan
 
 /** aws.getCallerIdentity: the fixed {@link OFFLINE_CALLER}, in the region's partition. */
 export function callerIdentity(region: string): Record<string, unknown> {
-  const arn = `arn:${partitionOf(region)}:sts::${OFFLINE_ACCOUNT_ID}:assumed-role/${OFFLINE_CALLER.role}/${OFFLINE_CALLER.session}`;
+  const arn = `arn:${partitionOfRegion(region) ?? "aws"}:sts::${OFFLINE_ACCOUNT_ID}:assumed-role/${OFFLINE_CALLER.role}/${OFFLINE_CALLER.session}`;
   return {
     id: OFFLINE_ACCOUNT_ID,
     accountId: OFFLINE_ACCOUNT_ID,
@@ -128,7 +121,6 @@ export function callerIdentity(region: string): Record<string, unknown> {
 export const AWS_CALLS: Readonly<
   Record<string, (args: Record<string, unknown>, region: string) => Record<string, unknown>>
 > = {
-  "aws:index/getAvailabilityZones:getAvailabilityZones": (_args, region) => availabilityZones(region),
   "aws:eks/getAddonVersion:getAddonVersion": (args) => addonVersion(args),
   "aws:index/getCallerIdentity:getCallerIdentity": (_args, region) => callerIdentity(region),
 };

@@ -1,12 +1,36 @@
 /**
- * An EKS cluster made elsewhere, as an existing-cluster stack (`cluster.existing`) finds it. The offline
- * world cannot see a real cluster: it answers for the one the evaluation describes, or else a plain one
- * (see DEFAULT_EXISTING_CLUSTER), and says so in the plan. It answers `aws.eks.getCluster` and
- * `aws.eks.getAddon` for that cluster only, refuses any other name as AWS would, and lets the vpc-cni
- * add-on be imported only if the cluster has it.
+ * The EKS clusters aws.eks.getCluster finds: a full stack's own (`<project>-<stack>`, which
+ * stacks/creator.ts asks about before the program registers it) when the last outputs name it, unless
+ * the simulation says otherwise (`stackClusterExists`); and the cluster an existing-cluster stack
+ * (`cluster.existing`) names, which the world cannot see: it answers for the one the evaluation
+ * describes, or DEFAULT_EXISTING_CLUSTER, and says so in the plan. Any other name is refused as AWS
+ * would, and the vpc-cni add-on can be read or imported only if that cluster has it.
  */
+import * as pulumi from "@pulumi/pulumi";
+import { clusterNameFor } from "../../stacks/collisions";
 import { DEFAULT_ADDON_VERSIONS } from "./addon-versions";
 import { offlineArn, placeholder } from "./placeholders";
+
+/** EKS's answer for a cluster it does not have. */
+const notFound = (name: unknown) =>
+  new Error(`ResourceNotFoundException: No cluster found for name: ${String(name)}.`);
+
+/** aws.eks.getCluster for a cluster AWS has, as the Terraform data source answers it. */
+function describeCluster(name: string, region: string, facts: Record<string, unknown> = {}) {
+  const cluster = { id: name, name, arn: offlineArn(region, "eks", `cluster/${name}`, true) };
+  return { ...cluster, endpoint: placeholder("cluster-endpoint", name), status: "ACTIVE", ...facts };
+}
+
+/** Whether `name` is the cluster this stack creates (stacks/index.ts names it `<project>-<stack>`). */
+export function isStackCluster(name: unknown): boolean {
+  return name === clusterNameFor(pulumi.getProject(), pulumi.getStack());
+}
+
+/** aws.eks.getCluster for the stack's own cluster, which AWS has or not (`exists`). */
+export function stackClusterAnswer(name: string, region: string, exists: boolean): Record<string, unknown> {
+  if (!exists) throw notFound(name);
+  return describeCluster(name, region);
+}
 
 export interface ExistingClusterSimulation {
   /** The cluster's name; the world has no other existing cluster. Unset: the one the stack names. */
@@ -47,24 +71,18 @@ export class ExistingClusterWorld {
   }
 
   private requireCluster(name: unknown): void {
-    if (name !== this.facts.name) {
-      throw new Error(`ResourceNotFoundException: No cluster found for name: ${String(name)}.`);
-    }
+    if (name !== this.facts.name) throw notFound(name);
   }
 
   /** aws.eks.getCluster, as the Terraform data source answers it. */
   getCluster(args: Record<string, unknown>, region: string): Record<string, unknown> {
     this.requireCluster(args.name);
-    const name = this.facts.name;
-    return {
-      id: name,
-      name,
-      arn: offlineArn(region, "eks", `cluster/${name}`, true),
-      endpoint: placeholder("cluster-endpoint", name),
+    const { name, version, status } = this.facts;
+    return describeCluster(name, region, {
       certificateAuthorities: [{ data: placeholder("cluster-ca", name) }],
-      version: this.facts.version,
-      status: this.facts.status,
-    };
+      version,
+      status,
+    });
   }
 
   /** aws.eks.getAddon: the vpc-cni add-on if the cluster has it, else the Terraform provider's not-found. */

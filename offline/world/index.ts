@@ -1,30 +1,24 @@
 /**
- * The offline world: what a plan without credentials needs in place of AWS, one model per file:
- * - regions.ts: AWS regions and their availability zones;
- * - addon-versions.ts: EKS's default add-on version per Kubernetes version;
- * - aws-calls.ts: the data sources the program reads, answered from those tables;
- * - eks.ts: outputs of the remote @pulumi/eks components;
- * - node-groups.ts: the node groups the stack deployed before, at the desired size they run at;
- * - vpcs.ts: the VPC and subnets the stack has on AWS, and the AZs AWS offers now;
- * - tls.ts: the tls provider, with real keys and certificates;
- * - existing.ts: the EKS cluster an existing-cluster stack names, simulated since it cannot be seen;
- * - stack-cluster.ts: whether a full stack's own cluster exists before the program registers it.
- * Every value only AWS would know is a visibly marked placeholder (`<kind:resource-name>`); nothing here
- * pretends to be a real id, and a question the world cannot answer is refused. The cluster is not
- * simulated: a Kubernetes object's outputs are its inputs, without the status only the cluster reports,
- * and the dynamic steps that read the cluster answer nothing: whatever follows from them is unknown
- * (offline/engine.ts), as in `pulumi preview`.
+ * The offline world: what a plan without credentials needs in place of AWS, one model per file: regions
+ * and their AZs, EKS's default add-on versions, the data sources answered from them (aws-calls.ts), the
+ * remote @pulumi/eks components' outputs, the stack's deployed node groups and network, an existing
+ * cluster, and TLS. A value only AWS would know is a marked placeholder (`<kind:resource-name>`), and a
+ * question the world cannot answer is refused. No cluster is simulated: a Kubernetes object's outputs are
+ * its inputs without the status only the cluster reports, and what the dynamic steps would find is
+ * unknown (offline/engine.ts), as in `pulumi preview`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AWS_CALLS } from "./aws-calls";
+import { AWS_CALLS, OFFLINE_ZONE_IDS_NOTE, availabilityZones } from "./aws-calls";
 import { DeployedNodeGroups, type NodeGroupSimulation } from "./node-groups";
-import { DeployedNetworkWorld, NETWORK_CALLS, type NetworkSimulation } from "./vpcs";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { offlineArn, placeholder, shortType } from "./placeholders";
-import { SIMULATED_ISSUE_TIME, TLS_RESOURCES } from "./tls";
-import { revealSecrets } from "./wire";
-import { type ExistingClusterSimulation, ExistingClusterWorld } from "./existing";
-import { isStackCluster, stackClusterAnswer } from "./stack-cluster";
+import { SIMULATED_ISSUE_TIME, isTlsResource, revealSecrets, tlsOutputs } from "./tls";
+import {
+  type ExistingClusterSimulation,
+  ExistingClusterWorld,
+  isStackCluster,
+  stackClusterAnswer,
+} from "./existing";
 
 export { UnanswerableCall } from "./aws-calls";
 export { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
@@ -39,15 +33,20 @@ export interface AwsSimulation {
   certificatesIssuedAt?: string;
   /** The stack's deployed node groups changed outside Pulumi (offline/world/node-groups.ts). */
   nodeGroups?: NodeGroupSimulation;
-  /** The stack's VPC and subnets on AWS, and AZs AWS does not offer now (offline/world/vpcs.ts). */
-  network?: NetworkSimulation;
+  /** AZs AWS does not offer now (state impaired or unavailable): listed only without `state: available`. */
+  network?: { unavailableZones?: readonly string[] };
   /**
-   * Whether AWS has a full stack's own cluster (offline/world/stack-cluster.ts): `true` though the stack
+   * Whether AWS has a full stack's own cluster (offline/world/existing.ts): `true` though the stack
    * has no outputs (a first `up` created it, then failed), `false` though its last outputs name it (it was
    * deleted outside Pulumi); unset, AWS has it exactly when the last outputs name it.
    */
   stackClusterExists?: boolean;
 }
+
+/** What a registration leaves: the resource's id and outputs. */
+type Registered =
+  | { id: string | undefined; state: Record<string, unknown> }
+  | Promise<{ id: string; state: Record<string, unknown> }>;
 
 /** Dynamic resources (pulumi.dynamic.Resource): the steps that read or change the cluster when they run. */
 const DYNAMIC = "pulumi-nodejs:dynamic/";
@@ -59,8 +58,6 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly groupSizes = new Map<string, number>();
   /** The managed node groups the stack's last update deployed. */
   private readonly deployedGroups: DeployedNodeGroups;
-  /** The stack's VPC and subnets on AWS, and the AZs offered now. */
-  private readonly deployedNetwork: DeployedNetworkWorld;
 
   constructor(
     private readonly region: string | undefined,
@@ -68,7 +65,6 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     private readonly previousOutputs: Record<string, unknown> = {},
   ) {
     this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
-    this.deployedNetwork = new DeployedNetworkWorld(previousOutputs, simulation.network, this.simulated);
   }
 
   /** The nodes the stack's managed node groups run, or undefined when it registered none. */
@@ -82,8 +78,9 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       const inputs = args.inputs as Record<string, unknown>;
       if (args.token === "aws:eks/getCluster:getCluster") {
         if (this.existing === undefined && isStackCluster(inputs.name)) {
-          const exists = this.simulation.stackClusterExists;
-          return stackClusterAnswer(String(inputs.name), this.region ?? "", exists, this.previousOutputs);
+          const exists =
+            this.simulation.stackClusterExists ?? this.previousOutputs.clusterName === inputs.name;
+          return stackClusterAnswer(String(inputs.name), this.region ?? "", exists);
         }
         return this.existingCluster(inputs.name).getCluster(inputs, this.region ?? "");
       }
@@ -91,8 +88,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         return this.existingCluster(inputs.clusterName).getAddon(inputs);
       }
       if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
-      if ((NETWORK_CALLS as readonly string[]).includes(args.token)) {
-        return this.deployedNetwork.call(args.token, inputs, this.region ?? "");
+      if (args.token === "aws:index/getAvailabilityZones:getAvailabilityZones") {
+        return this.availabilityZones(inputs.state, this.region ?? "");
       }
       const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
       if (answer === undefined) {
@@ -105,6 +102,15 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       // The SDK reports a failed invoke by its gRPC `details` (runtime/invoke.js), as the CLI sends it.
       throw Object.assign(error as Error, { details: (error as Error).message });
     }
+  }
+
+  /** aws.getAvailabilityZones, noting the zone IDs it gave and the AZs not offered now. */
+  private availabilityZones(state: unknown, region: string): Record<string, unknown> {
+    const unavailable = state === "available" ? (this.simulation.network?.unavailableZones ?? []) : [];
+    const notes = [OFFLINE_ZONE_IDS_NOTE(region, availabilityZones(region))];
+    if (unavailable.length > 0) notes.push(`AZs not offered now: ${unavailable.join(", ")}`);
+    for (const note of notes) if (!this.simulated.includes(note)) this.simulated.push(note);
+    return availabilityZones(region, unavailable);
   }
 
   /** The cluster made elsewhere, described in the plan on first use. */
@@ -123,11 +129,7 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   /** Set by the first registration refused: the update ends there, as the engine ends `pulumi up`. */
   private halted = false;
 
-  newResource(
-    args: pulumi.runtime.MockResourceArgs,
-  ):
-    | { id: string | undefined; state: Record<string, unknown> }
-    | Promise<{ id: string; state: Record<string, unknown> }> {
+  newResource(args: pulumi.runtime.MockResourceArgs): Registered {
     // After a refusal nothing else is applied: later registrations never complete (the engine forgets
     // them) instead of failing after this evaluation has ended, where they would reach the next one.
     if (this.halted) return new Promise(() => undefined);
@@ -140,16 +142,12 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
   }
 
-  private register(
-    args: pulumi.runtime.MockResourceArgs,
-  ):
-    | { id: string | undefined; state: Record<string, unknown> }
-    | Promise<{ id: string; state: Record<string, unknown> }> {
+  private register(args: pulumi.runtime.MockResourceArgs): Registered {
     const inputs = revealSecrets(args.inputs) as Record<string, unknown>;
-    const tls = Object.hasOwn(TLS_RESOURCES, args.type) ? TLS_RESOURCES[args.type] : undefined;
-    if (tls !== undefined) {
+    if (isTlsResource(args.type)) {
       const issued = this.simulation.certificatesIssuedAt;
-      return tls(inputs, issued === undefined ? SIMULATED_ISSUE_TIME : new Date(issued)).then((state) => ({
+      const at = issued === undefined ? SIMULATED_ISSUE_TIME : new Date(issued);
+      return tlsOutputs(args.type, inputs, at).then((state) => ({
         id: placeholder(`${shortType(args.type)}-id`, args.name),
         state,
       }));

@@ -1,12 +1,10 @@
 /**
  * The managed node groups AWS already has for the stack: those the last update's `nodeGroupScaling`
  * output names (stacks/scaling-output.ts), each at the desired size it recorded, or at the one an
- * autoscaler set since (NodeGroupSimulation). A stack last updated before that output named its groups in
- * `nodeGroupNames` only: their sizes come from the simulation (`legacySizes`), since no output has them. Answers aws.eks.getNodeGroup, and the
- * desired size an eks:index:ManagedNodeGroup registration leaves on AWS: a new group's desiredSize; a
- * deployed one keeps its desired size while the update ignores it.
+ * autoscaler set since (NodeGroupSimulation). Answers aws.eks.getNodeGroup, and the desired size an
+ * eks:index:ManagedNodeGroup registration leaves on AWS: a new group's desiredSize; a deployed one keeps
+ * its desired size while the update ignores it.
  */
-import { UnanswerableCall } from "./aws-calls";
 import { eksNodeGroupName } from "./eks";
 import { placeholder } from "./placeholders";
 import { type DeployedScaling, previousNodeGroupScaling } from "../../stacks/scaling-output";
@@ -17,26 +15,14 @@ export interface NodeGroupSimulation {
   autoscaledDesiredSizes?: Readonly<Record<string, number>>;
   /** aws.eks.getNodeGroup is refused: the deployer may not call eks:DescribeNodegroup. */
   readDenied?: boolean;
-  /**
-   * The sizes AWS has for groups the last outputs name in `nodeGroupNames` only (a stack last updated
-   * before `nodeGroupScaling`), by EKS node group name. A group without them cannot be answered offline.
-   */
-  legacySizes?: Readonly<Record<string, Omit<DeployedScaling, "nodeGroupName">>>;
 }
 
-/** A node group as a registration leaves it on AWS. */
-export interface AppliedNodeGroup {
-  /** Its desired size: the nodes it runs. */
-  desiredSize: number;
-  /** What the world decided, for the plan's list of simulated facts. */
-  note: string;
-}
+/** A node group as a registration leaves it on AWS: the nodes it runs, and why, for the plan. */
+export type AppliedNodeGroup = { desiredSize: number; note: string };
 
 export class DeployedNodeGroups {
   /** The deployed groups by EKS node group name. */
   private readonly byName = new Map<string, DeployedScaling>();
-  /** Groups named in a legacy `nodeGroupNames` output whose sizes the simulation does not give. */
-  private readonly unsized = new Set<string>();
   private readonly clusterName: unknown;
 
   constructor(
@@ -45,13 +31,6 @@ export class DeployedNodeGroups {
   ) {
     for (const group of Object.values(previousNodeGroupScaling(previousOutputs))) {
       this.byName.set(group.nodeGroupName, group);
-    }
-    const legacy = previousOutputs.nodeGroupScaling === undefined ? previousOutputs.nodeGroupNames : [];
-    for (const name of Array.isArray(legacy) ? legacy : []) {
-      if (typeof name !== "string") continue;
-      const sizes = simulation.legacySizes?.[name];
-      if (sizes === undefined) this.unsized.add(name);
-      else this.byName.set(name, { nodeGroupName: name, ...sizes });
     }
     this.clusterName = previousOutputs.clusterName;
   }
@@ -73,11 +52,6 @@ export class DeployedNodeGroups {
     if (this.simulation.readDenied === true) {
       throw new Error(
         `reading EKS Node Group (${id}): AccessDeniedException: User: ${placeholder("deployer-arn", "offline")} is not authorized to perform: eks:DescribeNodegroup`,
-      );
-    }
-    if (this.unsized.has(name)) {
-      throw new UnanswerableCall(
-        `the sizes of node group ${name} are not known offline: the last outputs name it in nodeGroupNames only (simulate nodeGroups.legacySizes)`,
       );
     }
     const group = this.byName.get(name);

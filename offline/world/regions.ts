@@ -1,28 +1,13 @@
 /**
- * AWS Regions, as data, for the offline simulation.
- *
- * Currency: the Region list matches botocore 1.43.67 (`botocore/data/endpoints.json` and
- * `botocore/data/partitions.json`, commit of 2026-08-07) and the Region enum of the AWS Security
- * Incident Response API reference (`ImpactedAwsRegion`). The newest commercial Regions in that data are
- * ap-east-2 (Taipei) and ap-southeast-6 (New Zealand), both added to the SDK partitions file in 2025;
- * botocore's partitions file gained no new Region between then and 2026-08-07. A Region launched between
- * August and November 2026 would be missing here: none could be confirmed from a source.
- * Not included on purpose: the aws-iso* partitions and the AWS European Sovereign Cloud
- * (`eusc-de-east-1`, partition `aws-eusc`).
- *
- * optIn: AWS enables by default only the Regions launched before 2019-03-20; every later commercial
- * Region must be enabled first
- * (https://docs.aws.amazon.com/accounts/latest/reference/manage-acct-regions.html).
- * China and GovCloud Regions live in their own partitions and need no opt-in there.
- *
- * AZ letters are the publicly documented set; real accounts may see a subset; the offline simulation uses
- * these. In the oldest Regions AWS maps AZ letters to physical AZs per account (accounts created from
- * November 2025 get one uniform mapping), so an old account may see other letters
+ * AWS Regions, as data. The list matches botocore 1.43.67 (`botocore/data/endpoints.json` and
+ * `partitions.json`, 2026-08-07), whose newest commercial Regions are ap-east-2 and ap-southeast-6 (2025);
+ * a Region launched since is missing. Left out: the aws-iso* partitions and the European Sovereign Cloud.
+ * optIn: only Regions launched before 2019-03-20 are enabled by default
+ * (https://docs.aws.amazon.com/accounts/latest/reference/manage-acct-regions.html); China and GovCloud
+ * need none. AZ letters are the publicly documented set without Local and Wavelength Zones (AWS AZ-ID
+ * tables, getmoto/moto `moto/ec2/models/availability_zones_and_regions.py`, describe-availability-zones
+ * output quoted in public issues); an account may see a subset, and old accounts other letters
  * (https://docs.aws.amazon.com/global-infrastructure/latest/regions/az-ids.html).
- * Local Zones and Wavelength Zones are excluded.
- * AZ sources: AWS AZ-ID tables (global-infrastructure guide, EFS One Zone AZ list), the zone tables in
- * getmoto/moto `moto/ec2/models/availability_zones_and_regions.py`, and describe-availability-zones
- * output quoted in public issues and gists.
  */
 export interface RegionFacts {
   readonly partition: "aws" | "aws-cn" | "aws-us-gov";

@@ -2,26 +2,31 @@
 import { z } from "zod";
 import { isRecord } from "./records";
 import {
+  AUTOSCALER_IMAGE,
+  DEFAULT_AUTOSCALER_REGISTRY,
   DEFAULT_CALICO_NAMESPACE,
   DEFAULT_CALICO_REGISTRY,
   DEFAULT_CALICO_VERSION,
   SUPPORTED_CALICO_MINORS,
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
-import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
 import { isPublishedCalicoRelease, releasesOfLine } from "../../components/calico/releases";
-import { DEFAULT_PROBE_REGISTRY } from "../../components/calico/probe/objects";
+import { DEFAULT_PROBE_REGISTRY, PROBE_IMAGE } from "../../components/calico/probe/common";
+import { CALICO_NODE_IMAGE, TYPHA_IMAGE } from "../../components/calico/names";
 import { ALLOWED_WITHIN_SECONDS, POD_START_SECONDS } from "../../components/calico/probe/timing";
 import { DEFAULT_MAX_UNAVAILABLE, MAX_TIMEOUT_MINUTES } from "../../components/calico/rollout";
-import { DEFAULT_OPERATOR_REGISTRY, INSTALLERS } from "../../components/calico/operator/settings";
+import {
+  DEFAULT_OPERATOR_REGISTRY,
+  INSTALLERS,
+  OPERATOR_IMAGE,
+} from "../../components/calico/operator/settings";
+import { registrySchema } from "./registry";
 
 /** Namespaces every cluster has that are not Calico's to create or delete. */
 const SHARED_NAMESPACES: readonly string[] = ["default", "kube-public", "kube-node-lease"];
 
 // RFC 1123 label: what Kubernetes accepts as a namespace name.
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-// An image registry prefix: host[:port][/path], no scheme and no trailing slash.
-const REGISTRY = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]+)?(\/[a-z0-9._-]+)*$/;
 
 const MAX_UNAVAILABLE_RULE = 'must be a whole number >= 1 or a percentage from "1%" to "100%"';
 
@@ -32,12 +37,7 @@ export const MIN_PROBE_TIMEOUT_MINUTES = Math.ceil((POD_START_SECONDS + ALLOWED_
 const probeSchema = z.strictObject({
   enabled: z.boolean({ error: "must be true or false" }).default(true),
   /** Registry holding `agnhost` (the Kubernetes e2e test image); a mirror for clusters without internet. */
-  registry: z
-    .string({ error: "must be a registry prefix such as registry.k8s.io/e2e-test-images" })
-    .regex(REGISTRY, {
-      error: "must be a registry prefix such as registry.k8s.io/e2e-test-images (no scheme, no trailing /)",
-    })
-    .default(DEFAULT_PROBE_REGISTRY),
+  registry: registrySchema("registry.k8s.io/e2e-test-images", [PROBE_IMAGE.name], DEFAULT_PROBE_REGISTRY),
   /** How long `pulumi up` waits for each probe step before failing. */
   timeoutMinutes: z
     .number({ error: "must be a whole number of minutes" })
@@ -80,10 +80,7 @@ export const calicoSchema = z.strictObject({
     })
     .default(DEFAULT_CALICO_VERSION),
   /** Image registry holding `node` and `typha`; point it at a private mirror if nodes have no internet. */
-  registry: z
-    .string()
-    .regex(REGISTRY, { error: "must be a registry prefix such as quay.io/calico (no scheme, no trailing /)" })
-    .default(DEFAULT_CALICO_REGISTRY),
+  registry: registrySchema("quay.io/calico", [CALICO_NODE_IMAGE, TYPHA_IMAGE], DEFAULT_CALICO_REGISTRY),
   /** Namespace for calico-node and Typha. */
   namespace: z
     .string()
@@ -96,12 +93,7 @@ export const calicoSchema = z.strictObject({
     })
     .default(DEFAULT_CALICO_NAMESPACE),
   /** Registry holding `cluster-proportional-autoscaler` (Typha's autoscaler); a mirror for private nodes. */
-  autoscalerRegistry: z
-    .string()
-    .regex(REGISTRY, {
-      error: "must be a registry prefix such as registry.k8s.io/cpa (no scheme, no trailing /)",
-    })
-    .default(DEFAULT_AUTOSCALER_REGISTRY),
+  autoscalerRegistry: registrySchema("registry.k8s.io/cpa", [AUTOSCALER_IMAGE], DEFAULT_AUTOSCALER_REGISTRY),
   /** calico-node pods replaced at once in a rollout: a whole number or a percentage of the nodes. */
   maxUnavailable: z
     .union(
@@ -125,10 +117,7 @@ export const calicoSchema = z.strictObject({
     .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
     .optional(),
   /** Registry holding the Tigera operator image (`operator`); operator mode only. */
-  operatorRegistry: z
-    .string({ error: "must be a registry prefix such as quay.io/tigera" })
-    .regex(REGISTRY, { error: "must be a registry prefix such as quay.io/tigera (no scheme, no trailing /)" })
-    .default(DEFAULT_OPERATOR_REGISTRY),
+  operatorRegistry: registrySchema("quay.io/tigera", [OPERATOR_IMAGE], DEFAULT_OPERATOR_REGISTRY),
   /** The Calico API server (`projectcalico.org/v3` through kubectl); operator mode only. */
   apiServer: z.boolean({ error: "must be true or false" }).default(true),
   /**

@@ -1,4 +1,5 @@
 /** `cluster`: the EKS control plane, its add-ons' versions and who may reach its API. */
+import { canonicalCidr, uniqueEntries } from "./lists";
 import { z } from "zod";
 import {
   ACCESS_POLICIES,
@@ -137,6 +138,7 @@ export const clusterSchema = z
       .max(MAX_PUBLIC_ACCESS_CIDRS, {
         error: `must hold at most ${MAX_PUBLIC_ACCESS_CIDRS} blocks, the EKS quota "Public endpoint access CIDR ranges per cluster"`,
       })
+      .superRefine(uniqueEntries(canonicalCidr, "the same block"))
       .default(["0.0.0.0/0"]),
     /**
      * Deploys run where they reach the cluster's private endpoint (a runner in the VPC, a VPN): what lets
@@ -151,6 +153,7 @@ export const clusterSchema = z
           error: "must be a list of log types",
         },
       )
+      .superRefine(uniqueEntries((type: string) => type))
       .default(["api", "audit", "authenticator"]),
     /** Days CloudWatch keeps control-plane logs. */
     logRetentionDays: z

@@ -7,6 +7,7 @@
  * when the public endpoint is off, since only then does the endpoint's name resolve to the private addresses
  * outside the VPC (https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html#private-access).
  */
+import { canonicalCidr, securityGroupOf, uniqueEntries } from "./lists";
 import { z } from "zod";
 import { coversWholeInternet, hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
@@ -33,6 +34,19 @@ const SECURITY_GROUP_ID = /^(\d{12}\/)?sg-([0-9a-f]{8}|[0-9a-f]{17})$/;
 /** The keys that apply to self-hosted runners only. */
 const SELF_HOSTED_ONLY = ["labels", "runnerCidrs", "runnerSecurityGroupIds"] as const;
 
+/**
+ * AWS's default quota of inbound rules per security group ("Inbound rules per security group", 60,
+ * adjustable: https://docs.aws.amazon.com/vpc/latest/userguide/amazon-vpc-limits.html, Security groups).
+ */
+export const DEFAULT_INBOUND_RULES_PER_GROUP = 60;
+
+/**
+ * Inbound rules the control plane's security group has besides the runners': @pulumi/eks's
+ * `eksClusterIngressRule` from its node security group (pulumi-eks v4.3.0 nodejs/eks/nodes/securitygroup.ts,
+ * created by createCluster unless skipDefaultSecurityGroups, which this program never sets).
+ */
+export const OTHER_INBOUND_RULES = 1;
+
 export const deploySchema = z
   .strictObject({
     /** github-hosted or self-hosted: where `pulumi up` and the drift check of this stack run. */
@@ -58,6 +72,7 @@ export const deploySchema = z
       .refine((cidrs) => !coversWholeInternet(cidrs), {
         error: "must name the runners' ranges, not every IPv4 address",
       })
+      .superRefine(uniqueEntries(canonicalCidr, "the same block"))
       .default([]),
     /**
      * self-hosted: the runners' security groups, in the cluster's VPC or a peered one in the same region
@@ -72,7 +87,17 @@ export const deploySchema = z
         }),
         { error: "must be a list of security group ids" },
       )
+      .superRefine(uniqueEntries(securityGroupOf, "the same group, with or without its account"))
       .default([]),
+    /**
+     * The account's quota "Inbound rules per security group" where AWS raised it: the runners' rules must
+     * fit it (runnerRuleProblem). @default 60, AWS's default
+     */
+    securityGroupRuleQuota: z
+      .number({ error: "must be a whole number >= 1" })
+      .int({ error: "must be a whole number >= 1" })
+      .min(1, { error: "must be a whole number >= 1" })
+      .default(DEFAULT_INBOUND_RULES_PER_GROUP),
   })
   .superRefine(
     (deploy: unknown, ctx) => {
@@ -87,6 +112,8 @@ export const deploySchema = z
             "is required with runner self-hosted: the labels `runs-on` picks the stack's runners by, for example [self-hosted, linux, eks-prod]",
         });
       }
+      const rules = runnerRuleProblem(deploy);
+      if (rules !== undefined) ctx.addIssue({ code: "custom", ...rules });
       if (runner !== "github-hosted") return;
       for (const key of SELF_HOSTED_ONLY) {
         const value = deploy[key];
@@ -105,6 +132,29 @@ export const deploySchema = z
   );
 
 export type DeployConfig = z.infer<typeof deploySchema>;
+
+/**
+ * The refusal when the runners need more inbound rules (one per CIDR and per security group:
+ * components/cluster/runner-access.ts) than the control plane's security group has left under the quota.
+ */
+function runnerRuleProblem(
+  deploy: Record<string, unknown>,
+): { path: string[]; input: unknown; message: string; params: { hint: string } } | undefined {
+  const count = (key: string) => (Array.isArray(deploy[key]) ? (deploy[key] as unknown[]).length : 0);
+  const rules = count("runnerCidrs") + count("runnerSecurityGroupIds");
+  const quota = deploy.securityGroupRuleQuota ?? DEFAULT_INBOUND_RULES_PER_GROUP;
+  if (typeof quota !== "number" || !Number.isInteger(quota) || rules <= quota - OTHER_INBOUND_RULES)
+    return undefined;
+  const raised = quota !== DEFAULT_INBOUND_RULES_PER_GROUP;
+  return {
+    path: [count("runnerCidrs") > 0 ? "runnerCidrs" : "runnerSecurityGroupIds"],
+    input: rules,
+    message: `with runnerSecurityGroupIds makes ${rules} inbound rules on the control plane's security group, which has ${OTHER_INBOUND_RULES} already (@pulumi/eks's), and ${raised ? `deploy.securityGroupRuleQuota says the quota is ${quota}` : `AWS's default quota "Inbound rules per security group" is ${quota}`}: EC2 refuses the rule past it (RulesPerSecurityGroupLimitExceeded)`,
+    params: {
+      hint: `admit the runners by fewer, larger ranges or by their security group; or ask AWS to raise the quota (Service Quotas, Amazon VPC, "Inbound rules per security group") and set deploy.securityGroupRuleQuota to the raised value`,
+    },
+  };
+}
 
 /** The `runs-on` labels of the stack's `pulumi up` and drift jobs. */
 export function runnerLabels(deploy: DeployConfig): readonly string[] {

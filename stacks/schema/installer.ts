@@ -9,7 +9,7 @@ import {
   DEFAULT_CALICO_REGISTRY,
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
-import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/autoscaler";
+import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/defaults";
 import { OPERATOR_CALICO_RELEASES } from "../../components/calico/operator/releases";
 import {
   CALICO_SYSTEM_NAMESPACE,

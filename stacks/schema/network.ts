@@ -1,6 +1,7 @@
 /** `network`: the VPC's address range, its AZs and its NAT gateways. */
+import { uniqueEntries } from "./lists";
 import { z } from "zod";
-import { MAX_ZONES, PUBLIC_SLOT_BITS, equalSplitPrefix, parseCidr } from "../../components/network/subnets";
+import { MAX_ZONES, PUBLIC_SLOT_BITS, parseCidr, slotPrefixes } from "../../components/network/subnets";
 import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 
@@ -13,14 +14,11 @@ export const NETWORK_DEFAULTS = { cidr: "10.0.0.0/16", availabilityZones: 2 } as
 export const MIN_SUBNET_PREFIX = 28;
 /**
  * The smallest VPC whose per-AZ slots (components/network/subnets.ts) are all subnets AWS accepts: the
- * public slots are the smallest. Checked where the layout is known (stacks/previous-network.ts): a stack
- * deployed with the earlier equal split may have a smaller VPC.
+ * public slots are the smallest.
  */
 export const MAX_VPC_PREFIX = MIN_SUBNET_PREFIX - PUBLIC_SLOT_BITS;
 
 const ZONES_RULE = `must be a whole number from 2 to ${MAX_ZONES}`;
-const isZoneCount = (value: unknown): boolean =>
-  typeof value === "number" && Number.isInteger(value) && value >= 2 && value <= MAX_ZONES;
 
 /**
  * An AZ by name (`us-east-1a`, `us-gov-west-1b`) or by zone ID (`use1-az1`, `usgw1-az2`): the two forms
@@ -36,14 +34,7 @@ const zoneList = (what: string) =>
     .array(z.string({ error: ZONE_RULE }).regex(ZONE, { error: ZONE_RULE }), {
       error: `must be a list of AZ names or zone IDs (${what})`,
     })
-    .superRefine((zones, ctx) => {
-      zones.forEach((zone, index) => {
-        const first = zones.indexOf(zone);
-        if (first < index) {
-          ctx.addIssue({ code: "custom", path: [index], input: zone, message: `repeats entry ${first}` });
-        }
-      });
-    });
+    .superRefine(uniqueEntries((zone: string) => zone));
 
 /** How many AZs `network` asks for: `availabilityZones`, else as many as `zones` lists, else the default. */
 export function zoneCount(network: Record<string, unknown>): unknown {
@@ -122,20 +113,17 @@ export const networkSchema = z
           input: network.cidr,
           message: `prefix must be /${VPC_PREFIX_RANGE.min} to /${VPC_PREFIX_RANGE.max} (AWS VPC limits)`,
         });
-      } else if (isZoneCount(zoneCount(network))) {
-        // What holds for every layout: the earlier equal split, whose smallest subnet is larger than any
-        // other layout's, gives subnets AWS accepts. New stacks and added AZs need more (MAX_VPC_PREFIX).
-        const count = zoneCount(network) as number;
-        const prefix = equalSplitPrefix(vpcPrefix, count);
-        if (prefix > MIN_SUBNET_PREFIX) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["cidr"],
-            input: network.cidr,
-            message: `too small for ${2 * count} subnets (a public and a private per AZ): split equally each would be a /${prefix}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}`,
-            params: { hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16` },
-          });
-        }
+      } else if (vpcPrefix > MAX_VPC_PREFIX) {
+        // Beyond a /32 the slot is less than an address: no prefix to name.
+        const smallest = slotPrefixes(vpcPrefix).public;
+        const size = smallest <= 32 ? `, a /${smallest}` : "";
+        ctx.addIssue({
+          code: "custom",
+          path: ["cidr"],
+          input: network.cidr,
+          message: `too small for the subnet layout: each AZ's public subnet is 1/${2 ** PUBLIC_SLOT_BITS} of the VPC${size}, and AWS's smallest subnet is a /${MIN_SUBNET_PREFIX}, so the VPC must be a /${MAX_VPC_PREFIX} or larger`,
+          params: { hint: `use a /${MAX_VPC_PREFIX} or larger, such as 10.0.0.0/16` },
+        });
       }
     },
     { when: () => true },

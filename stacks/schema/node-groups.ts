@@ -1,13 +1,17 @@
 /** `nodeGroups`: the managed node groups, their instances, AMI, disks, sizes, labels and taints. */
+import { uniqueEntries } from "./lists";
 import { z } from "zod";
 import {
   AMI_TYPES,
   AMI_TYPE_NAMES,
+  type AmiType,
+  type Architecture,
   DEFAULT_AMI_TYPE,
   amiTypeRule,
   amiTypesFor,
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
+import { amiFamilyProblem } from "../../components/cluster/ami-families";
 import { instanceTypeProblem } from "./instance-types";
 import { labelsSchema, taintsSchema } from "./node-labels";
 import { isRecord } from "./records";
@@ -25,6 +29,9 @@ export const DISK_SIZE_GIB = { min: 20, max: 16384, default: 50 } as const;
 // auto-naming suffix): 63 - 8 - 8 leaves 47 for ours.
 const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export const MAX_NODE_GROUP_NAME = 63 - "cluster-".length - "-abcdef0".length;
+
+/** Instance types a node group on a launch template takes (EKS CreateNodegroup). */
+export const MAX_INSTANCE_TYPES = 20;
 
 /** EKS service quotas (adjustable through Service Quotas), named as the console names them. */
 export const EKS_QUOTAS = {
@@ -71,6 +78,12 @@ const nodeGroupSchema = z
           }),
       )
       .min(1, { error: "must list at least one instance type" })
+      // "If you specify launchTemplate, then ... you can specify 0-20 instance types for instanceTypes"
+      // (EKS API, CreateNodegroup instanceTypes; botocore 1.43.67 data/eks/2017-11-01/service-2.json).
+      .max(MAX_INSTANCE_TYPES, {
+        error: `must list at most ${MAX_INSTANCE_TYPES} instance types (EKS takes 0-20 with a launch template)`,
+      })
+      .superRefine(uniqueEntries((type: string) => type))
       .default(["t3.large"]),
     capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
     /** EKS-optimized AMI the nodes boot. */
@@ -126,23 +139,31 @@ const nodeGroupSchema = z
         });
       }
       checkArchitecture(group, ctx);
+      checkAmiFamilies(group, ctx);
     },
     { when: () => true },
   );
+
+type GroupAmi = { instanceTypes?: unknown; amiType?: unknown };
+
+/** A group's instance types and AMI type, when both are of the right kind to check together. */
+function groupAmi(group: GroupAmi): { instanceTypes: unknown[]; amiType: AmiType } | undefined {
+  const { instanceTypes, amiType } = group;
+  if (!Array.isArray(instanceTypes) || typeof amiType !== "string" || !Object.hasOwn(AMI_TYPES, amiType)) {
+    return undefined;
+  }
+  return { instanceTypes, amiType: amiType as AmiType };
+}
 
 /**
  * EKS refuses a node group whose instance types do not match its AMI's architecture ("not a valid
  * instance type for requested amiType"), and one group boots one AMI, so it cannot mix architectures.
  */
-function checkArchitecture(
-  group: { instanceTypes?: unknown; amiType?: unknown },
-  ctx: z.core.$RefinementCtx,
-): void {
-  const { instanceTypes, amiType } = group;
-  if (!Array.isArray(instanceTypes) || typeof amiType !== "string" || !Object.hasOwn(AMI_TYPES, amiType)) {
-    return;
-  }
-  const wanted = AMI_TYPES[amiType as keyof typeof AMI_TYPES].architecture;
+function checkArchitecture(group: GroupAmi, ctx: z.core.$RefinementCtx): void {
+  const checked = groupAmi(group);
+  if (checked === undefined) return;
+  const { instanceTypes, amiType } = checked;
+  const wanted = AMI_TYPES[amiType].architecture;
   const typed = instanceTypes
     .filter((t): t is string => typeof t === "string")
     .map((instanceType) => ({ instanceType, architecture: instanceArchitecture(instanceType) }));
@@ -163,7 +184,43 @@ function checkArchitecture(
       code: "custom",
       path: ["instanceTypes", index],
       input: instanceType,
-      message: `is an ${architecture} instance type${architecture === "arm64" ? " (AWS Graviton)" : ""}, but amiType ${amiType} is ${wanted}: set amiType to one of ${amiTypesFor(architecture).join(", ")}`,
+      message: `is an ${architecture} instance type${architecture === "arm64" ? " (AWS Graviton)" : ""}, but amiType ${amiType} is ${wanted}: ${fix(bootable(architecture, instanceType))}`,
+    });
+  });
+}
+
+/** What to do about an instance type that these AMI types boot. */
+function fix(amiTypes: readonly AmiType[]): string {
+  return amiTypes.length > 0
+    ? `set amiType to one of ${amiTypes.join(", ")}`
+    : "no AMI type this program offers supports it: pick another instance type";
+}
+
+/** The AMI types of an architecture that boot an instance type's family. */
+function bootable(architecture: Architecture, instanceType: string): AmiType[] {
+  return amiTypesFor(architecture).filter((other) => amiFamilyProblem(other, instanceType) === undefined);
+}
+
+/**
+ * The AMI type must boot each instance type's family (components/cluster/ami-families.ts, from the EKS
+ * User Guide). Types of the other architecture are left to {@link checkArchitecture}.
+ */
+function checkAmiFamilies(group: GroupAmi, ctx: z.core.$RefinementCtx): void {
+  const checked = groupAmi(group);
+  if (checked === undefined) return;
+  const { instanceTypes, amiType } = checked;
+  const wanted = AMI_TYPES[amiType].architecture;
+  instanceTypes.forEach((instanceType: unknown, index) => {
+    if (typeof instanceType !== "string" || instanceArchitecture(instanceType) !== wanted) return;
+    const problem = amiFamilyProblem(amiType, instanceType);
+    if (problem === undefined) return;
+    const others = bootable(wanted, instanceType);
+    ctx.addIssue({
+      code: "custom",
+      path: ["instanceTypes", index],
+      input: instanceType,
+      message: `${problem}, so amiType ${amiType} cannot run it`,
+      params: { hint: others.length > 0 ? `${fix(others)}, or pick another instance type` : fix(others) },
     });
   });
 }

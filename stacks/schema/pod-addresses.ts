@@ -1,9 +1,9 @@
 /**
  * Cross-key rule: every node group's instance types must fit one node's pod addresses into one private
  * subnet. Otherwise the first node that fills up leaves pods Pending with "failed to assign an IP
- * address to container" while the plan and `pulumi up` both looked green. The schema refuses what no
- * layout can fit; once the stack's layout is known (a new stack's slots, or what a deployed one has),
- * `layoutPodAddressProblems` checks the private subnets the node groups are given.
+ * address to container" while the plan and `pulumi up` both looked green. The schema refuses what the
+ * per-AZ slots cannot fit; on a deployed stack `layoutPodAddressProblems` checks the private subnets the
+ * node groups have.
  */
 import { z } from "zod";
 import {
@@ -13,13 +13,8 @@ import {
   usableSubnetAddresses,
 } from "../../components/network/pod-addresses";
 import type { NetworkLayout } from "../../components/network/layout";
-import {
-  PRIVATE_SLOT_BITS,
-  equalSplitPrefix,
-  parseCidr,
-  slotPrefixes,
-} from "../../components/network/subnets";
-import { NETWORK_DEFAULTS, zoneCount } from "./network";
+import { PRIVATE_SLOT_BITS, parseCidr, slotPrefixes } from "../../components/network/subnets";
+import { MAX_VPC_PREFIX, NETWORK_DEFAULTS } from "./network";
 import type { ConfigProblem } from "../problems";
 import { isRecord } from "./records";
 
@@ -45,23 +40,19 @@ interface Misfit {
 }
 
 /**
- * The largest private subnet any layout gives `network` (each AZ's slot is an eighth of the VPC; the
- * earlier equal split gave 1/(2 x AZs)), or undefined while `network` is not valid (its own problems say
- * why).
+ * The private subnet each AZ's slot gives `network` (an eighth of the VPC, whatever the AZ count), or
+ * undefined while `network.cidr` is not valid (its own problems say why).
  */
-function largestPrivateSubnet(network: unknown): PrivateSubnet | undefined {
+function slotPrivateSubnet(network: unknown): PrivateSubnet | undefined {
   const cidr = isRecord(network) ? (network.cidr ?? NETWORK_DEFAULTS.cidr) : undefined;
-  const zones = isRecord(network) ? zoneCount(network) : undefined;
-  if (typeof cidr !== "string" || typeof zones !== "number" || !Number.isInteger(zones) || zones < 1) {
-    return undefined;
-  }
+  if (typeof cidr !== "string") return undefined;
   try {
     const vpcPrefix = parseCidr(cidr).prefix;
-    const prefix = Math.min(slotPrefixes(vpcPrefix).private, equalSplitPrefix(vpcPrefix, zones));
-    if (prefix > 32) return undefined;
+    if (vpcPrefix > MAX_VPC_PREFIX) return undefined;
+    const prefix = slotPrefixes(vpcPrefix).private;
     return {
       prefix,
-      what: `each private subnet (network.cidr ${cidr} over ${zones} AZs, in any layout) is at most a /${prefix}`,
+      what: `each private subnet (an eighth of network.cidr ${cidr}) is a /${prefix}`,
       remedy: "enlarge network.cidr or pick a smaller instance type",
       hint: (addresses) =>
         `make network.cidr a /${vpcPrefixFor(addresses)} or larger, or use instance types that attach fewer interfaces`,
@@ -104,9 +95,9 @@ function misfits(nodeGroups: unknown, subnet: PrivateSubnet): Misfit[] {
   });
 }
 
-/** The schema's check: a type no layout of `network` fits. */
+/** The schema's check: a type the private subnets of `network`'s slots cannot fit. */
 export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
-  const subnet = largestPrivateSubnet(config.network ?? {});
+  const subnet = slotPrivateSubnet(config.network ?? {});
   if (subnet === undefined) return;
   for (const { group, type, problem } of misfits(config.nodeGroups, subnet)) {
     ctx.addIssue({
@@ -120,14 +111,11 @@ export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$
 }
 
 /**
- * The check once the layout is known: the smallest private subnet of the AZs the node groups run in (the
- * cluster's AZs). A deployed stack cannot take a larger network.cidr, so its hint is a smaller type.
+ * The check on a deployed stack: the smallest private subnet of the AZs the node groups run in (the
+ * cluster's AZs), as deployed. A deployed stack cannot take a larger network.cidr, so its hint is a
+ * smaller type.
  */
-export function layoutPodAddressProblems(
-  nodeGroups: unknown,
-  layout: NetworkLayout,
-  deployed: boolean,
-): ConfigProblem[] {
+export function layoutPodAddressProblems(nodeGroups: unknown, layout: NetworkLayout): ConfigProblem[] {
   const inCluster = layout.zones.filter((z) => layout.clusterZones.includes(z.zone));
   const smallest = [...inCluster].sort(
     (a, b) => parseCidr(b.private).prefix - parseCidr(a.private).prefix,
@@ -136,16 +124,10 @@ export function layoutPodAddressProblems(
   const prefix = parseCidr(smallest.private).prefix;
   const found = misfits(nodeGroups, {
     prefix,
-    remedy: deployed
-      ? "pick a smaller instance type"
-      : "enlarge network.cidr or pick a smaller instance type",
-    what: deployed
-      ? `the deployed private subnet of ${smallest.zone} (${smallest.private}) is a /${prefix}`
-      : `each private subnet (an eighth of network.cidr ${layout.cidr}) is a /${prefix}`,
-    hint: (addresses) =>
-      deployed
-        ? `use instance types that attach fewer interfaces; a larger network.cidr needs a new stack (see ${HOW_TO})`
-        : `make network.cidr a /${vpcPrefixFor(addresses)} or larger, or use instance types that attach fewer interfaces`,
+    remedy: "pick a smaller instance type",
+    what: `the deployed private subnet of ${smallest.zone} (${smallest.private}) is a /${prefix}`,
+    hint: () =>
+      `use instance types that attach fewer interfaces; a larger network.cidr needs a new stack (see ${HOW_TO})`,
   });
   return found.map((misfit) => misfit.problem);
 }

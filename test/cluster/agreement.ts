@@ -1,14 +1,15 @@
 /**
  * The ledger of offline-against-real comparisons: each case records what the offline plan said and what
  * the real engine (the Pulumi CLI and Kubernetes provider on the local control plane) or, where the engine
- * does not run the case, the control plane alone did; the suite prints `offline agrees with the real
+ * does not run the case, the control plane alone did (or kubectl, for the program's kubeconfig checks);
+ * the suite prints `offline agrees with the real
  * engine on N/M cases` (and the same for the control plane's cases) and every disagreement, and fails on
  * any.
  */
 import { isDeepStrictEqual } from "node:util";
 
 /** What ran the case for real. */
-export type RealSource = "engine" | "control plane";
+export type RealSource = "engine" | "control plane" | "kubectl";
 
 export interface Comparison {
   readonly name: string;
@@ -52,7 +53,7 @@ export function disagreements(all = false): string[] {
 
 /** A summary line per source that ran cases, then one line per disagreement. */
 export function summary(): string[] {
-  const sources: RealSource[] = ["engine", "control plane"];
+  const sources: RealSource[] = ["engine", "control plane", "kubectl"];
   return [
     ...sources.flatMap((source) => {
       const cases = comparisons.filter((c) => c.source === source);

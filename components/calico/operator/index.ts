@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { countOutputs, isDaemonSetReady, readyReplicas, type DaemonSetCounts } from "../status";
 import type { MaxUnavailable } from "../rollout";
 import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "../probe";
-import { calicoOutputs } from "../outputs";
+import { type CalicoInstall, calicoOutputs } from "../outputs";
 import {
   renderApiServer,
   renderInstallation,
@@ -20,7 +20,7 @@ import {
 import { operatorObjectName, renderOperatorObjects } from "./objects";
 import { requireOperatorVersion } from "./releases";
 import { CALICO_SYSTEM_NAMESPACE } from "./settings";
-import type { AfterCalico } from "../running";
+import type { AfterCalico } from "../../kubernetes/after-calico";
 import { calicoAvailable, operatorTyphaReplicas, type TigeraStatus } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 
@@ -47,7 +47,7 @@ export interface CalicoOperatorArgs {
   readinessTimeoutMinutes: number;
   /** The enforcement probe, run once the Installation is Ready; undefined turns it off. */
   probe?: CalicoProbeArgs;
-  /** What must follow the Installation's readiness, before the probe (../running.ts). */
+  /** What must follow the Installation's readiness, before the probe (components/kubernetes/after-calico.ts). */
   afterCalico?: AfterCalico;
 }
 
@@ -58,7 +58,7 @@ class TigeraStatusRead extends k8s.apiextensions.CustomResource {
   declare readonly status: pulumi.Output<TigeraStatus["status"]>;
 }
 
-export class CalicoOperator extends pulumi.ComponentResource {
+export class CalicoOperator extends pulumi.ComponentResource implements CalicoInstall {
   readonly installer: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;
   readonly version: pulumi.Output<string>;

@@ -5,6 +5,9 @@
  * kube-system/calico-node exists starts the conversion; anything it cannot convert leaves the
  * Installation Degraded with MigrationError, and `pulumi up` waiting until it times out.
  */
+import { renderCalicoNode } from "../daemonset";
+import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY } from "../defaults";
+import { DEFAULT_MAX_UNAVAILABLE } from "../rollout";
 import type { DaemonSet } from "../types";
 
 /** Env vars the converter reads into the Installation or accepts with a required value (core.go, network.go). */
@@ -83,4 +86,38 @@ export function conversionBlockers(node: DaemonSet): string[] {
     if (hostPaths.get(name) !== path) blockers.push(`volume ${name} must be hostPath ${path}`);
   }
   return blockers;
+}
+
+/** A deployed manifest install, as the stack's last `calico` output describes it. */
+export interface DeployedManifestInstall {
+  /** Its Calico release; undefined when the output did not record one. */
+  readonly version?: string;
+  /** Its namespace; undefined stands for the default, kube-system. */
+  readonly namespace?: string;
+}
+
+/**
+ * Why the operator cannot migrate the manifest install `deployed` to an Installation of release `version`
+ * (empty when it can). Calico's docs support a migration only from a manifest install of the operator's
+ * own release in kube-system; the calico-node checked against the converter's rules is the one this
+ * program renders for the deployed release and namespace.
+ */
+export function migrationBlockers(deployed: DeployedManifestInstall, version: string): string[] {
+  const namespace = deployed.namespace ?? DEFAULT_CALICO_NAMESPACE;
+  const blockers: string[] = [];
+  if (deployed.version !== version) {
+    blockers.push(
+      `the release changes from ${deployed.version ?? "an unknown release"} to ${version} in the same step; upgrade the manifest install first`,
+    );
+  }
+  if (namespace !== "kube-system") {
+    blockers.push(`it runs in ${namespace}; the operator converts only kube-system/calico-node`);
+  }
+  const node = renderCalicoNode(
+    namespace,
+    DEFAULT_CALICO_REGISTRY,
+    deployed.version ?? version,
+    DEFAULT_MAX_UNAVAILABLE,
+  );
+  return [...blockers, ...conversionBlockers(node)];
 }

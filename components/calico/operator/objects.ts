@@ -19,7 +19,7 @@ import type {
 } from "../types";
 import type { OperatorCustomResource } from "./custom-resources";
 import { OPERATOR_SECRETS_RULES, operatorRules } from "./rbac";
-import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "./settings";
+import { OPERATOR_IMAGE, OPERATOR_NAME, OPERATOR_NAMESPACE } from "./settings";
 
 const SECRETS = "tigera-operator-secrets";
 
@@ -69,7 +69,7 @@ export function renderOperatorDeployment(settings: OperatorSettings): Deployment
           containers: [
             {
               name: OPERATOR_NAME,
-              image: `${settings.registry}/operator:${settings.operatorVersion}`,
+              image: `${settings.registry}/${OPERATOR_IMAGE}:${settings.operatorVersion}`,
               imagePullPolicy: "IfNotPresent",
               command: ["operator"],
               args: ["-manage-crds=true"],

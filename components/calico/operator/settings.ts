@@ -9,6 +9,7 @@ export type Installer = (typeof INSTALLERS)[number];
 
 /** Registry holding the operator image (`quay.io/tigera/operator`, as Calico's manifests pin it). */
 export const DEFAULT_OPERATOR_REGISTRY = "quay.io/tigera";
+export const OPERATOR_IMAGE = "operator";
 
 /** The namespace of the operator itself (fixed by the operator: it watches it for its own Secrets). */
 export const OPERATOR_NAMESPACE = "tigera-operator";

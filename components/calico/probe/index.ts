@@ -148,7 +148,7 @@ export class PolicyProbe extends pulumi.ComponentResource {
     const job = (pair: Pair, access: Access, dependsOn: pulumi.Resource[]) => {
       const object = rendered(pair, access);
       // `<...>-probe-allowed-client` and `<...>-probe-denied-client`: the Pulumi names the ordering rows of
-      // the allowed and denied clients select (components/ordering.ts), for both pairs.
+      // the allowed and denied clients select (test/ordering.ts), for both pairs.
       const prefix = pair === "same-node" ? name : `${name}-other-node-probe`;
       return new k8s.batch.v1.Job(
         `${prefix}-${access}-client`,

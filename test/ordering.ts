@@ -7,8 +7,8 @@
  * table in docs/ordering.md is this table.
  */
 
-import { AWS_NODE_POD_PATCHER } from "./calico/names";
-import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "./calico/operator/settings";
+import { AWS_NODE_POD_PATCHER } from "../components/calico/names";
+import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "../components/calico/operator/settings";
 import {
   T,
   VPC_CNI,

@@ -1,12 +1,12 @@
 /**
- * The vocabulary of the ordering table (components/ordering.ts): the type tokens it names, and the
+ * The vocabulary of the ordering table (test/ordering.ts): the type tokens it names, and the
  * resource sets more than one row uses.
  */
-import { OPERATOR_NAME } from "./calico/operator/settings";
-import { TAKEOVER_TYPE } from "./calico/takeover";
-import { HAND_OVER_TYPE } from "./existing-cluster/hand-over-step";
-import { AWS_NODE_CHECK_TYPE } from "./existing-cluster/aws-node-check";
-import { TYPHA_RETIREMENT_TYPE } from "./calico/takeover/typha-retirement";
+import { OPERATOR_NAME } from "../components/calico/operator/settings";
+import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
+import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
+import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {

@@ -1,0 +1,105 @@
+/**
+ * Whether the node groups' nodes fit the private subnets they run in, address by address: with the VPC
+ * CNI every pod takes a secondary address of its node's subnet, and a node that fills up holds every
+ * address of every interface its type attaches (components/network/pod-addresses.ts: WARM_ENI_TARGET=1,
+ * the add-on's default, which this stack keeps; it sets neither WARM_IP_TARGET, MINIMUM_IP_TARGET nor
+ * ENABLE_PREFIX_DELEGATION, so ipamd claims whole interfaces: amazon-vpc-cni-k8s docs/eni-and-ip-target.md).
+ *
+ * Every node group spans the private subnets of the cluster's AZs, and its Auto Scaling group keeps the
+ * nodes balanced between those AZs ("Amazon EC2 Auto Scaling attempts to distribute instances evenly
+ * between the Availability Zones that are enabled for your Auto Scaling group",
+ * https://docs.aws.amazon.com/autoscaling/ec2/userguide/auto-scaling-benefits.html), so one AZ holds up
+ * to ceil(nodes / AZs) of each group. The smallest of those subnets decides.
+ *
+ * Refused: the nodes the groups run after this update (their desired sizes) cannot all fill up; pods would
+ * stay Pending with "failed to assign an IP address to container". Warned: they fit, but the groups'
+ * maxSize does not, so the autoscaler's headroom would leave pods Pending.
+ */
+import type { NetworkLayout } from "../components/network/layout";
+import {
+  AWS_RESERVED_PER_SUBNET,
+  nodeAddressDemand,
+  usableSubnetAddresses,
+} from "../components/network/pod-addresses";
+import { parseCidr } from "../components/network/subnets";
+import type { ConfigProblem } from "./problems";
+
+/** A node group as the check needs it: its instance types, and the node counts to check. */
+export interface GroupCapacity {
+  readonly name: string;
+  readonly instanceTypes: readonly string[];
+  /** Nodes the group runs after this update. */
+  readonly nodes: number;
+  readonly maxSize: number;
+}
+
+/** What one AZ needs at a node count per group, and what its smallest subnet has. */
+interface AzDemand {
+  readonly addresses: number;
+  /** Per group: `<nodes in one AZ> x <addresses per node> (<group>, <type>)`. */
+  readonly terms: string[];
+}
+
+/** The most addresses a node of the group can hold: its largest instance type's. */
+function perNode(group: GroupCapacity): { addresses: number; type: string } | undefined {
+  const demands = group.instanceTypes.map(nodeAddressDemand);
+  if (demands.some((d) => d === undefined) || demands.length === 0) return undefined;
+  const largest = [...demands].sort((a, b) => (b?.addresses ?? 0) - (a?.addresses ?? 0))[0];
+  return largest === undefined ? undefined : { addresses: largest.addresses, type: largest.instanceType };
+}
+
+function demand(
+  groups: readonly GroupCapacity[],
+  zones: number,
+  count: (g: GroupCapacity) => number,
+): AzDemand {
+  const terms: string[] = [];
+  let addresses = 0;
+  for (const group of groups) {
+    const node = perNode(group);
+    const inOneAz = Math.ceil(count(group) / zones);
+    if (node === undefined || inOneAz === 0) continue;
+    addresses += inOneAz * node.addresses;
+    terms.push(`${inOneAz} x ${node.addresses} (${group.name}, ${node.type})`);
+  }
+  return { addresses, terms };
+}
+
+/**
+ * The refusal when the nodes the groups run after this update cannot hold their pods' addresses in the
+ * cluster AZs' private subnets, and the warning when only the groups' maxSize cannot.
+ */
+export function nodeCapacity(
+  groups: readonly GroupCapacity[],
+  layout: NetworkLayout,
+): { problems: ConfigProblem[]; warnings: string[] } {
+  const subnets = layout.zones.filter((z) => layout.clusterZones.includes(z.zone));
+  if (subnets.length === 0) return { problems: [], warnings: [] };
+  const smallest = [...subnets].sort((a, b) => parseCidr(b.private).prefix - parseCidr(a.private).prefix)[0];
+  const prefix = parseCidr(smallest.private).prefix;
+  const usable = usableSubnetAddresses(prefix);
+  const has = `the private subnet of ${smallest.zone} (${smallest.private}) has ${2 ** (32 - prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses`;
+  const spread = `the nodes are spread evenly over the cluster's ${subnets.length} AZs, each node holding every address of every interface its type attaches`;
+  const now = demand(groups, subnets.length, (g) => g.nodes);
+  if (now.addresses > usable) {
+    return {
+      problems: [
+        {
+          path: "nodeGroups",
+          value: groups.map((g) => ({ name: g.name, nodes: g.nodes, instanceTypes: g.instanceTypes })),
+          rule: `runs more nodes than the private subnets can give addresses to: one AZ takes ${now.terms.join(" + ")} = ${now.addresses} addresses when ${spread}, but ${has}`,
+          hint: "run fewer or smaller nodes (instance types that attach fewer interfaces), or, on a new stack, enlarge network.cidr or add AZs",
+        },
+      ],
+      warnings: [],
+    };
+  }
+  const most = demand(groups, subnets.length, (g) => g.maxSize);
+  if (most.addresses <= usable) return { problems: [], warnings: [] };
+  return {
+    problems: [],
+    warnings: [
+      `nodeGroups: at maxSize one AZ would take ${most.terms.join(" + ")} = ${most.addresses} addresses when ${spread}, but ${has}: pods on the nodes an autoscaler adds past ${usable} addresses stay Pending ("failed to assign an IP address to container"); lower maxSize or use smaller instance types`,
+    ],
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Registry keys (`calico.registry` and the others): a prefix `host[:port][/path]` that the program completes
+ * with `/<image>:<tag>`. Each image it names that way must be a name the kubelet accepts, judged by the
+ * grammar it parses images with (image-reference.ts); the refusal names the part of the grammar broken.
+ */
+import { z } from "zod";
+import {
+  RepositoryNameTotalLengthMax,
+  anchoredDomainRegexp,
+  anchoredPathComponentRegexp,
+  parseNormalizedNamed,
+  splitDockerDomain,
+} from "./image-reference";
+
+/**
+ * The highest TCP port. The grammar takes any digits after the host (`port-number := /[0-9]+/`), but the
+ * pull dials the registry through Go's net package, whose LookupPort refuses a port above 65535 with
+ * "invalid port" (go/src/net/lookup.go, reached from net/ipsock.go internetAddrList).
+ */
+export const MAX_PORT = 65535;
+
+const GRAMMAR = "distribution/reference v0.6.0, the grammar the kubelet parses image names with";
+
+/**
+ * Which part of a prefix breaks the grammar, in words, or undefined when none can be singled out. The
+ * words name the part by its place and never quote it: the value may be a secret.
+ */
+function prefixDetail(prefix: string, image: string): string | undefined {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(prefix)) {
+    return "it starts with a scheme such as https://, which is no part of an image name (no scheme)";
+  }
+  if (prefix === "") return "it is empty: name a registry host";
+  if (prefix.endsWith("/"))
+    return `it ends with "/", and the program adds "/${image}" itself (no trailing /)`;
+  const slash = prefix.indexOf("/");
+  const first = slash === -1 ? prefix : prefix.slice(0, slash);
+  // normalize.go splitDockerDomain: the first component is the registry host when it is localhost, holds
+  // a "." or ":", or has uppercase letters; otherwise the name is a Docker Hub path.
+  const isHost = first === "localhost" || /[.:]/.test(first) || first.toLowerCase() !== first;
+  if (isHost) {
+    const port = /^(?:\[[^\]]*\]|[^:]*):(.*)$/.exec(first)?.[1];
+    if (port !== undefined && !/^[0-9]+$/.test(port)) return "its port is not a number (port-number)";
+    if (!anchoredDomainRegexp.test(first)) {
+      return 'its host is not a host name: each dot-separated label must be letters, digits and "-", starting and ending with a letter or digit (domain-component), or an IPv6 address in [ ]';
+    }
+    if (port !== undefined && Number(port) > MAX_PORT) {
+      return `its port is above ${MAX_PORT}: the grammar takes any digits, but the pull dials through Go's net package, which refuses such a port`;
+    }
+  }
+  const path = isHost ? (slash === -1 ? "" : prefix.slice(slash + 1)) : prefix;
+  const components = path === "" ? [] : path.split("/");
+  for (const [index, component] of components.entries()) {
+    const place = `its path component ${index + 1}`;
+    if (component === "") return `its path has an empty component ("//")`;
+    if (component.toLowerCase() !== component) {
+      return `${place} has uppercase letters: repository names must be lowercase`;
+    }
+    if (!anchoredPathComponentRegexp.test(component)) {
+      return `${place} is not lowercase letters and digits joined by one ".", one or two "_", or "-"s (path-component)`;
+    }
+  }
+  return undefined;
+}
+
+/** The rule `<prefix>/<image>` breaks as an image name, or undefined when the kubelet accepts it. */
+export function registryPrefixProblem(prefix: string, image: string, example: string): string | undefined {
+  const name = `${prefix}/${image}`;
+  const parsed = parseNormalizedNamed(name);
+  if (parsed.ok) {
+    const port = /:([0-9]+)$/.exec(parsed.reference.domain)?.[1];
+    if (port === undefined || Number(port) <= MAX_PORT) return undefined;
+  }
+  const rule = `must be a registry prefix host[:port][/path] such as ${example}, under which "${image}" is an image name the kubelet accepts`;
+  if (!parsed.ok && /must not be more than/.test(parsed.error)) {
+    const { remainder } = splitDockerDomain(name);
+    return `${rule}: it makes a repository path of ${remainder.length} characters, and at most ${RepositoryNameTotalLengthMax} are allowed (${GRAMMAR})`;
+  }
+  const reason = prefixDetail(prefix, image) ?? "it breaks the reference grammar (invalid reference format)";
+  return `${rule}: ${reason} (${GRAMMAR})`;
+}
+
+/** A registry key's schema: the images the program pulls from it, each checked by the grammar. */
+export function registrySchema(example: string, images: readonly string[], fallback: string) {
+  return z
+    .string({ error: `must be a registry prefix such as ${example}` })
+    .superRefine((prefix, ctx) => {
+      for (const image of images) {
+        const problem = registryPrefixProblem(prefix, image, example);
+        if (problem === undefined) continue;
+        ctx.addIssue({ code: "custom", input: prefix, message: problem });
+        return;
+      }
+    })
+    .default(fallback);
+}

@@ -1,0 +1,93 @@
+/**
+ * Whether the node groups' pods get addresses in the cluster's private subnets (stacks/node-capacity.ts),
+ * from the VPC CNI's rule (a full node holds every address of every interface: interfaces x IPv4
+ * addresses per interface, EC2's limits) and EC2 Auto Scaling's even spread over AZs. m5.large attaches 3
+ * interfaces of 10 IPv4 addresses (EC2 instance type limits); t3.large 3 of 12. A /25 private subnet has
+ * 128 addresses, of which AWS reserves 5.
+ */
+import * as assert from "node:assert/strict";
+import { newLayout } from "../components/network/layout";
+import { evaluateStackExpectingError } from "../offline/engine";
+import { ConfigError } from "../stacks";
+import { nodeCapacity } from "../stacks/node-capacity";
+import { evaluatedWith, stackValue } from "./helpers";
+
+// A /22 VPC: each AZ's private slot is an eighth of it, a /25 (docs/stacks.md).
+const SMALL = newLayout("10.0.0.0/22", ["us-west-2a", "us-west-2b"]);
+const general = (nodes: number, maxSize: number) => ({
+  name: "general",
+  instanceTypes: ["m5.large"],
+  nodes,
+  maxSize,
+});
+
+describe("node capacity against the private subnets", () => {
+  it("fits 8 m5.large nodes over two /25s: 4 x 30 = 120 of 123 addresses", () => {
+    assert.deepEqual(nodeCapacity([general(8, 8)], SMALL), { problems: [], warnings: [] });
+  });
+
+  it("warns when only maxSize does not fit: the autoscaler's headroom", () => {
+    const { problems, warnings } = nodeCapacity([general(8, 10)], SMALL);
+    assert.deepEqual(problems, []);
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0],
+      /^nodeGroups: at maxSize one AZ would take 5 x 30 \(general, m5\.large\) = 150 addresses .*the private subnet of us-west-2a \(10\.0\.0\.0\/25\) has 128 - 5 reserved by AWS = 123 addresses/,
+    );
+  });
+
+  it("refuses the nodes the groups run when they cannot all fill up, adding up every group", () => {
+    const [alone] = nodeCapacity([general(10, 10)], SMALL).problems;
+    assert.equal(alone.path, "nodeGroups");
+    assert.match(alone.rule, /one AZ takes 5 x 30 \(general, m5\.large\) = 150 addresses/);
+    const system = { name: "system", instanceTypes: ["t3.large", "m5.large"], nodes: 2, maxSize: 2 };
+    const [both] = nodeCapacity([general(6, 6), system], SMALL).problems;
+    assert.match(
+      both.rule,
+      /one AZ takes 3 x 30 \(general, m5\.large\) \+ 1 x 36 \(system, t3\.large\) = 126 addresses/,
+    );
+  });
+
+  it("counts only the AZs the cluster was created in: nodes never run in an added one", () => {
+    const added = { ...newLayout("10.0.0.0/22", ["us-west-2a", "us-west-2b", "us-west-2c"]) };
+    const clusterInTwo = { ...added, clusterZones: ["us-west-2a", "us-west-2b"] };
+    assert.equal(nodeCapacity([general(9, 9)], added).problems.length, 0, "3 x 30 per AZ over three");
+    assert.equal(nodeCapacity([general(9, 9)], clusterInTwo).problems.length, 1, "5 x 30 per AZ over two");
+  });
+});
+
+describe("node capacity through the program", () => {
+  const groups = (desiredSize: number, maxSize: number) =>
+    stackValue<Record<string, unknown>[]>("dev", "nodeGroups").map((g, i) =>
+      i === 0 ? { ...g, instanceTypes: ["m5.large"], minSize: 1, desiredSize, maxSize } : g,
+    );
+  const network = { cidr: "10.0.0.0/22" };
+
+  it("refuses before any resource, at nodeGroups", async () => {
+    const { error, resources } = await evaluateStackExpectingError("dev", {
+      config: { "eks-calico:network": network, "eks-calico:nodeGroups": groups(12, 12) },
+    });
+    assert.ok(ConfigError.isConfigError(error), String(error));
+    assert.deepEqual(
+      error.problems.map((p) => p.path),
+      ["nodeGroups"],
+    );
+    assert.equal(resources.filter((r) => r.custom).length, 0);
+  });
+
+  it("plans with a warning when only maxSize does not fit", async () => {
+    // Under the mock runtime the SDK writes pulumi.log.warn to console.warn (sdk/nodejs/log/index.ts).
+    const warnings: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
+    try {
+      const plan = await evaluatedWith("dev", {
+        config: { "eks-calico:network": network, "eks-calico:nodeGroups": groups(2, 12) },
+      });
+      assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
+    } finally {
+      console.warn = original;
+    }
+    assert.equal(warnings.filter((w) => w.includes("nodeGroups: at maxSize one AZ would take ")).length, 1);
+  });
+});
