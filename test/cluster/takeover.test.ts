@@ -274,6 +274,47 @@ describe("calico.adopt by the real engine: kubectl-applied Calico taken over", f
     });
   }
 
+  it("a calico-node that selects other pods stops pulumi up with the API server's refusal the report predicts", async function () {
+    const file = path.join(FIXTURES, "calico-policy-only.yaml");
+    // The same manifest, its calico-node selecting (and labelling its pods) with one label more.
+    const manifest = parseManifest(fs.readFileSync(file, "utf8"), file).map((o) => {
+      if (o.kind !== "DaemonSet" || o.metadata.name !== "calico-node") return o;
+      const spec = o.spec as {
+        selector: { matchLabels: object };
+        template: { metadata: { labels: object } };
+      };
+      const labels = { ...spec.selector.matchLabels, "example.com/install": "manifest" };
+      const template = { ...spec.template, metadata: { ...spec.template.metadata, labels } };
+      return { ...o, spec: { ...spec, selector: { matchLabels: labels }, template } };
+    });
+    const c = await EngineCase.start("other calico-node selector", {
+      stack: "dev",
+      podStartSeconds: 2,
+      config: { "eks-calico:calico.adopt": true },
+    });
+    try {
+      for (const o of manifest.map(asStoredToday)) {
+        const applied = c.cluster.kubectl(["apply", "-f", "-"], YAML.stringify(o));
+        assert.ok(applied.ok, applied.output);
+      }
+      c.cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"]);
+      const report = adoptionReport(manifest, await c.plan());
+      assert.deepEqual(
+        report.problems.filter((p) => /field is immutable/.test(p)).length,
+        1,
+        report.problems.join("\n"),
+      );
+      assert.match(report.problems.join("\n"), /DaemonSet kube-system\/calico-node: .*spec\.selector/);
+      const up = await c.engine.run("up");
+      assert.equal(up.ok, false, "pulumi up fails");
+      const message = [...up.errors, up.error ?? ""].join("\n");
+      assert.match(message, /calico-node/);
+      assert.match(message, /spec\.selector: Invalid value: .*field is immutable/);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it("a stricter schema the cluster has is kept where this program's is open: never weakened", async function () {
     const file = path.join(__dirname, "..", "fixtures", "strict-crd", "ippools.yaml");
     const strict = parseManifest(fs.readFileSync(file, "utf8"), file);
