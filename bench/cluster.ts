@@ -13,7 +13,7 @@ import { devNodeGroupsAt } from "./node-groups";
 import { estimateRollout, unavailableAtOnce } from "../components/calico/rollout";
 
 export const REAL_NODE_COUNTS = [3, 100, 500] as const;
-const ROLLOUT_NODES = 100;
+export const ROLLOUT_NODES = 100;
 const ROLLOUT_MAX_UNAVAILABLE = "10%";
 const POD_START_SECONDS = 20;
 
@@ -40,10 +40,17 @@ export interface Target {
   readonly detail: string;
 }
 
-/** The dev stack with `nodes` running nodes, and optionally another maxUnavailable. */
-function devWithNodes(nodes: number, maxUnavailable?: string): Record<string, unknown> {
+/**
+ * AZs of the benchmark's cluster: dev's /16 split over 3 AZs, so 500 running t3.large nodes get every
+ * address their interfaces take (on dev's 2, one AZ's private subnet would need 9,000 of its 8,187).
+ */
+const BENCH_AZS = 3;
+
+/** The dev stack with `nodes` running nodes over BENCH_AZS AZs, and optionally another maxUnavailable. */
+export function devWithNodes(nodes: number, maxUnavailable?: string): Record<string, unknown> {
   return {
     "eks-calico:nodeGroups": devNodeGroupsAt(nodes, true),
+    "eks-calico:network.availabilityZones": BENCH_AZS,
     ...(maxUnavailable ? { "eks-calico:calico.maxUnavailable": maxUnavailable } : {}),
   };
 }

@@ -327,7 +327,11 @@ describe("docs: the numbers the code knows", () => {
     assert.ok(runs, "bench/run.ts has no default for --runs");
     includes(text, `(median of ${runs[1]})`, "testing.md");
     const real = constantIn("bench/cluster.ts", "REAL_NODE_COUNTS") as number[];
-    includes(text, `applied onto ${listed(real)} simulated nodes`, "testing.md");
+    includes(
+      text,
+      `applied onto ${listed(real)} simulated nodes of the dev stack, its network over ${String(constantIn("bench/cluster.ts", "BENCH_AZS"))} AZs`,
+      "testing.md",
+    );
     includes(
       text,
       `over ${String(constantIn("bench/cluster.ts", "ROLLOUT_NODES"))} nodes at \`maxUnavailable: ${String(constantIn("bench/cluster.ts", "ROLLOUT_MAX_UNAVAILABLE"))}\` with pods that take ${String(constantIn("bench/cluster.ts", "POD_START_SECONDS"))} s to start`,
