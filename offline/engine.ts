@@ -40,7 +40,7 @@ export interface EvaluateOptions {
   /** How the offline world answers for AWS. */
   simulate?: AwsSimulation;
   /**
-   * The stack outputs of the last update, as a StackReference to the stack itself reads them (a saved
+   * The stack outputs of the last update, as the program reads its own (stacks/previous-outputs.ts; a saved
    * plan's outputs); none for a stack never deployed.
    */
   previousOutputs?: Record<string, unknown>;

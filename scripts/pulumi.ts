@@ -15,7 +15,7 @@ import { EngineStack, type OperationResult } from "../local-cluster/pulumi";
 import { OPERATIONS, type Operation } from "../local-cluster/pulumi/operation";
 
 export const PULUMI_USAGE = `Usage: npm run pulumi -- up|preview|refresh|destroy [--stack NAME] [--from STACK] [--config KEY=VALUE]...
-                      [--policy-pack] [--refresh] [--expect-no-changes] [--cluster-dir DIR]
+                      [--policy-pack] [--refresh] [--preview-only] [--expect-no-changes] [--cluster-dir DIR]
 
 Runs this program with the real Pulumi CLI and Kubernetes provider \`npm run tools\` built, on the local
 cluster \`npm run cluster -- up\` started: a cluster.kubeconfig stack (Pulumi.kubeconfig.example.yaml)
@@ -28,6 +28,7 @@ Options:
                          later operations
   --policy-pack          run the policy pack in policy/ (up and preview)
   --refresh              refresh the state first (preview and up), as the daily drift check previews
+  --preview-only         refresh without changing the state, as Pulumi Cloud's drift detection runs it
   --expect-no-changes    fail when the preview or refresh finds a change
   --cluster-dir DIR      the local cluster's directory (default: ${defaultClusterDir()})`;
 
@@ -49,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
       "policy-pack": { type: "boolean", default: false },
       "expect-no-changes": { type: "boolean", default: false },
       refresh: { type: "boolean", default: false },
+      "preview-only": { type: "boolean", default: false },
       "cluster-dir": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -90,6 +92,7 @@ async function main(argv: string[]): Promise<number> {
     policyPack: values["policy-pack"],
     expectNoChanges: values["expect-no-changes"],
     refresh: values.refresh,
+    previewOnly: values["preview-only"],
   });
   console.log(`pulumi ${operation}: ${result.ok ? "succeeded" : "failed"} in ${result.seconds}s`);
   if (!result.ok) console.log([...result.errors, result.error ?? ""].join("\n").trim());

@@ -18,7 +18,7 @@ import { callerPrincipalArn, samePrincipal } from "../components/cluster/access"
 import { deployedCluster } from "./deployed-cluster";
 import { NOT_FOUND } from "./existing";
 import type { ConfigProblem } from "./problems";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "./previous-outputs";
 
 /**
  * The creator as far as this update can know it, and the notices the update goes on with: a cluster gone

@@ -17,7 +17,7 @@
  */
 import { clusterNameFor } from "./collisions";
 import type { ConfigProblem } from "./problems";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "./previous-outputs";
 
 /** Where renaming a stack, changing its region and the way to do either are explained. */
 const HOW_TO = "docs/stacks.md#renaming-a-stack-or-changing-its-region";

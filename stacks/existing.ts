@@ -104,7 +104,7 @@ function networkPolicyAgentProblems(
 
 /**
  * Reads the cluster `cluster.existing` names in `region`; every problem at once, as a ConfigError.
- * `previousVpcCni` is the stack's last `vpcCni` output (stacks/previous.ts), for what it set in the add-on.
+ * `previousVpcCni` is the stack's last `vpcCni` output (stacks/previous-outputs.ts), for what it set in the add-on.
  */
 export async function readExistingCluster(
   stack: string,

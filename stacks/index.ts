@@ -32,13 +32,8 @@ import {
   stackConfigSchema,
 } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
-import {
-  type CalicoStep,
-  type PreviousOutputs,
-  calicoStep,
-  previousCalico,
-  readPreviousOutputs,
-} from "./previous";
+import { type CalicoStep, calicoStep, previousCalico } from "./previous";
+import { type PreviousOutputs, readPreviousOutputs } from "./previous-outputs";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
 import { clusterReplacementProblems, deployedCluster } from "./deployed-cluster";
@@ -254,6 +249,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
           nodeGroups.map((g) => ({
             name: g.name,
             instanceTypes: g.instanceTypes,
+            configured: "sizing" in sizing ? sizing.sizing[g.name].configured : g.desiredSize,
             nodes: "sizing" in sizing ? sizing.sizing[g.name].nodes : g.desiredSize,
             maxSize: g.maxSize,
           })),

@@ -11,9 +11,12 @@
  * https://docs.aws.amazon.com/autoscaling/ec2/userguide/auto-scaling-benefits.html), so one AZ holds up
  * to ceil(nodes / AZs) of each group. The smallest of those subnets decides.
  *
- * Refused: the nodes the groups run after this update (their desired sizes) cannot all fill up; pods would
- * stay Pending with "failed to assign an IP address to container". Warned: they fit, but the groups'
- * maxSize does not, so the autoscaler's headroom would leave pods Pending.
+ * Refused: the nodes the config itself sets (a new group's desiredSize, a deployed group's minSize, below
+ * which EKS never goes) cannot all fill up; pods would stay Pending with "failed to assign an IP address
+ * to container". Warned, never refused: the nodes the groups run after this update (a deployed group's
+ * desired size, which an autoscaler moves without Pulumi) do not fit, so a group that passed at creation
+ * does not block every later update, preview and drift check once its autoscaler grows it; or they fit,
+ * but the groups' maxSize does not, so the autoscaler's headroom would leave pods Pending.
  */
 import type { NetworkLayout } from "../components/network/layout";
 import {
@@ -28,7 +31,9 @@ import type { ConfigProblem } from "./problems";
 export interface GroupCapacity {
   readonly name: string;
   readonly instanceTypes: readonly string[];
-  /** Nodes the group runs after this update. */
+  /** Nodes the config sets: a new group's desiredSize, a deployed group's minSize. */
+  readonly configured: number;
+  /** Nodes the group runs after this update (an autoscaler may have set a deployed group's). */
   readonly nodes: number;
   readonly maxSize: number;
 }
@@ -66,8 +71,9 @@ function demand(
 }
 
 /**
- * The refusal when the nodes the groups run after this update cannot hold their pods' addresses in the
- * cluster AZs' private subnets, and the warning when only the groups' maxSize cannot.
+ * The refusal when the nodes the config sets cannot hold their pods' addresses in the cluster AZs'
+ * private subnets; the warning when the nodes the groups run (an autoscaler's count) cannot, or only the
+ * groups' maxSize cannot.
  */
 export function nodeCapacity(
   groups: readonly GroupCapacity[],
@@ -80,18 +86,27 @@ export function nodeCapacity(
   const usable = usableSubnetAddresses(prefix);
   const has = `the private subnet of ${smallest.zone} (${smallest.private}) has ${2 ** (32 - prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses`;
   const spread = `the nodes are spread evenly over the cluster's ${subnets.length} AZs, each node holding every address of every interface its type attaches`;
-  const now = demand(groups, subnets.length, (g) => g.nodes);
-  if (now.addresses > usable) {
+  const set = demand(groups, subnets.length, (g) => g.configured);
+  if (set.addresses > usable) {
     return {
       problems: [
         {
           path: "nodeGroups",
-          value: groups.map((g) => ({ name: g.name, nodes: g.nodes, instanceTypes: g.instanceTypes })),
-          rule: `runs more nodes than the private subnets can give addresses to: one AZ takes ${now.terms.join(" + ")} = ${now.addresses} addresses when ${spread}, but ${has}`,
+          value: groups.map((g) => ({ name: g.name, nodes: g.configured, instanceTypes: g.instanceTypes })),
+          rule: `runs more nodes than the private subnets can give addresses to: one AZ takes ${set.terms.join(" + ")} = ${set.addresses} addresses when ${spread}, but ${has}`,
           hint: "run fewer or smaller nodes (instance types that attach fewer interfaces), or, on a new stack, enlarge network.cidr or add AZs",
         },
       ],
       warnings: [],
+    };
+  }
+  const now = demand(groups, subnets.length, (g) => g.nodes);
+  if (now.addresses > usable) {
+    return {
+      problems: [],
+      warnings: [
+        `nodeGroups: the nodes the groups run now (desired sizes an autoscaler set) take ${now.terms.join(" + ")} = ${now.addresses} addresses in one AZ when ${spread}, but ${has}: pods on the nodes past ${usable} addresses stay Pending ("failed to assign an IP address to container"); lower maxSize so the autoscaler stops there, or use smaller instance types`,
+      ],
     };
   }
   const most = demand(groups, subnets.length, (g) => g.maxSize);

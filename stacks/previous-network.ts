@@ -31,7 +31,7 @@ import {
 import type { SubnetPair } from "../components/network/subnets";
 import { type RegionZones, type ZoneRequest, chooseZones } from "./zones";
 import type { ConfigProblem } from "./problems";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "./previous-outputs";
 
 /** Where a change the stack cannot make in place is explained, with the way to make it. */
 const HOW_TO = "docs/stacks.md#changing-the-network";
@@ -69,14 +69,16 @@ export function deployedNetwork(
 /** The last `network` output read back, or the problem when it is not one this program writes. */
 function parseNetworkOutput(value: unknown): DeployedNetwork | { problem: ConfigProblem } {
   const output = (value ?? {}) as Partial<Record<keyof NetworkOutput, unknown>>;
-  const entries = Object.entries((output.zones ?? {}) as Record<string, unknown>);
-  const pairs = entries.map(([, pair]) => (pair ?? {}) as Record<string, unknown>);
+  const clusterZones: unknown[] = Array.isArray(output.clusterZones) ? output.clusterZones : [];
+  const entries = zoneEntries(output.zones, clusterZones);
+  const pairs = entries.map(([, pair]) => pair);
   const readable =
     isText(output.cidr) &&
-    typeof output.zones === "object" &&
-    pairs.every((pair) => isText(pair.private) && isText(pair.public)) &&
-    Array.isArray(output.clusterZones) &&
-    output.clusterZones.every(isText) &&
+    entries.length > 0 &&
+    entries.every(([zone, pair]) => isText(zone) && isText(pair.private) && isText(pair.public)) &&
+    new Set(entries.map(([zone]) => zone)).size === entries.length &&
+    clusterZones.length > 0 &&
+    clusterZones.every(isText) &&
     isSound(output.cidr, pairs as unknown as SubnetPair[]);
   if (!readable) {
     return {
@@ -84,12 +86,38 @@ function parseNetworkOutput(value: unknown): DeployedNetwork | { problem: Config
         path: "network",
         value,
         rule: "cannot be checked against the deployed network: the stack's last `network` output is not one this program writes",
-        hint: "`pulumi stack output network --json` shows it; it must be {cidr, zones: {<az>: {private, public}}, clusterZones}",
+        hint: "`pulumi stack output network --json` shows it; it must be {cidr, zones: [{zone, private, public}], clusterZones}",
       },
     };
   }
-  const zones = new Map(entries.map(([zone], i) => [zone, pairs[i] as unknown as SubnetPair]));
-  return { cidr: output.cidr as string, zones, clusterZones: output.clusterZones as string[] };
+  const zones = new Map(
+    entries.map(([zone, pair]) => [
+      zone as string,
+      { private: pair.private, public: pair.public } as SubnetPair,
+    ]),
+  );
+  return { cidr: output.cidr as string, zones, clusterZones };
+}
+
+/**
+ * The deployed AZs with their subnets, in the order the stack uses them: the output's list. An output
+ * written before the list held them as an object keyed by AZ, whose keys come back sorted and so lost the
+ * order; its AZs are taken in the order of `clusterZones` (a list, the order the stack created them in),
+ * then the AZs added since.
+ */
+function zoneEntries(zones: unknown, clusterZones: readonly unknown[]): [unknown, Record<string, unknown>][] {
+  const record = (item: unknown) => (item ?? {}) as Record<string, unknown>;
+  if (Array.isArray(zones)) return zones.map((item) => [record(item).zone, record(item)]);
+  if (zones === null || typeof zones !== "object") return [];
+  const entries = Object.entries(zones).map(([zone, pair]): [unknown, Record<string, unknown>] => [
+    zone,
+    record(pair),
+  ]);
+  const rank = (zone: unknown) => {
+    const at = clusterZones.indexOf(zone);
+    return at === -1 ? clusterZones.length : at;
+  };
+  return entries.sort(([a], [b]) => rank(a) - rank(b));
 }
 
 /**

@@ -26,7 +26,7 @@ import * as aws from "@pulumi/aws";
 import { isReplacingSettings, replacementReason, replacingChanges } from "./node-group-replacement";
 import type { ReplacingSettings } from "./node-group-replacement";
 import type { ConfigProblem } from "./problems";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "./previous-outputs";
 import type { NodeGroupConfig } from "./schema";
 import { type DeployedScaling, isCount, previousNodeGroupScaling } from "./scaling-output";
 
@@ -45,6 +45,11 @@ export interface NodeGroupSizing {
   readonly setDesiredSize: boolean;
   /** The nodes the group runs once this update is done (its desired size on AWS). */
   readonly nodes: number;
+  /**
+   * The nodes the config itself sets: a new group's desiredSize; a deployed group's minSize, below which
+   * EKS never takes it (what it runs above that, an autoscaler chose).
+   */
+  readonly configured: number;
   /** Why this update sends the desired size, when it does (shown in the `nodeGroupScaling` output). */
   readonly reason?: string;
 }
@@ -107,22 +112,24 @@ export function sizeNodeGroups(
         desiredSize: group.desiredSize,
         setDesiredSize: false,
         nodes: group.desiredSize,
+        configured: group.desiredSize,
       };
       return;
     }
     const now = Object.hasOwn(current, group.name) ? current[group.name] : undefined;
     const running = now !== undefined && "desiredSize" in now ? now.desiredSize : undefined;
     const nodes = clamp(running ?? before.desiredSize, group.minSize, group.maxSize);
+    const configured = group.minSize;
     const replacing = now !== undefined && "replacing" in now ? now.replacing : undefined;
     const changes =
       running !== undefined && replacing !== undefined ? replacingChanges(group, replacing) : [];
     if (running !== undefined && changes.length > 0) {
       const reason = replacementReason(changes, running, nodes);
-      sizing[group.name] = { desiredSize: nodes, setDesiredSize: true, nodes, reason };
+      sizing[group.name] = { desiredSize: nodes, setDesiredSize: true, nodes, configured, reason };
       return;
     }
     if (group.minSize === before.minSize && group.maxSize === before.maxSize) {
-      sizing[group.name] = { desiredSize: group.desiredSize, setDesiredSize: false, nodes };
+      sizing[group.name] = { desiredSize: group.desiredSize, setDesiredSize: false, nodes, configured };
       return;
     }
     if (running === undefined) {
@@ -133,6 +140,7 @@ export function sizeNodeGroups(
       desiredSize: nodes,
       setDesiredSize: true,
       nodes,
+      configured,
       reason: desiredSizeReason(group, running, nodes),
     };
   });

@@ -1,12 +1,10 @@
 /**
- * What the stack last deployed, for the changes that depend on it (switching `calico.installer` on a live
- * cluster, the network and node-group changes AWS can make). Read from the stack's own last outputs
- * through a StackReference to itself (a supported pattern, pulumi/pulumi#3722): a new stack has none;
- * every update sees the outputs of the last one.
+ * The Calico install the stack's last update left (its `calico` output, stacks/previous-outputs.ts), and
+ * what this update may do from it: switching `calico.installer` on a live cluster.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { migrationBlockers } from "../components/calico/operator/migration";
 import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
+import type { PreviousOutputs } from "./previous-outputs";
 import type { ConfigProblem } from "./problems";
 import type { CalicoConfig } from "./schema";
 
@@ -16,41 +14,6 @@ export interface PreviousCalico {
   installer: Installer | "none";
   version?: string;
   namespace?: string;
-}
-
-/**
- * The stack outputs later updates depend on. Each is read through the same StackReference: a stack
- * reference is one resource, registered once per update.
- */
-export const PREVIOUS_OUTPUT_NAMES = [
-  "calico",
-  "network",
-  // With no `network`: a stack 0.1.0 last updated (stacks/previous-network.ts).
-  "vpcId",
-  "nodeGroupScaling",
-  "clusterCreator",
-  "vpcCni",
-  // The cluster a full stack made, and where: a rename or a region change would replace it
-  // (stacks/deployed-cluster.ts).
-  "clusterName",
-  "region",
-] as const;
-export type PreviousOutputName = (typeof PREVIOUS_OUTPUT_NAMES)[number];
-
-/** The last update's outputs by name; a name the last update did not export (or a new stack) is absent. */
-export type PreviousOutputs = Readonly<Partial<Record<PreviousOutputName, unknown>>>;
-
-/** The outputs of the stack's last update that later updates depend on; empty for a stack never deployed. */
-export async function readPreviousOutputs(): Promise<PreviousOutputs> {
-  const self = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
-  const reference = new pulumi.StackReference("previous-deployment", { name: self });
-  const outputs: Partial<Record<PreviousOutputName, unknown>> = {};
-  for (const name of PREVIOUS_OUTPUT_NAMES) {
-    const details = await reference.getOutputDetails(name);
-    const value: unknown = details.value ?? details.secretValue;
-    if (value !== undefined && value !== null) outputs[name] = value;
-  }
-  return outputs;
 }
 
 /** The `calico` output of the stack's last update, or undefined for a stack never deployed. */

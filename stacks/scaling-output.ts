@@ -7,7 +7,7 @@
 import type * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
 import { type ReplacingSettings, isReplacingSettings } from "./node-group-replacement";
-import type { PreviousOutputs } from "./previous";
+import type { PreviousOutputs } from "./previous-outputs";
 import type { NodeGroupConfig } from "./schema";
 
 /** A node group's scaling as an update left it: one entry of the `nodeGroupScaling` output. */

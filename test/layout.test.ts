@@ -76,6 +76,7 @@ describe("the layout", () => {
     assert.deepEqual(importsOf(graph, "offline/world/", (dep) => !dep.startsWith("offline/world/")).sort(), [
       "offline/world/aws-calls.ts -> components/cluster/partitions.ts",
       "offline/world/existing.ts -> stacks/collisions.ts",
+      "offline/world/index.ts -> stacks/previous-outputs.ts",
       "offline/world/node-groups.ts -> stacks/scaling-output.ts",
       "offline/world/placeholders.ts -> components/cluster/partitions.ts",
       "offline/world/tls.ts -> tools/tls-provider/resources.ts",

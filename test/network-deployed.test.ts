@@ -35,7 +35,7 @@ async function refusal(stack: string, options: Parameters<typeof evaluateStackEx
   const { error, resources } = await evaluateStackExpectingError(stack, options);
   assert.ok(ConfigError.isConfigError(error), String(error));
   assert.deepEqual(
-    resources.filter((r) => r.custom && r.type !== "pulumi:pulumi:StackReference"),
+    resources.filter((r) => r.custom),
     [],
   );
   return error.problems;
@@ -120,6 +120,30 @@ describe("deployed networks: a stack 0.1.0 last updated", () => {
     );
     // With the outputs this version writes, the same stack plans.
     await evaluatedWith("dev", { previousOutputs: current });
+  });
+});
+
+describe("deployed networks: the AZs' order", () => {
+  const reversed = newLayout("10.0.0.0/16", ["us-west-2c", "us-west-2a"]);
+
+  it("keeps the order of the listed AZs the last update wrote", () => {
+    const read = networkLayout("10.0.0.0/16", request(2), usWest2(), { network: layoutOutput(reversed) });
+    assert.ok("layout" in read);
+    assert.deepEqual(read.layout, reversed);
+  });
+
+  it("reads an output keyed by AZ (written before the list; keys come back sorted) in clusterZones' order", () => {
+    const keyed = {
+      cidr: "10.0.0.0/16",
+      zones: {
+        "us-west-2a": { private: "10.0.32.0/19", public: "10.0.196.0/22" },
+        "us-west-2c": { private: "10.0.0.0/19", public: "10.0.192.0/22" },
+      },
+      clusterZones: ["us-west-2c", "us-west-2a"],
+    };
+    const read = networkLayout("10.0.0.0/16", request(2), usWest2(), { network: keyed });
+    assert.ok("layout" in read);
+    assert.deepEqual(read.layout, reversed);
   });
 });
 

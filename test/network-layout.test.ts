@@ -86,14 +86,14 @@ describe("per-AZ subnet slots", () => {
     assert.throws(() => planSubnets("10.0.0.0/16", MAX_ZONES + 1), /1 to 6/);
   });
 
-  it("writes the layout as a JSON output keyed by AZ", () => {
-    assert.deepEqual(layoutOutput(newLayout("10.0.0.0/16", ZONES.slice(0, 2))), {
+  it("writes the layout as a JSON output listing the AZs in the order the stack uses them", () => {
+    assert.deepEqual(layoutOutput(newLayout("10.0.0.0/16", ["us-west-2b", "us-west-2a"])), {
       cidr: "10.0.0.0/16",
-      zones: {
-        "us-west-2a": { private: "10.0.0.0/19", public: "10.0.192.0/22" },
-        "us-west-2b": { private: "10.0.32.0/19", public: "10.0.196.0/22" },
-      },
-      clusterZones: ["us-west-2a", "us-west-2b"],
+      zones: [
+        { zone: "us-west-2b", private: "10.0.0.0/19", public: "10.0.192.0/22" },
+        { zone: "us-west-2a", private: "10.0.32.0/19", public: "10.0.196.0/22" },
+      ],
+      clusterZones: ["us-west-2b", "us-west-2a"],
     });
   });
 });

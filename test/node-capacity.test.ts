@@ -14,9 +14,11 @@ import { evaluatedWith, stackValue } from "./helpers";
 
 // A /22 VPC: each AZ's private slot is an eighth of it, a /25 (docs/stacks.md).
 const SMALL = newLayout("10.0.0.0/22", ["us-west-2a", "us-west-2b"]);
-const general = (nodes: number, maxSize: number) => ({
+/** A group whose config sets `configured` nodes (default: the nodes it runs). */
+const general = (nodes: number, maxSize: number, configured = nodes) => ({
   name: "general",
   instanceTypes: ["m5.large"],
+  configured,
   nodes,
   maxSize,
 });
@@ -40,11 +42,32 @@ describe("node capacity against the private subnets", () => {
     const [alone] = nodeCapacity([general(10, 10)], SMALL).problems;
     assert.equal(alone.path, "nodeGroups");
     assert.match(alone.rule, /one AZ takes 5 x 30 \(general, m5\.large\) = 150 addresses/);
-    const system = { name: "system", instanceTypes: ["t3.large", "m5.large"], nodes: 2, maxSize: 2 };
+    const system = {
+      name: "system",
+      instanceTypes: ["t3.large", "m5.large"],
+      configured: 2,
+      nodes: 2,
+      maxSize: 2,
+    };
     const [both] = nodeCapacity([general(6, 6), system], SMALL).problems;
     assert.match(
       both.rule,
       /one AZ takes 3 x 30 \(general, m5\.large\) \+ 1 x 36 \(system, t3\.large\) = 126 addresses/,
+    );
+  });
+
+  it("only warns when the nodes that do not fit are an autoscaler's: the config sets 4, the group runs 10", () => {
+    const { problems, warnings } = nodeCapacity([general(10, 12, 4)], SMALL);
+    assert.deepEqual(problems, []);
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0],
+      /^nodeGroups: the nodes the groups run now \(desired sizes an autoscaler set\) take 5 x 30 \(general, m5\.large\) = 150 addresses in one AZ/,
+    );
+    assert.equal(
+      nodeCapacity([general(10, 12, 9)], SMALL).problems.length,
+      1,
+      "the config's own 9 do not fit",
     );
   });
 
@@ -89,5 +112,26 @@ describe("node capacity through the program", () => {
       console.warn = original;
     }
     assert.equal(warnings.filter((w) => w.includes("nodeGroups: at maxSize one AZ would take ")).length, 1);
+  });
+
+  it("plans a deployed stack whose autoscaler grew a group past the subnets, with a warning", async () => {
+    const config = { "eks-calico:network": network, "eks-calico:nodeGroups": groups(2, 12) };
+    const deployed = await evaluatedWith("dev", { config });
+    const scaling = deployed.outputs.nodeGroupScaling as Record<string, { nodeGroupName: string }>;
+    const grown = { [Object.values(scaling)[0].nodeGroupName]: 12 };
+    const warnings: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
+    try {
+      const plan = await evaluatedWith("dev", {
+        config,
+        previousOutputs: deployed.outputs,
+        simulate: { nodeGroups: { autoscaledDesiredSizes: grown } },
+      });
+      assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
+    } finally {
+      console.warn = original;
+    }
+    assert.equal(warnings.filter((w) => w.includes("nodeGroups: the nodes the groups run now")).length, 1);
   });
 });

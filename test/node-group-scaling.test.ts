@@ -237,19 +237,22 @@ describe("sizeNodeGroups: the decision per group", () => {
       desiredSize: 2,
       setDesiredSize: false,
       nodes: 2,
+      configured: 2,
     });
   });
 
-  it("a deployed group in the same range: the nodes it runs now, nothing sent", () => {
+  it("a deployed group in the same range: the nodes it runs now, nothing sent; the config sets minSize", () => {
     assert.deepEqual(size({ minSize: 2, desiredSize: 3, maxSize: 3 }, { desiredSize: 3 }), {
       desiredSize: 3,
       setDesiredSize: false,
       nodes: 3,
+      configured: 2,
     });
     assert.deepEqual(size({ minSize: 2, desiredSize: 2, maxSize: 3 }, { error: "denied" }), {
       desiredSize: 2,
       setDesiredSize: false,
       nodes: 2,
+      configured: 2,
     });
   });
 
@@ -279,6 +282,7 @@ describe("sizeNodeGroups: a deployed group a change replaces", () => {
       desiredSize: 6,
       setDesiredSize: true,
       nodes: 6,
+      configured: 2,
       reason:
         "replaced (instanceTypes [t3.large] → [t3.xlarge]: ForceNew), and the new group starts at the 6 nodes the old one runs",
     });
@@ -306,11 +310,17 @@ describe("sizeNodeGroups: a deployed group a change replaces", () => {
   });
 
   it("the same settings, or settings AWS did not show: no replacement, the desired size left to autoscalers", () => {
-    assert.deepEqual(size({ maxSize: 9 }, running(6)), { desiredSize: 2, setDesiredSize: false, nodes: 6 });
+    assert.deepEqual(size({ maxSize: 9 }, running(6)), {
+      desiredSize: 2,
+      setDesiredSize: false,
+      nodes: 6,
+      configured: 2,
+    });
     assert.deepEqual(size({ instanceTypes: ["t3.xlarge"], maxSize: 9 }, { desiredSize: 6 }), {
       desiredSize: 2,
       setDesiredSize: false,
       nodes: 6,
+      configured: 2,
     });
   });
 

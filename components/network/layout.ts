@@ -30,10 +30,14 @@ export interface NetworkLayout {
   readonly clusterZones: readonly string[];
 }
 
-/** The `network` stack output: JSON only (a stack output's object keys come back in any order). */
+/**
+ * The `network` stack output. The next update reads it back as a protobuf Struct, whose object keys come
+ * back sorted (google-protobuf `Struct.toJavaScript`), so the AZs' order (the first holds the single NAT
+ * gateway) is kept as a list.
+ */
 export interface NetworkOutput {
   readonly cidr: string;
-  readonly zones: Readonly<Record<string, SubnetPair>>;
+  readonly zones: readonly ZoneSubnets[];
   readonly clusterZones: readonly string[];
 }
 
@@ -101,7 +105,11 @@ export function isSound(cidr: string, pairs: readonly SubnetPair[]): boolean {
 export function layoutOutput(layout: NetworkLayout): NetworkOutput {
   return {
     cidr: layout.cidr,
-    zones: Object.fromEntries(layout.zones.map(({ zone, ...pair }) => [zone, pair])),
+    zones: layout.zones.map(({ zone, private: privateSubnet, public: publicSubnet }) => ({
+      zone,
+      private: privateSubnet,
+      public: publicSubnet,
+    })),
     clusterZones: [...layout.clusterZones],
   };
 }

@@ -117,7 +117,12 @@ export class EngineStack {
   /** Runs one operation in a fresh Node process; resolves with its result, failed or not. */
   run(
     operation: Operation,
-    options: { policyPack?: boolean; expectNoChanges?: boolean; refresh?: boolean } = {},
+    options: {
+      policyPack?: boolean;
+      expectNoChanges?: boolean;
+      refresh?: boolean;
+      previewOnly?: boolean;
+    } = {},
   ): Promise<OperationResult> {
     const request: OperationRequest = {
       operation,
@@ -128,6 +133,7 @@ export class EngineStack {
       policyPacks: options.policyPack ? [path.join(PROJECT_ROOT, "policy")] : [],
       expectNoChanges: options.expectNoChanges ?? false,
       refresh: options.refresh ?? false,
+      previewOnly: options.previewOnly ?? false,
       program: this.options.program ?? path.join(PROJECT_ROOT, "index.ts"),
       resultFile: path.join(this.options.dir, `${operation}-result.json`),
     };

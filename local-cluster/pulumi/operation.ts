@@ -34,6 +34,8 @@ export interface OperationRequest {
   readonly expectNoChanges: boolean;
   /** Refresh before a preview or update (`--refresh`), as the drift check previews. */
   readonly refresh: boolean;
+  /** A refresh that changes no state (`pulumi refresh --preview-only`), as Pulumi Cloud's drift detection runs. */
+  readonly previewOnly: boolean;
   /** The program's entry (index.ts), loaded in this process. */
   readonly program: string;
   /** Where the result is written. */
@@ -142,7 +144,11 @@ async function run(request: OperationRequest): Promise<OperationResult> {
         });
         break;
       case "refresh":
-        await stack.refresh({ ...common, expectNoChanges: request.expectNoChanges });
+        await stack.refresh({
+          ...common,
+          expectNoChanges: request.expectNoChanges,
+          previewOnly: request.previewOnly,
+        });
         break;
       case "destroy":
         await stack.destroy({ ...common });

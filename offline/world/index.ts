@@ -13,6 +13,7 @@ import { DeployedNodeGroups, type NodeGroupSimulation } from "./node-groups";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { offlineArn, placeholder, shortType } from "./placeholders";
 import { SIMULATED_ISSUE_TIME, isTlsResource, revealSecrets, tlsOutputs } from "./tls";
+import { READ_STACK_OUTPUTS } from "../../stacks/previous-outputs";
 import {
   type ExistingClusterSimulation,
   ExistingClusterWorld,
@@ -76,6 +77,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
     try {
       const inputs = args.inputs as Record<string, unknown>;
+      // The stack reading its own last outputs (stacks/previous-outputs.ts), as the engine's built-in provider
+      // answers: the mock runtime sends the answer through a protobuf Struct, as the engine does.
+      if (args.token === READ_STACK_OUTPUTS) {
+        return { name: inputs.name, outputs: this.previousOutputs, secretOutputNames: [] };
+      }
       if (args.token === "aws:eks/getCluster:getCluster") {
         if (this.existing === undefined && isStackCluster(inputs.name)) {
           const exists =
@@ -154,10 +160,6 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     if (args.custom !== true)
       return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
-    // The stack reading its own last outputs (stacks/previous.ts).
-    if (args.type === "pulumi:pulumi:StackReference") {
-      return { id: String(inputs.name), state: { name: inputs.name, outputs: this.previousOutputs } };
-    }
     if (args.type.startsWith("kubernetes:")) {
       // A read (`Resource.get`) finds what only the cluster has: nothing is answered.
       if (args.id !== undefined && args.id !== "") return { id: args.id, state: {} };
