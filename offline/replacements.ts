@@ -7,6 +7,7 @@
  * names), which test/replacement-sources.test.ts holds them to.
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
 import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
@@ -288,6 +289,14 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     source: `${K8S_DIFF} (only policy/v1beta1 replaces on spec)`,
   },
   "kubernetes:networking.k8s.io/v1:NetworkPolicy": { replaceOn: K8S_METADATA, source: K8S_DIFF },
+  // The operator's custom resources: a group forceNew has no row for, so only their identity replaces
+  // them (diff.go forceNewProperties: metadataForceNewProperties alone; checked at v4.25.0).
+  ...Object.fromEntries(
+    OPERATOR_KINDS.map((kind) => [
+      `kubernetes:${OPERATOR_API_VERSION}:${kind}`,
+      { replaceOn: K8S_METADATA, source: `${K8S_DIFF}: no row for group operator.tigera.io` },
+    ]),
+  ),
   // The probe's anchor: the spec fields it sets (containers: every field but the name is force-new).
   "kubernetes:core/v1:Pod": {
     replaceOn: [

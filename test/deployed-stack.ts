@@ -12,10 +12,12 @@
  * resolved from @pulumi/pulumi's own dependencies, not through a JavaScript object.
  */
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import fc from "fast-check";
 import type * as structProto from "google-protobuf/google/protobuf/struct_pb";
 import { type EvaluateOptions, type StackEvaluation, evaluateStack } from "../offline/engine";
 import { type PlanDiff, diffDocuments } from "../offline/diff";
 import { resourcesDocument } from "../offline/plan";
+import { ConfigError } from "../stacks";
 import type { GeneratedStack } from "./generated-configs";
 
 /** google-protobuf's Struct, as @pulumi/pulumi requires it (runtime/rpc.js, runtime/resource.js). */
@@ -57,6 +59,24 @@ export async function deploy(
     ...(previous === undefined ? {} : { previousOutputs: previous.outputs }),
   });
   return { evaluation, outputs: storedOutputs(evaluation) };
+}
+
+/**
+ * Deploys `generated`, or drops the case from a property (fc.pre) when the program refuses its config,
+ * counting the refused keys in `refusals`.
+ */
+export async function deployOrDrop(
+  generated: GeneratedStack,
+  refusals: Map<string, number>,
+): Promise<Deployed> {
+  try {
+    return await deploy(generated);
+  } catch (error) {
+    if (!ConfigError.isConfigError(error)) throw error;
+    for (const problem of error.problems) refusals.set(problem.path, (refusals.get(problem.path) ?? 0) + 1);
+    fc.pre(false);
+    throw error;
+  }
 }
 
 /** What the next `pulumi preview` of `generated` plans against the deployed stack. */

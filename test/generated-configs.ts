@@ -124,17 +124,22 @@ const nodeGroups: fc.Arbitrary<Record<string, unknown>[]> = fc
   .integer({ min: 1, max: 3 })
   .chain((count) => fc.tuple(...GROUP_NAMES.slice(0, count).map((name, i) => nodeGroup(name, i === 0))));
 
+/** `calico` settings of the manifest installer (the one the local control plane can run), as a user sets them. */
+export const manifestCalicoSettings: fc.Arbitrary<Record<string, unknown>> = fc.record({
+  installer: fc.constant("manifest"),
+  version: fc.constantFrom(...Object.values(CALICO_RELEASES).flat()),
+  namespace: fc.constantFrom("kube-system", "calico-policy"),
+  maxUnavailable: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.constantFrom("10%", "25%", "50%")),
+  registry: fc.constantFrom("quay.io/calico", "123456789012.dkr.ecr.us-west-2.amazonaws.com/calico"),
+  autoscalerRegistry: fc.constantFrom("registry.k8s.io/cpa", "registry.example.com/cpa"),
+  readinessTimeoutMinutes: fc.option(fc.constantFrom(10, 45), { nil: undefined }),
+  adopt: fc.boolean(),
+  probe: fc.record({ enabled: fc.boolean(), timeoutMinutes: fc.constantFrom(5, 8) }),
+});
+
 /** `calico` settings of either installer, as a user sets them. */
 export const calicoSettings: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
-  fc.record({
-    installer: fc.constant("manifest"),
-    version: fc.constantFrom(...Object.values(CALICO_RELEASES).flat()),
-    namespace: fc.constantFrom("kube-system", "calico-policy"),
-    maxUnavailable: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.constantFrom("10%", "25%", "50%")),
-    registry: fc.constantFrom("quay.io/calico", "123456789012.dkr.ecr.us-west-2.amazonaws.com/calico"),
-    adopt: fc.boolean(),
-    probe: fc.record({ enabled: fc.boolean() }),
-  }),
+  manifestCalicoSettings,
   fc.record({
     installer: fc.constant("operator"),
     version: fc.constantFrom(...OPERATOR_CALICO_RELEASES),

@@ -59,7 +59,13 @@ export async function checkProperty<T>(
     ...(run.seconds > 0 ? { interruptAfterTimeLimit: run.seconds * 1000 } : {}),
     markInterruptAsFailure: false,
   });
-  if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? "property failed");
+  if (details.failed) {
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(
+      `${fc.defaultReportMessage(details) ?? "property failed"}\nThe shrunk case failed with: ${cause}`,
+    );
+  }
   const tried = details.numRuns;
   if (tried < minimum) {
     throw new Error(

@@ -20,10 +20,13 @@ export const SKIP_AWAIT_ANNOTATION = "pulumi.com/skipAwait";
  */
 export const CALICO_VERSION_ANNOTATION = "eks-calico.io/calico-version";
 
+/** The operator.tigera.io kinds the program creates. */
+export const OPERATOR_KINDS = ["Installation", "APIServer", "Goldmane", "Whisker"] as const;
+
 /** An operator.tigera.io object: its kind, metadata and spec. */
 export interface OperatorCustomResource {
   apiVersion: typeof OPERATOR_API_VERSION;
-  kind: "Installation" | "APIServer" | "Goldmane" | "Whisker";
+  kind: (typeof OPERATOR_KINDS)[number];
   metadata: ObjectMeta;
   spec: Record<string, unknown>;
 }
