@@ -287,6 +287,16 @@ async function checkChange(deployed: Deployed, change: Change): Promise<void> {
 }
 
 describe("day-two changes to a deployed stack plan exactly their own effect", () => {
+  it("a new maxUnavailable with the operator updates the Installation in place (it may replace nothing)", async () => {
+    // The operator's kinds had no replacement rule, so every change to the Installation showed "may replace".
+    const generated = {
+      stack: "dev",
+      config: { "eks-calico:calico": { installer: "operator", maxUnavailable: 1 } },
+    };
+    const deployed = await deployOrDrop(generated, new Map());
+    await checkChange(deployed, maxUnavailable(generated, 0));
+  });
+
   const run = propertyRun(45);
   it(`for generated stacks and changes (seed ${run.seed})`, async function () {
     this.timeout(run.timeoutMs);
