@@ -25,7 +25,7 @@ import { availabilityZones } from "../offline/world/aws-calls";
 import { EKS_DISALLOWED_ZONE_IDS } from "../stacks/zones";
 import { type Deployed, deployOrDrop, planAgainst } from "./deployed-stack";
 import { type GeneratedStack, generatedStacks } from "./generated-configs";
-import { checkProperty, propertyRun } from "./property-runs";
+import { PROPERTY_SECONDS, checkProperty, propertyRun } from "./property-runs";
 
 type Config = Record<string, unknown>;
 type Op = "create" | "update" | "replace" | "delete" | "unknown";
@@ -297,7 +297,7 @@ describe("day-two changes to a deployed stack plan exactly their own effect", ()
     await checkChange(deployed, maxUnavailable(generated, 0));
   });
 
-  const run = propertyRun(45);
+  const run = propertyRun(PROPERTY_SECONDS.dayTwo);
   it(`for generated stacks and changes (seed ${run.seed})`, async function () {
     this.timeout(run.timeoutMs);
     const refusals = new Map<string, number>();

@@ -9,7 +9,7 @@ import * as assert from "node:assert/strict";
 import fc from "fast-check";
 import { changedResources, deployOrDrop, planAgainst } from "./deployed-stack";
 import { type GeneratedStack, generatedStacks } from "./generated-configs";
-import { checkProperty, propertyRun } from "./property-runs";
+import { PROPERTY_SECONDS, checkProperty, propertyRun } from "./property-runs";
 
 /**
  * What `generated` changes run again on its own deployment (nothing, for an idempotent program), as a
@@ -44,7 +44,7 @@ describe("the second update of a deployed stack, with nothing changed", () => {
     assert.deepEqual(await secondPlan(generated, new Map()), []);
   });
 
-  const run = propertyRun(60);
+  const run = propertyRun(PROPERTY_SECONDS.idempotence);
   it(`plans no change for any generated config (seed ${run.seed})`, async function () {
     this.timeout(run.timeoutMs);
     const refusals = new Map<string, number>();

@@ -21,6 +21,19 @@ function fromEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** Each property's default time budget in seconds: about a minute of `npm test` between them. */
+export const PROPERTY_SECONDS = { idempotence: 40, dayTwo: 30 } as const;
+
+/** Generated settings the real engine runs by default (test/cluster/generated.test.ts). */
+export const DEFAULT_ENGINE_SAMPLES = 2;
+
+/** How many generated settings run on the real engine: EKS_CALICO_ENGINE_SAMPLES, at least 1. */
+export function engineSamples(): number {
+  const samples = fromEnv("EKS_CALICO_ENGINE_SAMPLES", DEFAULT_ENGINE_SAMPLES);
+  if (samples < 1) throw new Error("EKS_CALICO_ENGINE_SAMPLES must be at least 1");
+  return samples;
+}
+
 /** The settings one property runs with. */
 export interface PropertyRun {
   readonly seed: number;

@@ -14,21 +14,11 @@ import fc from "fast-check";
 import { disagreements, summary } from "./agreement";
 import { EngineCase } from "./engine-case";
 import { manifestCalicoSettings } from "../generated-configs";
-import { propertyRun } from "../property-runs";
-
-/** How many generated settings run on the real engine. */
-function samples(): number {
-  const raw = process.env.EKS_CALICO_ENGINE_SAMPLES ?? "2";
-  const count = Number(raw);
-  if (!Number.isSafeInteger(count) || count < 1) {
-    throw new Error(`EKS_CALICO_ENGINE_SAMPLES must be a whole number >= 1, not "${raw}"`);
-  }
-  return count;
-}
+import { engineSamples, propertyRun } from "../property-runs";
 
 describe("Generated Calico settings on the real engine: the second up changes nothing, drift is only drift", function () {
   const { seed } = propertyRun(0);
-  const settings = fc.sample(manifestCalicoSettings, { seed, numRuns: samples() });
+  const settings = fc.sample(manifestCalicoSettings, { seed, numRuns: engineSamples() });
   this.timeout(settings.length * 20 * 60_000);
 
   settings.forEach((calico, index) => {
