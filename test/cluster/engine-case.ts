@@ -129,7 +129,7 @@ export interface EngineCaseOptions {
 export class EngineCase {
   /** The offline plan of what the stack last deployed. */
   private deployed: StackEvaluation | undefined;
-  /** What the stack reads on every update (its own last outputs, Typha's readiness), by identity. */
+  /** What the stack reads through a read resource on every update (its own last outputs), by identity. */
   private readonly reads = new Set<string>();
   private config: ConfigOverrides;
 
@@ -242,7 +242,7 @@ export class EngineCase {
 
   /**
    * `pulumi refresh` finds no drift: no resource the stack manages changed. What the stack reads on every
-   * update is read again and may differ (the last outputs, Typha's readiness after the update), which
+   * update through a read resource is read again and may differ (the last outputs), which
    * `pulumi refresh --expect-no-changes` counts as a change; the daily drift check, `pulumi preview
    * --refresh --expect-no-changes` (.github/workflows/drift.yml), does not, and must pass.
    */
