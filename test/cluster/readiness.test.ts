@@ -3,15 +3,20 @@
  * cluster at the end of every `pulumi up`, not recorded when calico-node last changed. Nodes join a
  * deployed stack and the next `up`, with no config change, no refresh and nothing for it to apply,
  * reports calico-node on every one, as `kubectl get daemonset calico-node` does; the read leaves nothing
- * in the state for `pulumi refresh` to compare.
+ * in the state for `pulumi refresh` to compare. A cluster that cannot be read fails the `up`, naming
+ * what could not be read.
  */
 import * as assert from "node:assert/strict";
+import * as path from "node:path";
 import { addNodes, nodeCount } from "../../local-cluster";
 import { numbered, stackNodes } from "../../local-cluster/nodes";
 import { evaluateStack } from "../../offline/engine";
 import { identityOf } from "../../offline/diff";
 import { disagreements, summary } from "./agreement";
-import { EngineCase } from "./engine-case";
+import { EngineCase, assertSucceeded } from "./engine-case";
+
+/** The read alone (test/cluster/programs/calico-status-read.ts). */
+const READ_ALONE = path.join(__dirname, "programs", "calico-status-read.ts");
 
 /** The `calico` output's readiness fields. */
 const FIELDS = ["desired", "current", "updated", "ready", "available", "isReady"] as const;
@@ -99,5 +104,33 @@ describe("The calico output's readiness, read at the end of every up, by the rea
       await c.stop();
     }
     assert.deepEqual(disagreements(), [], summary().join("\n"));
+  });
+
+  it("the read alone: no Calico reads as zeros, not ready; a server that does not answer fails up, naming what it could not read", async function () {
+    const c = await EngineCase.start("the read alone", { stack: "dev", program: READ_ALONE });
+    try {
+      // The API server answers 404 for both objects: nothing runs, which the outputs say.
+      const empty = await c.engine.run("up");
+      assertSucceeded(empty, "pulumi up of the read on a cluster without Calico");
+      assert.deepEqual(empty.outputs.calico, {
+        desired: 0,
+        current: 0,
+        updated: 0,
+        ready: 0,
+        available: 0,
+        isReady: false,
+        typhaReadyReplicas: 0,
+      });
+      // Nothing listens on port 1: the read cannot reach the cluster.
+      c.engine.configure({ "eks-calico-test:server": "https://127.0.0.1:1" });
+      const failed = await c.engine.run("up");
+      assert.equal(failed.ok, false, "pulumi up fails");
+      assert.match(
+        [...failed.errors, failed.error ?? ""].join("\n"),
+        /the calico output's readiness fields are read from the cluster, and could not read the calico-node DaemonSet kube-system\/calico-node \(GET \/apis\/apps\/v1\/namespaces\/kube-system\/daemonsets\/calico-node\): .*ECONNREFUSED.*; run pulumi up again once the cluster answers/,
+      );
+    } finally {
+      await c.stop();
+    }
   });
 });
