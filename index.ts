@@ -219,6 +219,7 @@ function installCalico(
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
     probe: probe === undefined || !settings.calico.adopt ? probe : { ...probe, provider: cluster.provider },
     afterCalico,
+    access: cluster.access,
   };
   return settings.calico.installer === "operator"
     ? new CalicoOperator("calico", {
@@ -231,7 +232,6 @@ function installCalico(
         ...common,
         namespace: settings.calico.namespace,
         autoscalerRegistry: settings.calico.autoscalerRegistry,
-        access: cluster.access,
         adopt: settings.calico.adopt,
       });
 }

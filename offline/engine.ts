@@ -47,8 +47,7 @@ export interface EvaluateOptions {
   /**
    * Run the program as `pulumi preview` does (`pulumi.runtime.isDryRun()` is true; the default), or, with
    * false, as `pulumi up` does: what the program decides only in an update, such as recording the cluster's
-   * creator. What the cluster reports is unknown either way, but for what the program reads back from it
-   * (Resource.get), which the mock runtime resolves as absent in an update.
+   * creator. What the cluster reports is unknown either way.
    */
   preview?: boolean;
   /** Called with each registration as it happens, also when the program fails later. */

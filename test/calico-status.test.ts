@@ -2,38 +2,62 @@
  * The `calico` output's readiness fields, from literal DaemonSet, Deployment and TigeraStatus statuses as
  * the API server reports them: the offline plan shows these as known after up, so they are proven here
  * on the status fields' meaning (k8s.io/api apps/v1 DaemonSetStatus, DeploymentStatus: a counter the
- * controller has not written, or that is zero, is omitted) and on a real control plane by
- * test/cluster/engine-case.ts (`kubectlAgrees`: the outputs equal what kubectl shows once settled).
+ * controller has not written, or that is zero, is omitted), by test/calico-live-status.test.ts on the
+ * read, and on a real control plane by test/cluster/engine-case.ts (`kubectlAgrees`: the outputs equal
+ * what kubectl shows once settled).
  */
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import {
+  type CalicoStatus,
   type DaemonSetCounts,
+  type Installer,
   allReplicasReady,
-  countOutputs,
+  isCalicoReady,
   isDaemonSetReady,
-  readyReplicas,
+  statusOutputs,
 } from "../components/calico/status";
 import { calicoAvailable } from "../components/calico/operator/status";
-
-/** A Deployment's status as the API server reports it. */
-type DeploymentStatus = { replicas?: number; readyReplicas?: number };
 
 /** The value an Output resolves to. */
 function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => output.apply((value) => resolve(value)));
 }
 
-async function counts(status: DaemonSetCounts | undefined): Promise<Record<string, number>> {
-  const outputs = countOutputs(pulumi.output(status));
+/** The readiness outputs of `status`, as values. */
+async function outputs(status: CalicoStatus, installer: Installer = "manifest") {
   const entries = await Promise.all(
-    Object.entries(outputs).map(async ([key, output]): Promise<[string, number]> => [
-      key,
-      await valueOf(output),
-    ]),
+    Object.entries(statusOutputs(installer, pulumi.output(status))).map(
+      async ([key, output]): Promise<[string, number | boolean]> => [
+        key,
+        await valueOf<number | boolean>(output),
+      ],
+    ),
   );
   return Object.fromEntries(entries);
 }
+
+/** calico-node's counts as the outputs name them. */
+async function counts(calicoNode: DaemonSetCounts | undefined): Promise<Record<string, unknown>> {
+  const { desired, current, updated, ready, available } = await outputs({ calicoNode, typha: undefined });
+  return { desired, current, updated, ready, available };
+}
+
+const SETTLED: DaemonSetCounts = {
+  desiredNumberScheduled: 3,
+  currentNumberScheduled: 3,
+  updatedNumberScheduled: 3,
+  numberReady: 3,
+  numberAvailable: 3,
+};
+const TYPHA_READY = { replicas: 2, readyReplicas: 2 };
+const available = (status: string, degraded = "False") => ({
+  conditions: [
+    { type: "Available", status },
+    { type: "Progressing", status: status === "True" ? "False" : "True" },
+    { type: "Degraded", status: degraded },
+  ],
+});
 
 describe("the calico output from calico-node's DaemonSet status", () => {
   it("shows kubectl's columns: DESIRED, CURRENT, UP-TO-DATE, READY, AVAILABLE", async () => {
@@ -55,11 +79,19 @@ describe("the calico output from calico-node's DaemonSet status", () => {
     assert.equal(isDaemonSetReady(rollingOut), false, "2 of 3 ready");
   });
 
-  it("is ready when every node that should run calico-node has a ready pod", async () => {
-    const settled = { desiredNumberScheduled: 3, numberReady: 3, numberAvailable: 3 };
-    assert.equal(isDaemonSetReady(settled), true);
+  it("is ready when every node that should run calico-node has an up-to-date pod, ready", () => {
+    assert.equal(isDaemonSetReady(SETTLED), true);
     // Ready but not yet available (minReadySeconds): still ready in kubectl's READY column.
-    assert.equal(isDaemonSetReady({ ...settled, numberAvailable: 1 }), true);
+    assert.equal(isDaemonSetReady({ ...SETTLED, numberAvailable: 1 }), true);
+    // Every pod ready, but one still runs the old template (a rollout not finished).
+    assert.equal(isDaemonSetReady({ ...SETTLED, updatedNumberScheduled: 2 }), false);
+    // Every pod up to date, one not ready (crash-looping on a node that joined).
+    assert.equal(isDaemonSetReady({ ...SETTLED, numberReady: 2 }), false);
+    // Nodes joined since the pods were counted ready: 5 should run calico-node, 3 do.
+    assert.equal(isDaemonSetReady({ ...SETTLED, desiredNumberScheduled: 5 }), false);
+  });
+
+  it("counts 0 for what the API server omits, and is not ready without a node to run on", async () => {
     assert.deepEqual(await counts({ desiredNumberScheduled: 3, numberReady: 3 }), {
       desired: 3,
       current: 0,
@@ -67,9 +99,9 @@ describe("the calico output from calico-node's DaemonSet status", () => {
       ready: 3,
       available: 0,
     });
-  });
-
-  it("counts 0 for what the controller has not reported, and is not ready without a node to run on", async () => {
+    // With updatedNumberScheduled omitted no pod is up to date.
+    assert.equal(isDaemonSetReady({ desiredNumberScheduled: 3, numberReady: 3 }), false);
+    // No DaemonSet (undefined), or one the controller has not reported on yet.
     for (const status of [undefined, {}]) {
       assert.deepEqual(await counts(status), { desired: 0, current: 0, updated: 0, ready: 0, available: 0 });
       assert.equal(isDaemonSetReady(status), false);
@@ -79,40 +111,68 @@ describe("the calico output from calico-node's DaemonSet status", () => {
   });
 });
 
-describe("the calico output from Typha's Deployment status", () => {
+describe("the calico output from Typha's Deployment", () => {
   it("shows its ready replicas, 0 while none is ready (the field is then omitted)", async () => {
-    const ready = (status: DeploymentStatus | undefined) => valueOf(readyReplicas(pulumi.output(status)));
+    const ready = async (typha: CalicoStatus["typha"]) =>
+      (await outputs({ calicoNode: SETTLED, typha })).typhaReadyReplicas;
     assert.equal(await ready({ replicas: 2, readyReplicas: 1 }), 1);
     assert.equal(await ready({ replicas: 2 }), 0);
     assert.equal(await ready(undefined), 0);
   });
 
   it("is ready when the replicas its spec asks for are ready, and it asks for at least one", () => {
-    const ready = (replicas: number, status: DeploymentStatus) => allReplicasReady({ replicas }, status);
-    assert.equal(ready(2, { replicas: 2, readyReplicas: 2 }), true);
+    assert.equal(allReplicasReady({ replicas: 2, readyReplicas: 2 }), true);
     // During a rolling update with surge, more pods than asked for may be ready.
-    assert.equal(ready(2, { replicas: 3, readyReplicas: 3 }), true);
-    assert.equal(ready(3, { replicas: 3, readyReplicas: 2 }), false);
-    assert.equal(ready(1, { replicas: 1 }), false);
-    // Scaled to zero: nothing serves calico-node.
-    assert.equal(ready(0, {}), false);
+    assert.equal(allReplicasReady({ replicas: 2, readyReplicas: 3 }), true);
+    assert.equal(allReplicasReady({ replicas: 3, readyReplicas: 2 }), false);
+    // The status pulumi-kubernetes v4.25.0 recorded for a one-replica Typha it had just awaited.
+    assert.equal(allReplicasReady({ replicas: 1 }), false);
+    // Scaled to zero (spec.replicas 0 is omitted too): nothing serves calico-node.
+    assert.equal(allReplicasReady({ readyReplicas: 0 }), false);
+    assert.equal(allReplicasReady({}), false);
+    assert.equal(allReplicasReady(undefined), false);
   });
 });
 
 describe("the calico output from the operator's TigeraStatus", () => {
-  const tigeraStatus = (available: string, degraded = "False") => ({
-    conditions: [
-      { type: "Available", status: available },
-      { type: "Progressing", status: available === "True" ? "False" : "True" },
-      { type: "Degraded", status: degraded },
-    ],
-  });
-
   it("is available only when the operator says Available", () => {
-    assert.equal(calicoAvailable(tigeraStatus("True")), true);
-    assert.equal(calicoAvailable(tigeraStatus("False")), false);
-    assert.equal(calicoAvailable(tigeraStatus("False", "True")), false);
+    assert.equal(calicoAvailable(available("True")), true);
+    assert.equal(calicoAvailable(available("False")), false);
+    assert.equal(calicoAvailable(available("False", "True")), false);
     assert.equal(calicoAvailable({ conditions: [] }), false);
     assert.equal(calicoAvailable(undefined), false);
+  });
+});
+
+describe("isReady", () => {
+  const settled: CalicoStatus = { calicoNode: SETTLED, typha: TYPHA_READY };
+
+  it("manifest: calico-node up to date and ready everywhere, and every Typha replica ready", async () => {
+    assert.equal(isCalicoReady("manifest", settled), true);
+    assert.equal((await outputs(settled)).isReady, true);
+    assert.equal(
+      isCalicoReady("manifest", { ...settled, calicoNode: { ...SETTLED, numberReady: 2 } }),
+      false,
+    );
+    assert.equal(isCalicoReady("manifest", { ...settled, typha: { replicas: 2, readyReplicas: 1 } }), false);
+    assert.equal(isCalicoReady("manifest", { ...settled, typha: undefined }), false);
+    assert.equal(isCalicoReady("manifest", { ...settled, calicoNode: undefined }), false);
+    // A TigeraStatus is no part of the manifest install.
+    assert.equal(isCalicoReady("manifest", { ...settled, tigeraStatus: available("False") }), true);
+  });
+
+  it("operator: the same, and TigeraStatus calico Available", async () => {
+    const operator: CalicoStatus = { ...settled, tigeraStatus: available("True") };
+    assert.equal(isCalicoReady("operator", operator), true);
+    assert.equal((await outputs(operator, "operator")).isReady, true);
+    assert.equal(isCalicoReady("operator", { ...operator, tigeraStatus: available("False") }), false);
+    assert.equal(isCalicoReady("operator", { ...operator, tigeraStatus: undefined }), false);
+    assert.equal(isCalicoReady("operator", settled), false, "no TigeraStatus");
+    // The operator's TigeraStatus follows calico-node and calico-kube-controllers, not Typha.
+    assert.equal(isCalicoReady("operator", { ...operator, typha: { replicas: 2, readyReplicas: 0 } }), false);
+    assert.equal(
+      isCalicoReady("operator", { ...operator, calicoNode: { ...SETTLED, updatedNumberScheduled: 1 } }),
+      false,
+    );
   });
 });

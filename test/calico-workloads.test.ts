@@ -1,6 +1,5 @@
 /** calico-node and Typha as rendered: scheduling, environment, probes, sizing and disruption budgets. */
 import * as assert from "node:assert/strict";
-import { allReplicasReady, isDaemonSetReady } from "../components/calico/status";
 import { MAX_TYPHA_REPLICAS, typhaReplicas } from "../components/calico/typha";
 import { calicoNode, envOf, find, render, typha } from "./calico-fixtures";
 
@@ -158,23 +157,6 @@ describe("calico-node DaemonSet", () => {
         { name: "typha-tls", secret: { secretName: "calico-felix-typha-tls", defaultMode: 0o440 } },
       ],
     );
-  });
-
-  it("counts as ready only when every desired pod is ready and there is at least one", () => {
-    assert.equal(isDaemonSetReady({ desiredNumberScheduled: 3, numberReady: 3 }), true);
-    assert.equal(isDaemonSetReady({ desiredNumberScheduled: 3, numberReady: 2 }), false);
-    assert.equal(isDaemonSetReady({ desiredNumberScheduled: 0, numberReady: 0 }), false);
-    assert.equal(isDaemonSetReady({}), false);
-    assert.equal(isDaemonSetReady(undefined), false);
-  });
-
-  it("counts Typha ready only when every replica its Deployment asks for is ready, and it asks for one", () => {
-    assert.equal(allReplicasReady({ replicas: 2 }, { readyReplicas: 2 }), true);
-    assert.equal(allReplicasReady({ replicas: 2 }, { readyReplicas: 1 }), false);
-    // The status pulumi-kubernetes v4.25.0 recorded for a one-replica Typha it had just awaited.
-    assert.equal(allReplicasReady({ replicas: 1 }, {}), false);
-    assert.equal(allReplicasReady({ replicas: 0 }, { readyReplicas: 0 }), false);
-    assert.equal(allReplicasReady(undefined, undefined), false);
   });
 });
 

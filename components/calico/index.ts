@@ -14,13 +14,8 @@ import {
   type CalicoObjectGroups,
   type CalicoSettings,
 } from "./objects";
-import {
-  allReplicasReady,
-  countOutputs,
-  isDaemonSetReady,
-  readyReplicas,
-  type DaemonSetCounts,
-} from "./status";
+import { statusOutputs } from "./status";
+import { liveCalicoStatus } from "./live-status";
 import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
@@ -88,8 +83,8 @@ export interface CalicoPolicyOnlyArgs {
   /** What must follow calico-node's readiness, before the probe (components/kubernetes/after-calico.ts). */
   afterCalico?: AfterCalico;
   /**
-   * How `provider` reaches the cluster: for the CRDs' provider, and for the takeover step (./takeover),
-   * which runs before any object is applied.
+   * How `provider` reaches the cluster: for the CRDs' provider, for the takeover step (./takeover), which
+   * runs before any object is applied, and for reading calico-node's and Typha's status in every `up`.
    */
   access: ClusterAccess;
   /**
@@ -119,9 +114,12 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
   readonly updated: pulumi.Output<number>;
   readonly ready: pulumi.Output<number>;
   readonly available: pulumi.Output<number>;
-  /** Every desired calico-node pod is ready, and every Typha replica, and there is at least one of each. */
+  /**
+   * calico-node up to date and ready on every node that should run it (at least one), and every Typha
+   * replica ready (at least one): status.ts isCalicoReady, on what the cluster reports in each `up`.
+   */
   readonly isReady: pulumi.Output<boolean>;
-  /** Typha's ready replicas, read from the cluster once calico-node is ready. */
+  /** Typha's ready replicas, read from the cluster in each `up` once calico-node is applied. */
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas at creation, for `initialNodes`; the autoscaler adjusts them afterwards. */
   readonly typhaReplicas: number;
@@ -240,34 +238,30 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       );
     }
 
-    // Typha as the cluster reports it once calico-node's await has ended. The Deployment's own status is
-    // the last one the provider saw while awaiting it, and pulumi-kubernetes returns as soon as the new
-    // ReplicaSet's pods are ready, which can be before the Deployment controller has counted them
-    // (provider/pkg/await/deployment.go, v4.25.0: checkReplicaSetStatus, then the last Deployment event):
-    // with one replica and maxUnavailable 1 it recorded no ready replica. So it is read again here, by
-    // the Deployment's own id: unknown in a preview that creates it, which then reads nothing (a read of
-    // an object not there yet fails the preview).
-    const typhaNow = k8s.apps.v1.Deployment.get(
-      `${name}-typha-readiness`,
-      pulumi.all([node.id, typha.deployment.id]).apply(([, id]) => id),
-      { parent: this, provider: args.provider, dependsOn: [node] },
-    );
-
-    const status: pulumi.Output<DaemonSetCounts | undefined> = node.status;
     this.installer = pulumi.output("manifest");
     this.namespace = pulumi.output(settings.namespace);
     this.version = pulumi.output(settings.version);
+    // calico-node and Typha as the cluster reports them, read in every `up` once calico-node is applied
+    // or found unchanged (./live-status.ts). Not the DaemonSet's outputs: those are what the provider saw
+    // at its last change. Typha's own would be worse: pulumi-kubernetes returns as soon as the new
+    // ReplicaSet's pods are ready, which can be before the Deployment controller has counted them
+    // (provider/pkg/await/deployment.go, v4.25.0: checkReplicaSetStatus, then the last Deployment event).
+    const live = liveCalicoStatus(args.access, node.status, {
+      calicoNode: { namespace: settings.namespace, name: objects.node.metadata.name },
+      typha: {
+        namespace: settings.namespace,
+        name: objects.typha.deployment.metadata.name,
+      },
+    });
     ({
       desired: this.desired,
       current: this.current,
       updated: this.updated,
       ready: this.ready,
       available: this.available,
-    } = countOutputs(status));
-    this.isReady = pulumi
-      .all([status, typhaNow.spec, typhaNow.status])
-      .apply(([s, spec, t]) => isDaemonSetReady(s) && allReplicasReady(spec, t));
-    this.typhaReadyReplicas = readyReplicas(typhaNow.status);
+      isReady: this.isReady,
+      typhaReadyReplicas: this.typhaReadyReplicas,
+    } = statusOutputs("manifest", live));
     this.typhaReplicas = typhaReplicas(settings.initialNodes);
 
     // Proof that policy is enforced, once calico-node is ready on every node.

@@ -1,6 +1,7 @@
 /**
- * A small Kubernetes API client for the takeover, built from the same kubeconfig the stack's Kubernetes
- * provider uses. It runs inside `pulumi up` (a dynamic provider), so it reads the credentials the way
+ * A small Kubernetes API client for the takeover, the other steps and the read of Calico's status
+ * (components/calico/live-status.ts), built from the same kubeconfig the stack's Kubernetes provider uses.
+ * It runs inside `pulumi up` (a dynamic provider, or the program), so it reads the credentials the way
  * kubectl does: a bearer token, a client certificate, or an exec credential plugin such as
  * `aws eks get-token` (client.authentication.k8s.io ExecCredential; Kubernetes docs "client-go credential
  * plugins"), with the cluster's CA.

@@ -161,8 +161,6 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     if (args.custom !== true)
       return { id: undefined, state: this.componentOutputs(args.type, args.name, inputs) };
     if (args.type.startsWith("kubernetes:")) {
-      // A read (`Resource.get`) finds what only the cluster has: nothing is answered.
-      if (args.id !== undefined && args.id !== "") return { id: args.id, state: {} };
       // An object as applied: what the cluster reports of it (its status) is not known.
       const metadata = (inputs.metadata ?? {}) as { name?: unknown; namespace?: unknown };
       const id = [metadata.namespace, metadata.name].filter((p) => typeof p === "string").join("/");

@@ -7,7 +7,9 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { countOutputs, isDaemonSetReady, readyReplicas, type DaemonSetCounts } from "../status";
+import { statusOutputs } from "../status";
+import { liveCalicoStatus } from "../live-status";
+import type { ClusterAccess } from "../../cluster/provider";
 import type { MaxUnavailable } from "../rollout";
 import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "../probe";
 import { type CalicoInstall, calicoOutputs } from "../outputs";
@@ -21,7 +23,7 @@ import { operatorObjectName, renderOperatorObjects } from "./objects";
 import { requireOperatorVersion } from "./releases";
 import { CALICO_SYSTEM_NAMESPACE } from "./settings";
 import type { AfterCalico } from "../../kubernetes/after-calico";
-import { calicoAvailable, operatorTyphaReplicas, type TigeraStatus } from "./status";
+import { operatorTyphaReplicas } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 
 export interface CalicoOperatorArgs {
@@ -49,13 +51,19 @@ export interface CalicoOperatorArgs {
   probe?: CalicoProbeArgs;
   /** What must follow the Installation's readiness, before the probe (components/kubernetes/after-calico.ts). */
   afterCalico?: AfterCalico;
+  /** How `provider` reaches the cluster: for reading calico-node's, Typha's and the operator's status. */
+  access: ClusterAccess;
 }
 
 type Options = pulumi.CustomResourceOptions;
 
-/** A read of a TigeraStatus: `status` is an output because the read names it among its properties. */
-class TigeraStatusRead extends k8s.apiextensions.CustomResource {
-  declare readonly status: pulumi.Output<TigeraStatus["status"]>;
+/**
+ * An operator custom resource with its `status` as an output: a CustomResource has an output for each key
+ * of its args, and an unset one is sent as nothing (so applied as nothing) but resolves to what the
+ * provider reports of the object once it is applied.
+ */
+class OperatorResource extends k8s.apiextensions.CustomResource {
+  declare readonly status: pulumi.Output<unknown>;
 }
 
 export class CalicoOperator extends pulumi.ComponentResource implements CalicoInstall {
@@ -67,7 +75,10 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
   readonly updated: pulumi.Output<number>;
   readonly ready: pulumi.Output<number>;
   readonly available: pulumi.Output<number>;
-  /** calico-node ready on every desired node (at least one) and TigeraStatus `calico` Available. */
+  /**
+   * calico-node up to date and ready on every node that should run it (at least one), every Typha replica
+   * ready, and TigeraStatus `calico` Available: ../status.ts isCalicoReady.
+   */
   readonly isReady: pulumi.Output<boolean>;
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas the operator runs for `initialNodes`; it adjusts them as nodes come and go. */
@@ -117,11 +128,15 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       after: pulumi.Resource[],
       timeout?: pulumi.CustomTimeouts,
     ) =>
-      new k8s.apiextensions.CustomResource(operatorObjectName(name, resource), resource, {
-        ...base,
-        dependsOn: [...args.nodes, operator, ...after],
-        ...(timeout === undefined ? {} : { customTimeouts: timeout }),
-      });
+      new OperatorResource(
+        operatorObjectName(name, resource),
+        { ...resource, status: undefined },
+        {
+          ...base,
+          dependsOn: [...args.nodes, operator, ...after],
+          ...(timeout === undefined ? {} : { customTimeouts: timeout }),
+        },
+      );
     const installation = custom(
       renderInstallation({
         version: args.version,
@@ -134,45 +149,26 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
     if (args.apiServer) custom(renderApiServer(), [installation], timeouts);
     if (args.observability) renderObservability().forEach((resource) => custom(resource, [installation]));
 
-    // Read back what the operator reports, after the wait. The ids depend on the Installation's, so a
-    // preview that creates it reads nothing (the objects do not exist yet) and shows the outputs unknown.
-    const afterInstall = (id: string) => installation.id.apply(() => id);
-    const readOptions: pulumi.CustomResourceOptions = {
-      parent: this,
-      provider: args.provider,
-      dependsOn: [installation],
-    };
-    const calicoNode = k8s.apps.v1.DaemonSet.get(
-      `${name}-calico-node`,
-      afterInstall(`${CALICO_SYSTEM_NAMESPACE}/calico-node`),
-      readOptions,
-    );
-    const typha = k8s.apps.v1.Deployment.get(
-      `${name}-calico-typha`,
-      afterInstall(`${CALICO_SYSTEM_NAMESPACE}/calico-typha`),
-      readOptions,
-    );
-    const tigeraStatus = new TigeraStatusRead(
-      `${name}-tigera-status`,
-      { apiVersion: "operator.tigera.io/v1", kind: "TigeraStatus", status: undefined },
-      { ...readOptions, id: afterInstall("calico") },
-    );
-
-    const status: pulumi.Output<DaemonSetCounts | undefined> = calicoNode.status;
     this.installer = pulumi.output("operator");
     this.namespace = pulumi.output(CALICO_SYSTEM_NAMESPACE);
     this.version = pulumi.output(args.version);
+    // What the operator runs and reports, read in every `up` once the Installation is applied or found
+    // unchanged (../live-status.ts). It follows the Installation's status, which the provider reports
+    // only once it has applied the object (and the offline engine never).
+    const live = liveCalicoStatus(args.access, installation.status, {
+      calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-node" },
+      typha: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-typha" },
+      tigeraStatus: "calico",
+    });
     ({
       desired: this.desired,
       current: this.current,
       updated: this.updated,
       ready: this.ready,
       available: this.available,
-    } = countOutputs(status));
-    this.isReady = pulumi
-      .all([status, tigeraStatus.status])
-      .apply(([s, t]) => isDaemonSetReady(s) && calicoAvailable(t));
-    this.typhaReadyReplicas = readyReplicas(typha.status);
+      isReady: this.isReady,
+      typhaReadyReplicas: this.typhaReadyReplicas,
+    } = statusOutputs("operator", live));
     this.typhaReplicas = operatorTyphaReplicas(args.initialNodes);
 
     const followers =
