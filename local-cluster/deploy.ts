@@ -190,8 +190,15 @@ export class LocalCluster {
     return result.ok ? undefined : `${describe(planned.object)}: ${result.output}`;
   }
 
-  /** The calico-node DaemonSet's and Typha's counts once the controllers have caught up with their specs. */
-  async settledCounts(namespace: string, timeoutMs = 90_000): Promise<CalicoCounts> {
+  /**
+   * The calico-node DaemonSet's and Typha's counts once the controllers have caught up with their specs;
+   * `typha` is the Typha Deployment's name (`calico-typha-takeover` while `calico.adopt` is on).
+   */
+  async settledCounts(
+    namespace: string,
+    timeoutMs = 90_000,
+    typhaName = "calico-typha",
+  ): Promise<CalicoCounts> {
     type Workload = {
       metadata: { generation: number };
       spec?: { replicas?: number };
@@ -201,7 +208,7 @@ export class LocalCluster {
     const read = async () => {
       const apps = `/apis/apps/v1/namespaces/${namespace}`;
       const ds = await this.api.get<Workload>(`${apps}/daemonsets/calico-node`);
-      const typha = await this.api.get<Workload>(`${apps}/deployments/calico-typha`);
+      const typha = await this.api.get<Workload>(`${apps}/deployments/${typhaName}`);
       const s = ds.status ?? {};
       const counts: CalicoCounts = {
         desired: s.desiredNumberScheduled ?? 0,

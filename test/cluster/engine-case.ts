@@ -27,6 +27,7 @@ import {
 import { diffDocuments, identityOf } from "../../offline/diff";
 import { resourcesDocument } from "../../offline/plan";
 import { compare } from "./agreement";
+import { STANDARD_TYPHA } from "../../components/calico/names";
 
 /** A planned change to one resource, in the words both sides share. */
 type Change = "create" | "update" | "replace" | "delete";
@@ -282,10 +283,17 @@ export class EngineCase {
       assert.deepEqual(changed, [identity], `${this.label}, ${step}: ${what} reports the change alone`);
     }
   }
-  /** The counts the controllers report once settled, compared with the stack's `calico` outputs. */
-  async kubectlAgrees(step: string, result: OperationResult): Promise<CalicoCounts> {
+  /**
+   * The counts the controllers report once settled, compared with the stack's `calico` outputs; `typha` is
+   * the Typha Deployment's name (TAKEOVER_TYPHA's while `calico.adopt` is on).
+   */
+  async kubectlAgrees(
+    step: string,
+    result: OperationResult,
+    typha = STANDARD_TYPHA.name,
+  ): Promise<CalicoCounts> {
     const namespace = String((result.outputs.calico as { namespace: string }).namespace);
-    const counts = await this.cluster.settledCounts(namespace);
+    const counts = await this.cluster.settledCounts(namespace, undefined, typha);
     assert.deepEqual(countsOf(result.outputs), counts, `${this.label}, ${step}: outputs equal kubectl's`);
     return counts;
   }

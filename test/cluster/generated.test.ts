@@ -13,6 +13,7 @@ import * as assert from "node:assert/strict";
 import fc from "fast-check";
 import { disagreements, summary } from "./agreement";
 import { EngineCase } from "./engine-case";
+import { STANDARD_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
 import { manifestCalicoSettings } from "../generated-configs";
 import { engineSamples, propertyRun } from "../property-runs";
 
@@ -28,15 +29,16 @@ describe("Generated Calico settings on the real engine: the second up changes no
         config: { "eks-calico:calico": calico },
       });
       try {
+        const typha = (calico.adopt === true ? TAKEOVER_TYPHA : STANDARD_TYPHA).name;
         const first = await c.up("first up");
-        await c.kubectlAgrees("first up", first);
+        await c.kubectlAgrees("first up", first, typha);
         await c.refreshFindsNoDrift("after the first up");
 
         const second = await c.engine.run("up");
         assert.ok(second.ok, `second pulumi up failed: ${second.error ?? ""}`);
         const changed = second.steps.filter((step) => step.op !== "same").map((s) => `${s.op} ${s.urn}`);
         assert.deepEqual(changed, [], "the second pulumi up, with nothing changed, changes nothing");
-        await c.kubectlAgrees("second up", second);
+        await c.kubectlAgrees("second up", second, typha);
         await c.refreshFindsNoDrift("after the second up");
 
         const namespace = String((second.outputs.calico as { namespace: string }).namespace);
