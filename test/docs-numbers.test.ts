@@ -185,7 +185,7 @@ describe("docs: the numbers the code knows", () => {
     includes(text, `retries for up to ${ALLOWED_WITHIN_SECONDS} s`, "probe.md");
     includes(
       text,
-      `waits ${DENIED_SETTLE_SECONDS} s more and must time out on all ${DENIED_ATTEMPTS} attempts (${CONNECT_TIMEOUT_SECONDS} s each)`,
+      `waits ${DENIED_SETTLE_SECONDS} s more and must be blocked on all ${DENIED_ATTEMPTS} attempts (${CONNECT_TIMEOUT_SECONDS} s each)`,
       "probe.md",
     );
     includes(text, `"${NOT_ENFORCING_MESSAGE}"`, "probe.md");

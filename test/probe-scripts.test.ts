@@ -43,17 +43,34 @@ describe("policy probe: the client scripts", () => {
     assert.ok(run.message.startsWith(NOT_ENFORCING_MESSAGE), run.message);
   });
 
-  it("the denied client succeeds only when every attempt times out", () => {
+  it("the denied client succeeds when every attempt is dropped (times out)", () => {
     const run = runScript(deniedClientScript(), 'echo "TIMEOUT"; exit 1');
     assert.equal(run.status, 0);
-    assert.match(run.message, /blocked on all 5 attempts/);
+    assert.match(run.message, /blocked on all 5 attempts to server:80 \(5 dropped, 0 rejected\)/);
   });
 
-  it("the denied client cannot tell from a refused connection, and says the probe could not run", () => {
+  it("the denied client counts a refused connection as blocked: Felix's deny action Reject", () => {
+    // iptablesFilterDenyAction / nftablesFilterDenyAction: Reject answers with ICMP port unreachable or a
+    // TCP reset, and agnhost connect prints REFUSED; the allowed clients connected to the same server first.
     const run = runScript(deniedClientScript(), 'echo "REFUSED"; exit 1');
+    assert.equal(run.status, 0, run.message);
+    assert.match(run.message, /blocked on all 5 attempts to server:80 \(0 dropped, 5 rejected\)/);
+    const mixed = runScript(
+      deniedClientScript(),
+      'n=$(cat "$0.n" 2>/dev/null || echo 0); echo $((n + 1)) > "$0.n"; [ $((n % 2)) -eq 0 ] && echo TIMEOUT || echo REFUSED; exit 1',
+    );
+    assert.equal(mixed.status, 0, mixed.message);
+    assert.match(mixed.message, /\(3 dropped, 2 rejected\)/);
+  });
+
+  it("the denied client says the probe could not run when a connection fails another way", () => {
+    const run = runScript(deniedClientScript(), 'echo "OTHER: connect: network is unreachable"; exit 1');
     assert.equal(run.status, 2);
     assert.ok(run.message.startsWith(`${COULD_NOT_RUN}: `), run.message);
-    assert.match(run.message, /cannot tell whether policy blocked it/);
+    assert.match(
+      run.message,
+      /cannot tell whether policy blocked it \(attempt 1: OTHER: connect: network is unreachable\)/,
+    );
   });
 
   it("either client blocked from DNS says the probe could not run and why, never 'not enforcing'", () => {

@@ -26,8 +26,11 @@ export const COULD_NOT_RUN = "the probe could not run";
 export const NOT_ALLOWED_MESSAGE = `${COULD_NOT_RUN}: the allowed client could not connect within ${ALLOWED_WITHIN_SECONDS}s: a policy outside the probe blocks its egress (a default-deny egress, a Calico GlobalNetworkPolicy), the allow policy is not in effect, or the probe server is unreachable`;
 /** What a client reports when it cannot resolve the server's name (agnhost connect: `DNS: ...`). */
 export const DNS_BLOCKED_MESSAGE = `${COULD_NOT_RUN}: the client cannot resolve the probe server's name: a policy outside the probe blocks its DNS (egress to kube-dns on UDP and TCP 53), or the cluster DNS is down`;
-/** What a denied client reports when its connection failed for a reason other than a drop. */
-export const INCONCLUSIVE_MESSAGE = `${COULD_NOT_RUN}: the denied client's connection failed without timing out (refused): the probe cannot tell whether policy blocked it`;
+/**
+ * What a denied client reports when its connection failed neither by a drop (TIMEOUT) nor by a reject
+ * (REFUSED): an error of the network, not a verdict of policy.
+ */
+export const INCONCLUSIVE_MESSAGE = `${COULD_NOT_RUN}: the denied client's connection failed without being dropped or refused: the probe cannot tell whether policy blocked it`;
 
 /** A DNS failure stops either client at once: nothing after it can prove anything. */
 const ON_DNS_ERROR = `  case "$out" in DNS:*) verdict 3 "${DNS_BLOCKED_MESSAGE} (attempt $attempt: $out)" ;; esac`;
@@ -53,19 +56,28 @@ export function allowedClientScript(): string {
   ].join("\n");
 }
 
-/** Waits, then requires every one of DENIED_ATTEMPTS connections to time out. */
+/**
+ * Waits, then requires every one of DENIED_ATTEMPTS connections to be blocked: dropped (TIMEOUT: Felix's
+ * default deny action, DROP) or rejected (REFUSED). Felix rejects instead of dropping with
+ * `iptablesFilterDenyAction`/`nftablesFilterDenyAction: Reject` (projectcalico/calico v3.31.7
+ * felix/config/config_params.go): iptables `--jump REJECT` answers a TCP SYN with ICMP port unreachable,
+ * nftables `reject` likewise or with a TCP reset (felix/iptables/actions.go, felix/nftables/actions.go
+ * RejectAction), and either makes connect() fail with "connection refused". The denied client starts
+ * only once both allowed clients have connected to the same server (probe/index.ts), so the server is
+ * up and listening: a refusal is the policy's.
+ */
 export function deniedClientScript(): string {
   return [
     VERDICT,
     `sleep ${DENIED_SETTLE_SECONDS}`,
-    "attempt=0",
+    "attempt=0 dropped=0 rejected=0",
     `while [ "$attempt" -lt ${DENIED_ATTEMPTS} ]; do`,
     "  attempt=$((attempt + 1))",
     `  if out=$(${CONNECT} 2>&1); then verdict 1 "${NOT_ENFORCING_MESSAGE} (attempt $attempt of ${DENIED_ATTEMPTS}, to $TARGET)"; fi`,
     ON_DNS_ERROR,
-    `  case "$out" in *TIMEOUT*) ;; *) verdict 2 "${INCONCLUSIVE_MESSAGE} (attempt $attempt: $out)" ;; esac`,
+    `  case "$out" in *TIMEOUT*) dropped=$((dropped + 1)) ;; *REFUSED*) rejected=$((rejected + 1)) ;; *) verdict 2 "${INCONCLUSIVE_MESSAGE} (attempt $attempt: $out)" ;; esac`,
     `  sleep ${ATTEMPT_INTERVAL_SECONDS}`,
     "done",
-    `verdict 0 "blocked on all ${DENIED_ATTEMPTS} attempts to $TARGET"`,
+    `verdict 0 "blocked on all ${DENIED_ATTEMPTS} attempts to $TARGET ($dropped dropped, $rejected rejected)"`,
   ].join("\n");
 }
