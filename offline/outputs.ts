@@ -74,7 +74,11 @@ export function byField(
     if (calico !== undefined) {
       const fields = calico.values;
       const desired = fields.desired === KNOWN_AFTER_UP && nodes !== undefined ? { desired: nodes } : {};
-      outputs[key] = { ...fields, ...desired };
+      // The offline world issues certificates at a fixed instant (world/tls.ts); `pulumi up` issues them
+      // when it runs, and a deployed stack has them in its state.
+      const expiry =
+        typeof fields.typhaCertificatesExpire === "string" ? { typhaCertificatesExpire: KNOWN_AFTER_UP } : {};
+      outputs[key] = { ...fields, ...desired, ...expiry };
       if (calico.secretKeys.length > 0) secret.add(key);
     } else if (owner !== undefined) {
       outputs[key] = owner.values[key];

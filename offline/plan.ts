@@ -41,7 +41,8 @@ export const LEGEND =
 export const KNOWN_AFTER_UP_NOTE =
   `"${KNOWN_AFTER_UP}" marks a value \`pulumi preview\` shows as unknown, which the cluster reports once ` +
   "`pulumi up` has run: calico-node's current, up-to-date, ready and available pods, Typha's ready replicas, " +
-  "isReady, policyEnforced and what the probe proved, the operator's calicoVersion, where the scheduler places " +
+  "isReady, policyEnforced and what the probe proved, when Typha's certificates (issued by `pulumi up`) expire, " +
+  "the operator's calicoVersion, where the scheduler places " +
   "the probe's pods, and what the takeover and the other steps find in the cluster. calico.desired is the nodes " +
   "of the stack's node groups, calico-node running on each. `npm run test:cluster` holds this to the real engine " +
   "on a real control plane.";

@@ -2,6 +2,7 @@
  * The Calico install the stack's last update left (its `calico` output, stacks/previous-outputs.ts), and
  * what this update may do from it: switching `calico.installer` on a live cluster.
  */
+import { expiryWarning } from "../components/calico/certificate-expiry";
 import { migrationBlockers } from "../components/calico/operator/migration";
 import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
 import type { PreviousOutputs } from "./previous-outputs";
@@ -29,6 +30,17 @@ export function previousCalico(outputs: PreviousOutputs): PreviousCalico | undef
     version: typeof calico.version === "string" ? calico.version : undefined,
     namespace: typeof calico.namespace === "string" ? calico.namespace : undefined,
   };
+}
+
+/**
+ * The warning when the deployed Typha certificates (the last `calico.typhaCertificatesExpire`) expire
+ * within 30 days of `now`: said by every preview, drift check, offline plan and `up` until renewed.
+ */
+export function certificateNotice(outputs: PreviousOutputs, now: Date): string | undefined {
+  const expiry = (outputs.calico as Record<string, unknown> | undefined)?.typhaCertificatesExpire;
+  return typeof expiry === "string" && !Number.isNaN(Date.parse(expiry))
+    ? expiryWarning(expiry, now)
+    : undefined;
 }
 
 /** What this update does with Calico: install (or keep) the configured mode, or remove it to reinstall. */

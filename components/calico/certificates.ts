@@ -8,6 +8,8 @@ import { CERTIFICATE_VALIDITY, FELIX_CLIENT_CN, TYPHA_SERVER_CN } from "./typha-
 
 export interface TyphaCertificates {
   caCert: pulumi.Output<string>;
+  /** When the CA stops being valid (RFC 3339). */
+  caValidUntil: pulumi.Output<string>;
   server: { cert: pulumi.Output<string>; key: pulumi.Output<string>; validUntil: pulumi.Output<string> };
   client: { cert: pulumi.Output<string>; key: pulumi.Output<string>; validUntil: pulumi.Output<string> };
 }
@@ -53,6 +55,7 @@ export function createTyphaCertificates(name: string, parent: pulumi.Resource): 
   };
   return {
     caCert: ca.certPem,
+    caValidUntil: ca.validityEndTime,
     server: leaf("typha-server", TYPHA_SERVER_CN, "server_auth"),
     client: leaf("felix-client", FELIX_CLIENT_CN, "client_auth"),
   };

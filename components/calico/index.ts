@@ -18,6 +18,7 @@ import { statusOutputs } from "./status";
 import { liveCalicoStatus } from "./live-status";
 import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
+import { earliestExpiry } from "./certificate-expiry";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject, DaemonSet, Deployment } from "./types";
@@ -123,6 +124,8 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas at creation, for `initialNodes`; the autoscaler adjusts them afterwards. */
   readonly typhaReplicas: number;
+  /** When the earliest of Typha's CA and leaf certificates expires (certificate-expiry.ts). */
+  readonly typhaCertificatesExpire: pulumi.Output<string | null>;
   /** True only when the probe proved both an allowed and a blocked connection; false without a probe. */
   readonly policyEnforced: pulumi.Output<boolean>;
   /** What each probe Job proved, or undefined without a probe. */
@@ -263,6 +266,10 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       typhaReadyReplicas: this.typhaReadyReplicas,
     } = statusOutputs("manifest", live));
     this.typhaReplicas = typhaReplicas(settings.initialNodes);
+    // The next update warns from it once it is under 30 days away (stacks/certificate-notice.ts).
+    this.typhaCertificatesExpire = pulumi
+      .all([certificates.caValidUntil, certificates.server.validUntil, certificates.client.validUntil])
+      .apply(earliestExpiry);
 
     // Proof that policy is enforced, once calico-node is ready on every node.
     const followers =

@@ -26,6 +26,11 @@ export interface CalicoInstall {
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas at creation, for `initialNodes`. */
   readonly typhaReplicas: number;
+  /**
+   * When the earliest of Typha's TLS certificates expires (RFC 3339; certificate-expiry.ts); null with
+   * the operator, which issues Typha's certificates and rotates them before they expire.
+   */
+  readonly typhaCertificatesExpire: pulumi.Output<string | null>;
   /** True only when the probe proved both an allowed and a blocked connection; false without a probe. */
   readonly policyEnforced: pulumi.Output<boolean>;
   /** What each probe Job proved, or undefined without a probe. */
@@ -57,6 +62,7 @@ export function calicoOutputs(calico: CalicoInstall | undefined) {
     isReady: calico.isReady,
     typhaReplicas: calico.typhaReplicas,
     typhaReadyReplicas: calico.typhaReadyReplicas,
+    typhaCertificatesExpire: calico.typhaCertificatesExpire,
     // Proven, not assumed: a blocked and an admitted connection (false when the probe is off).
     policyEnforced: calico.policyEnforced,
     probe: calico.probe,

@@ -10,12 +10,28 @@
  * seed (printed; default a new one each run): docs/testing.md.
  */
 import * as assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
 import fc from "fast-check";
 import { disagreements, summary } from "./agreement";
 import { EngineCase } from "./engine-case";
 import { STANDARD_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
 import { manifestCalicoSettings } from "../generated-configs";
 import { engineSamples, propertyRun } from "../property-runs";
+
+/** The earliest notAfter of the Typha CA and the two leaf certificates, as the cluster holds them. */
+function earliestCertificateEnd(c: EngineCase, namespace: string): number {
+  const pems = [
+    ["configmap", "calico-typha-ca", "ca.crt"],
+    ["secret", "calico-typha-tls", "tls.crt"],
+    ["secret", "calico-felix-typha-tls", "tls.crt"],
+  ].map(([kind, name, key]) => {
+    const got = c.cluster.kubectl(["-n", namespace, "get", kind, name, "-o", "json"]);
+    assert.ok(got.ok, got.output);
+    const data = (JSON.parse(got.output) as { data: Record<string, string> }).data[key];
+    return kind === "secret" ? Buffer.from(data, "base64").toString("utf8") : data;
+  });
+  return Math.min(...pems.map((pem) => Date.parse(new X509Certificate(pem).validTo)));
+}
 
 describe("Generated Calico settings on the real engine: the second up changes nothing, drift is only drift", function () {
   const { seed } = propertyRun(0);
@@ -39,6 +55,11 @@ describe("Generated Calico settings on the real engine: the second up changes no
         const changed = second.steps.filter((step) => step.op !== "same").map((s) => `${s.op} ${s.urn}`);
         assert.deepEqual(changed, [], "the second pulumi up, with nothing changed, changes nothing");
         await c.kubectlAgrees("second up", second, typha);
+        assert.equal(
+          Date.parse(String((second.outputs.calico as Record<string, unknown>).typhaCertificatesExpire)),
+          earliestCertificateEnd(c, String((second.outputs.calico as { namespace: string }).namespace)),
+          "typhaCertificatesExpire is the earliest end of the certificates the workloads mount",
+        );
         await c.refreshFindsNoDrift("after the second up");
 
         const namespace = String((second.outputs.calico as { namespace: string }).namespace);

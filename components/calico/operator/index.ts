@@ -83,6 +83,12 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
   readonly typhaReadyReplicas: pulumi.Output<number>;
   /** Typha replicas the operator runs for `initialNodes`; it adjusts them as nodes come and go. */
   readonly typhaReplicas: number;
+  /**
+   * Null: the operator issues Typha's and Felix's certificates and renews one that expires within its
+   * grace period on its own (tigera/operator v1.40.15 pkg/controller/certificatemanager/certificatemanager.go,
+   * "rotating the certificate because it is expiring soon").
+   */
+  readonly typhaCertificatesExpire: pulumi.Output<string | null> = pulumi.output(null);
   readonly policyEnforced: pulumi.Output<boolean>;
   readonly probe: pulumi.Output<ProbeReport | undefined>;
 
