@@ -50,22 +50,22 @@ describe("adoption report", () => {
       d.path.endsWith('["scheduler.alpha.kubernetes.io/critical-pod"]'),
     );
     assert.match(critical?.note ?? "", /ignored since Kubernetes 1\.16/);
-    // The old Typha serves the old pods until they are replaced, then the retirement step deletes it.
+    // The old Typha serves the old pods until they are replaced, then the retirement step deletes it,
+    // and the old autoscaler (--target=deployment/calico-typha) with it.
     assert.deepEqual(
       report.retired.map((r) => r.object),
       [
         "Deployment kube-system/calico-typha",
         "PodDisruptionBudget kube-system/calico-typha",
+        "Deployment kube-system/calico-typha-horizontal-autoscaler",
         "Service kube-system/calico-typha",
       ],
     );
     assert.match(report.retired[0].why, /accepts only Felix clients with this stack's certificates/);
+    assert.match(report.retired[2].why, /^it scales the old Typha, calico-typha; left running, it would resize/);
     const left = leftBehind(report);
     assert.equal(left.has("Deployment kube-system/calico-typha"), false);
-    assert.equal(
-      left.get("Deployment kube-system/calico-typha-horizontal-autoscaler")?.command,
-      "kubectl delete -n kube-system deployment.apps calico-typha-horizontal-autoscaler",
-    );
+    assert.equal(left.has("Deployment kube-system/calico-typha-horizontal-autoscaler"), false);
     assert.equal(
       left.get("ClusterRoleBinding typha-cpha")?.command,
       "kubectl delete clusterrolebinding.rbac.authorization.k8s.io typha-cpha",
@@ -243,8 +243,9 @@ describe("adoption report", () => {
       const written = fs.readFileSync(path.join(tmp, "dev", "adoption.txt"), "utf8");
       assert.match(
         written,
-        /after the switch: kubectl delete -n kube-system deployment\.apps calico-typha-horizontal-autoscaler/,
+        /\n {2}Deployment kube-system\/calico-typha-horizontal-autoscaler: it scales the old Typha, calico-typha;/,
       );
+      assert.match(written, /after the switch: kubectl delete -n kube-system serviceaccount typha-cpha/);
     });
 
     it("exits 2 for a manifest it cannot read", async () => {

@@ -32,7 +32,7 @@ const RULES: readonly Rule[] = [
   {
     matches: named("calico-typha-horizontal-autoscaler", "typha-cpha"),
     reason: {
-      why: "the old Typha autoscaler (cluster-proportional-autoscaler) or its RBAC: this program runs its own, calico-typha-autoscaler, for its own Typha; the old one resizes only the old calico-typha, which the takeover deletes at its end",
+      why: "the ladder or RBAC of the old Typha autoscaler (cluster-proportional-autoscaler), which the takeover deletes with the old calico-typha: this program runs its own, calico-typha-autoscaler",
       delete: true,
     },
   },

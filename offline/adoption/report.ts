@@ -12,6 +12,7 @@ import { removedApi } from "../../policy/calico";
 import { COMMON_LABELS } from "../../components/calico/labels";
 import { describeRef, isOurs } from "../../components/calico/takeover/run";
 import { TYPHA_OBJECT_KINDS, TYPHA_RETIREMENT_TYPE } from "../../components/calico/takeover/typha-retirement";
+import { scalesDeployment } from "../../components/calico/takeover/typha-scalers";
 import { calicoObjects } from "../calico-yaml";
 import type { StackEvaluation } from "../engine";
 import { isPlainObject } from "../plan";
@@ -200,6 +201,10 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
     TYPHA_OBJECT_KINDS.some((k) => k.kind === o.kind) &&
     o.metadata.namespace === retirement.namespace &&
     o.metadata.name === retirement.retired;
+  const scalesRetired = (o: ManifestObject) =>
+    retirement !== undefined &&
+    o.kind === "Deployment" &&
+    scalesDeployment(o, String(retirement.namespace), String(retirement.retired));
   const retired: AdoptionReport["retired"] = [];
   const problems: string[] = [];
   const takenOver: TakenOver[] = [];
@@ -236,6 +241,13 @@ export function adoptionReport(manifest: readonly ManifestObject[], plan: StackE
       });
       const conflict = immutableConflict(o.kind, o, ours);
       if (conflict !== undefined) problems.push(`${describe(o)}: the takeover would be refused: ${conflict}`);
+      continue;
+    }
+    if (scalesRetired(o)) {
+      retired.push({
+        object: describe(o),
+        why: `it scales the old Typha, ${String(retirement?.retired)}; left running, it would resize this program's Typha, which takes that name back once calico.adopt is off, against this program's own autoscaler: the stack deletes it with the old Typha (the Typha retirement step)`,
+      });
       continue;
     }
     if (retires(o)) {

@@ -34,7 +34,7 @@ import { planObjects } from "../../local-cluster/deploy";
 import { refOf } from "../../local-cluster/provider-requests";
 import { compare, disagreements, summary } from "./agreement";
 import { EngineCase } from "./engine-case";
-import { allAccepted, bothTyphas, typhaObjects, watcher } from "./typha-watch";
+import { allAccepted, bothTyphas, oldAutoscaler, typhaObjects, watcher } from "./typha-watch";
 import { type KubeObject, asStoredToday } from "./old-manifest";
 
 const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
@@ -144,7 +144,11 @@ describe("calico.adopt by the real engine: kubectl-applied Calico taken over", f
         const nodes = c.cluster.state.nodes;
         assert.ok(nodes >= 2, "a rollout with a state between old and new needs two nodes");
         await allAccepted(c.cluster, CALICO_TYPHA, nodes, "the old manifest's calico-node pods on its Typha");
-        const oldTypha = await typhaObjects(c.cluster, CALICO_TYPHA);
+        // The old Typha and, where the manifest has it, its autoscaler (the VPC CNI manifests' name).
+        const oldTypha = [
+          ...(await typhaObjects(c.cluster, CALICO_TYPHA)),
+          ...(await oldAutoscaler(c.cluster)),
+        ];
 
         // 2. The plan, with adoption, over those objects; its report.
         const evaluation = await c.plan();
@@ -235,6 +239,8 @@ describe("calico.adopt by the real engine: kubectl-applied Calico taken over", f
 
         // 6. The retirement: the old Typha is gone, as the adoption report said.
         assert.deepEqual(await typhaObjects(c.cluster, CALICO_TYPHA), [], "the old Typha's objects are gone");
+        // So is its autoscaler: left, it would fight this program's once Typha is calico-typha again (step 7).
+        assert.deepEqual(await oldAutoscaler(c.cluster), [], "the old Typha autoscaler is gone");
         // Nothing else deletes them: every one that was there is one the retirement deleted.
         compare(
           `${fixture}: the adoption report names the Typha objects the retirement deleted`,

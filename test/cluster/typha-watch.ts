@@ -84,6 +84,15 @@ export async function typhaObjects(cluster: LocalCluster, name: string): Promise
   return found;
 }
 
+/** The amazon-vpc-cni-k8s Calico manifests' Typha autoscaler (config/v1.5, v1.6 calico.yaml). */
+export const OLD_TYPHA_AUTOSCALER = "calico-typha-horizontal-autoscaler";
+
+/** `Deployment kube-system/calico-typha-horizontal-autoscaler` while it exists, as a list. */
+export async function oldAutoscaler(cluster: LocalCluster): Promise<string[]> {
+  const found = await cluster.api.find(`/apis/apps/v1/namespaces/${NS}/deployments/${OLD_TYPHA_AUTOSCALER}`);
+  return found === undefined ? [] : [`Deployment ${NS}/${OLD_TYPHA_AUTOSCALER}`];
+}
+
 /** Waits until every calico-node pod (one per node) names `service` and that Typha accepts it. */
 export async function allAccepted(cluster: LocalCluster, service: string, nodes: number, what: string) {
   const verdicts = await waitFor(

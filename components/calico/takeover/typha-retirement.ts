@@ -4,7 +4,9 @@
  * pods that still run the old spec: those Felixes speak no TLS, and this program's Typha accepts only
  * mutual TLS (typha/pkg/config/config_params.go requiringTLS, v3.31.7). Once the calico-node DaemonSet
  * has rolled out, no pod names the old Typha any more, and this step deletes its Deployment, Service and
- * PodDisruptionBudget.
+ * PodDisruptionBudget, and every autoscaler that scales it (typha-scalers.ts: the VPC CNI manifests'
+ * `calico-typha-horizontal-autoscaler`), which would otherwise fight this program's autoscaler over
+ * Typha's replicas once `calico.adopt` is off and this program's Typha takes the old name back.
  *
  * It runs after the DaemonSet's update, which pulumi-kubernetes awaits until the rollout is complete
  * (provider/pkg/await/daemonset.go: kstatus Current, every pod updated and available), and it checks that
@@ -22,6 +24,7 @@ import {
   kubeGetOrMissing,
   kubeRequest,
 } from "../../kubernetes/client";
+import { type ScalerDeployment, scalesDeployment } from "./typha-scalers";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
 export const TYPHA_RETIREMENT_TYPE = "pulumi-nodejs:dynamic/calico:TyphaRetirement";
@@ -128,9 +131,32 @@ export async function retirementBlockers(
   return blockers;
 }
 
-/** Deletes the old Typha's objects that exist; returns `Kind namespace/name` of each deleted. */
+/** The Deployments, in any namespace, whose autoscaler scales the old Typha. */
+async function retiredScalers(
+  credentials: Credentials,
+  inputs: RetirementInputs,
+): Promise<ScalerDeployment[]> {
+  const all = await kubeRequest<{ items: ScalerDeployment[] }>(
+    credentials,
+    "GET",
+    "/apis/apps/v1/deployments",
+  );
+  return all.items.filter((d) => scalesDeployment(d, inputs.namespace, inputs.retired));
+}
+
+/** Deletes the old Typha's objects and autoscalers that exist; returns `Kind namespace/name` of each deleted. */
 async function deleteRetired(credentials: Credentials, inputs: RetirementInputs): Promise<string[]> {
   const deleted: string[] = [];
+  for (const scaler of await retiredScalers(credentials, inputs)) {
+    const namespace = scaler.metadata.namespace ?? inputs.namespace;
+    const url = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/deployments/${encodeURIComponent(scaler.metadata.name)}`;
+    try {
+      await kubeRequest(credentials, "DELETE", url);
+      deleted.push(`Deployment ${namespace}/${scaler.metadata.name}`);
+    } catch (error) {
+      if (!isKubeRequestError(error, 404)) throw error;
+    }
+  }
   for (const kind of TYPHA_OBJECT_KINDS) {
     const url = typhaObjectPath(kind, inputs.namespace, inputs.retired);
     try {
@@ -144,14 +170,14 @@ async function deleteRetired(credentials: Credentials, inputs: RetirementInputs)
   return deleted;
 }
 
-/** Whether an object of the old Typha is left to delete. */
+/** Whether an object of the old Typha, or an autoscaler of it, is left to delete. */
 async function typhaLeft(inputs: RetirementInputs): Promise<boolean> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
   for (const kind of TYPHA_OBJECT_KINDS) {
     const path = typhaObjectPath(kind, inputs.namespace, inputs.retired);
     if ((await kubeGetOrMissing(credentials, path)) !== undefined) return true;
   }
-  return false;
+  return (await retiredScalers(credentials, inputs)).length > 0;
 }
 
 /**
