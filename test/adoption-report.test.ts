@@ -62,7 +62,10 @@ describe("adoption report", () => {
       ],
     );
     assert.match(report.retired[0].why, /accepts only Felix clients with this stack's certificates/);
-    assert.match(report.retired[2].why, /^it scales the old Typha, calico-typha; left running, it would resize/);
+    assert.match(
+      report.retired[2].why,
+      /^it scales the old Typha, calico-typha; left running, it would resize/,
+    );
     const left = leftBehind(report);
     assert.equal(left.has("Deployment kube-system/calico-typha"), false);
     assert.equal(left.has("Deployment kube-system/calico-typha-horizontal-autoscaler"), false);
