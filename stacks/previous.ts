@@ -43,6 +43,43 @@ export function certificateNotice(outputs: PreviousOutputs, now: Date): string |
     : undefined;
 }
 
+/**
+ * A manifest install keeps its namespace on a deployed stack, except through a reinstall. Moving it in one
+ * update would run two installs at once: pulumi-kubernetes deletes a replaced object first only when its
+ * replacement keeps both name and namespace (provider/pkg/provider/provider.go Diff, v4.25.0), so the new
+ * namespace's calico-node and Typha are created, and awaited, while the old ones run. Typha uses the host
+ * network: the new one cannot bind the port the old one holds on the same node, and on a cluster with no
+ * node to spare its await fails every time; where it starts, two privileged Felixes program the same
+ * chains on every node, a new pod's readiness check on port 9099 is answered by the old Felix, and the
+ * ClusterRoleBindings move to the new service accounts while the old pods still run.
+ */
+function namespaceStep(
+  previous: PreviousCalico,
+  calico: CalicoConfig,
+): { step: CalicoStep } | { problems: ConfigProblem[] } {
+  if (previous.installer !== "manifest" || previous.namespace === undefined) return { step: "install" };
+  if (previous.namespace === calico.namespace) return { step: "install" };
+  if (calico.reinstall) return { step: "remove-for-reinstall" };
+  return {
+    problems: [
+      {
+        path: "calico.namespace",
+        value: calico.namespace,
+        rule: `cannot move the deployed Calico from ${previous.namespace} to ${calico.namespace} in one update: the new calico-node and Typha would be created while the old ones run, and two installs cannot share the nodes`,
+        details: [
+          "Typha uses the host network: the new Typha cannot bind the port the old one holds on a node, so on a cluster with no node to spare the update fails every time",
+          "where it starts, two privileged Felixes program the same chains on every node, and the ClusterRoleBindings move to the new service accounts while the old pods still run",
+        ],
+        hint: `set it back to ${previous.namespace}, or move it in two updates with calico.reinstall: true (docs/install-modes.md, "Moving Calico to another namespace")`,
+        steps: [
+          `\`pulumi up\` with calico.namespace ${calico.namespace} and calico.reinstall: true removes the install from ${previous.namespace} (the CRDs and every policy stay; pods created until the next step get no policy)`,
+          `\`pulumi up\` again installs Calico in ${calico.namespace}; then remove calico.reinstall`,
+        ],
+      },
+    ],
+  };
+}
+
 /** What this update does with Calico: install (or keep) the configured mode, or remove it to reinstall. */
 export type CalicoStep = "install" | "remove-for-reinstall";
 
@@ -56,9 +93,8 @@ export function calicoStep(
   previous: PreviousCalico | undefined,
   calico: CalicoConfig,
 ): { step: CalicoStep } | { problems: ConfigProblem[] } {
-  if (previous === undefined || previous.installer === "none" || previous.installer === calico.installer) {
-    return { step: "install" };
-  }
+  if (previous === undefined || previous.installer === "none") return { step: "install" };
+  if (previous.installer === calico.installer) return namespaceStep(previous, calico);
   const problem = (rule: string, hint: string, details?: string[]): { problems: ConfigProblem[] } => ({
     problems: [
       {

@@ -233,26 +233,6 @@ describe("offline diff: replacements", () => {
     );
   });
 
-  it("replaces Calico's objects, creating each in the new namespace before deleting the old", async () => {
-    const calico = stackValue<Record<string, unknown>>("dev", "calico");
-    const diff = diffDocuments(
-      resourcesDocument(await evaluated("dev")),
-      resourcesDocument(
-        await evaluatedWith("dev", {
-          config: { "eks-calico:calico": { ...calico, namespace: "calico-system" } },
-        }),
-      ),
-    );
-    const typha = diff.changed.find(
-      (r) => r.heading === "kubernetes:apps/v1:Deployment calico-deployment-calico-typha",
-    );
-    assert.equal(typha?.op, "replace");
-    // pulumi-kubernetes deletes first only when the replacement keeps both name and namespace
-    // (provider Diff: same name, same namespace, not auto-named); here the two can coexist.
-    assert.equal(typha?.deleteBeforeReplace, undefined);
-    assert.equal(op(diff, "kubernetes:core/v1:Namespace calico-namespace-calico-system"), "create");
-  });
-
   it("deletes a Kubernetes object first when its replacement keeps its name and namespace", async () => {
     const dev = resourcesDocument(await evaluated("dev"));
     const typha = dev.resources.find((r) => r.name === "calico-deployment-calico-typha");

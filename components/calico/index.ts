@@ -44,8 +44,9 @@ export interface CalicoPolicyOnlyArgs {
    */
   provider: k8s.Provider;
   /**
-   * Namespace of calico-node and Typha, created unless built in (kube-system, default). Changing it
-   * replaces those objects. @default "kube-system"
+   * Namespace of calico-node and Typha, created unless built in (kube-system, default). A deployed stack
+   * moves it only by a reinstall in two updates (stacks/previous.ts): a change replaces those objects,
+   * creating the new ones first. @default "kube-system"
    */
   namespace?: string;
   /**

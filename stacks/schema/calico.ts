@@ -121,8 +121,9 @@ export const calicoSchema = z.strictObject({
   /** The Calico API server (`projectcalico.org/v3` through kubectl); operator mode only. */
   apiServer: z.boolean({ error: "must be true or false" }).default(true),
   /**
-   * Switching `installer` on a deployed stack that the operator cannot migrate: reinstall in two updates
-   * (the first removes the current install, the second installs the new mode) instead of refusing.
+   * Switching `installer` on a deployed stack that the operator cannot migrate, or moving a manifest
+   * install to another `namespace`: reinstall in two updates (the first removes the current install, the
+   * second installs the new one) instead of refusing.
    */
   reinstall: z.boolean({ error: "must be true or false" }).default(false),
   /**
