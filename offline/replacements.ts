@@ -7,6 +7,7 @@
  * names), which test/replacement-sources.test.ts holds them to.
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
@@ -257,6 +258,11 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       why: "the step reads the cluster's CRD schemas again, known only once it has run",
     },
     source: "components/calico/takeover/index.ts takeoverProvider.diff (changes, never replaces)",
+  },
+  [LINE_CHECK_TYPE]: {
+    // Its diff names no replaced property: a new line or new credentials update it.
+    replaceOn: [],
+    source: "components/calico/line-check.ts lineCheckProvider.diff (changes, never replaces)",
   },
   ...TLS_REPLACEMENTS,
   "kubernetes:core/v1:Namespace": { replaceOn: K8S_METADATA, source: K8S_DIFF },

@@ -32,7 +32,7 @@ import {
   stackConfigSchema,
 } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
-import { type CalicoStep, calicoStep, certificateNotice, previousCalico } from "./previous";
+import { type CalicoStep, calicoStep, certificateNotice, lineNotice, previousCalico } from "./previous";
 import { type PreviousOutputs, readPreviousOutputs } from "./previous-outputs";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
@@ -223,9 +223,13 @@ export async function loadStackSettings(): Promise<StackSettings> {
       ? clusterReplacementProblems(deployedCluster(previous), project, stack, region)
       : [];
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
-  const step = calicoStep(previousCalico(previous), config.calico);
+  const deployed = previousCalico(previous);
+  const step = calicoStep(deployed, config.calico);
   const expiring = certificateNotice(previous, new Date());
   if (expiring !== undefined) void pulumi.log.warn(expiring);
+  const lineChange =
+    "step" in step && step.step === "install" ? lineNotice(deployed, config.calico) : undefined;
+  if (lineChange !== undefined) void pulumi.log.warn(lineChange);
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
   const network =
     elsewhere !== undefined

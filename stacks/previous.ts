@@ -3,6 +3,8 @@
  * what this update may do from it: switching `calico.installer` on a live cluster.
  */
 import { expiryWarning } from "../components/calico/certificate-expiry";
+import { calicoMinorOf, supportedMinorOf } from "../components/calico/defaults";
+import { lineChangeNotice } from "../components/calico/line-policies";
 import { migrationBlockers } from "../components/calico/operator/migration";
 import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
 import type { PreviousOutputs } from "./previous-outputs";
@@ -41,6 +43,14 @@ export function certificateNotice(outputs: PreviousOutputs, now: Date): string |
   return typeof expiry === "string" && !Number.isNaN(Date.parse(expiry))
     ? expiryWarning(expiry, now)
     : undefined;
+}
+
+/** The notice for an update that moves the deployed Calico to another line (line-policies.ts). */
+export function lineNotice(previous: PreviousCalico | undefined, calico: CalicoConfig): string | undefined {
+  const from = previous?.installer === "none" ? undefined : previous?.version;
+  const fromLine = from === undefined ? undefined : calicoMinorOf(from);
+  if (from === undefined || fromLine === undefined) return undefined;
+  return lineChangeNotice(from, fromLine, calico.version, supportedMinorOf(calico.version));
 }
 
 /**

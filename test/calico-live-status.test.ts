@@ -6,72 +6,14 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import type * as http from "node:http";
-import * as https from "node:https";
-import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import YAML from "yaml";
-import type { Credentials } from "../components/kubernetes/client";
 import { liveCalicoStatus, readCalicoStatus, type StatusSources } from "../components/calico/live-status";
 import { isCalicoReady, statusOutputs } from "../components/calico/status";
 import { KNOWN_AFTER_UP, evaluateStack } from "../offline/engine";
-import { clientPki } from "./kubeconfig-pki";
+import { type Answer, FakeApiServer } from "./fake-api-server";
 import { stackValue } from "./helpers";
-
-/** What the fake API server answers for a path: a status and a JSON body. */
-type Answer = { status: number; body: unknown };
-
-/** An HTTPS server answering `routes` (and `/version`, as an API server does), recording each path. */
-class FakeApiServer {
-  readonly requests: string[] = [];
-  routes: Record<string, Answer> = {};
-  private constructor(private readonly server: https.Server) {}
-
-  static async start(): Promise<FakeApiServer> {
-    const { cert, key } = await clientPki("127.0.0.1");
-    const server = https.createServer({ cert, key });
-    const fake = new FakeApiServer(server);
-    server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
-      const url = req.url ?? "";
-      fake.requests.push(`${req.method} ${url}`);
-      const answer =
-        url === "/version"
-          ? { status: 200, body: { gitVersion: "v1.33.0" } }
-          : (fake.routes[url] ?? { status: 404, body: { kind: "Status", reason: "NotFound" } });
-      res.writeHead(answer.status, { "content-type": "application/json" });
-      res.end(JSON.stringify(answer.body));
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return fake;
-  }
-
-  get url(): string {
-    return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  /** Credentials for it: a token, and no CA check (its certificate names no IP address). */
-  get credentials(): Credentials {
-    return { server: this.url, insecure: true, token: "t" };
-  }
-
-  /** A kubeconfig for it, with one context "fake". */
-  kubeconfig(server = this.url): string {
-    return YAML.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "fake", cluster: { server, "insecure-skip-tls-verify": true } }],
-      contexts: [{ name: "fake", context: { cluster: "fake", user: "fake" } }],
-      "current-context": "fake",
-      users: [{ name: "fake", user: { token: "t" } }],
-    });
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 const MANIFEST: StatusSources = {
   calicoNode: { namespace: "kube-system", name: "calico-node" },

@@ -4,6 +4,7 @@
  */
 import { OPERATOR_NAME } from "../components/calico/operator/settings";
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
 import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
 import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
@@ -63,6 +64,7 @@ export const T = {
   goldmane: "kubernetes:operator.tigera.io/v1:Goldmane",
   whisker: "kubernetes:operator.tigera.io/v1:Whisker",
   takeover: TAKEOVER_TYPE,
+  lineCheck: LINE_CHECK_TYPE,
   handOver: HAND_OVER_TYPE,
   awsNodeCheck: AWS_NODE_CHECK_TYPE,
   typhaRetirement: TYPHA_RETIREMENT_TYPE,

@@ -167,6 +167,13 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
   },
   {
+    before: { label: "Calico's line check", types: [T.lineCheck] },
+    after: { ...CALICO_OBJECTS, types: [...CALICO_OBJECTS.types, T.takeover] },
+    why: "a new Calico line that does not enforce a policy kind the cluster holds is refused before any Calico object changes (in the preview's diff, and again in the update)",
+    source:
+      "projectcalico/calico release-notes/v3.32.0-release-notes.md (ANP and BANP must be removed or rewritten before upgrading)",
+  },
+  {
     before: { label: "Calico's takeover step", types: [T.takeover] },
     after: CALICO_OBJECTS,
     why: "a CRD left by another install stops it before anything changes (the CRDs' provider upserts); with calico.adopt, kubectl's fields are handed over first, or the forced apply keeps what the old manifest set",

@@ -14,7 +14,7 @@ import type { CalicoObject, CustomResourceDefinition } from "./types";
 /** The takeover step, for the objects about to be applied that may exist. */
 export function takeoverOf(
   name: string,
-  parent: pulumi.Resource,
+  opts: pulumi.CustomResourceOptions,
   args: { access: ClusterAccess; adopt?: boolean; version?: string },
   objects: CalicoObject[],
   crds: readonly CustomResourceDefinition[],
@@ -38,8 +38,8 @@ export function takeoverOf(
       openSchemas,
       calicoLine: supportedMinorOf(args.version ?? DEFAULT_CALICO_VERSION),
     },
-    // It needs only the cluster, which its kubeconfig comes from.
-    { parent },
+    // It needs only the cluster, which its kubeconfig comes from, and the checks in `opts`.
+    opts,
   );
 }
 

@@ -28,6 +28,7 @@ import { type CalicoInstall, calicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
+import { lineCheckOf } from "./line-check";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
@@ -149,8 +150,10 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // Every object waits for the nodes and for the takeover of what exists: every object when adopting,
     // else the CRDs, which an earlier deployment of the stack may have left.
     const taken = args.adopt ? renderCalicoObjects(settings) : objects.crds;
-    const takeover = takeoverOf(name, this, args, taken, objects.crds);
-    const nodes = [...args.nodes, takeover];
+    // Before any object, the takeover included: the line must enforce every policy the cluster holds.
+    const checks = [lineCheckOf(name, this, args.access, settings.version)];
+    const takeover = takeoverOf(name, { parent: this, dependsOn: checks }, args, taken, objects.crds);
+    const nodes = [...args.nodes, ...checks, takeover];
     const base: Options = { parent: this, provider: args.provider, dependsOn: nodes };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 

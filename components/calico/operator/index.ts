@@ -25,6 +25,7 @@ import { CALICO_SYSTEM_NAMESPACE } from "./settings";
 import type { AfterCalico } from "../../kubernetes/after-calico";
 import { operatorTyphaReplicas } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
+import { lineCheckOf } from "../line-check";
 
 export interface CalicoOperatorArgs {
   /** Provider of the target cluster; every object is created through it. */
@@ -100,7 +101,9 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       operatorVersion,
       calicoVersion: args.version,
     });
-    const base: Options = { parent: this, provider: args.provider, dependsOn: args.nodes };
+    // After the node groups and the line check (../line-check.ts); on destroy removed before the node groups.
+    const first = [...args.nodes, lineCheckOf(name, this, args.access, args.version)];
+    const base: Options = { parent: this, provider: args.provider, dependsOn: first };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 
     // The operator's namespace, then its permissions, then the operator, which creates its CRDs at start.
@@ -109,7 +112,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       objects.namespace,
       base,
     );
-    const inNamespace: Options = { ...base, dependsOn: [...args.nodes, namespace] };
+    const inNamespace: Options = { ...base, dependsOn: [...first, namespace] };
     const permissions = objects.rbac.map((object) =>
       createObject(
         operatorObjectName(name, object),
@@ -122,7 +125,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       objects.deployment,
       {
         ...inNamespace,
-        dependsOn: [...args.nodes, namespace, ...permissions],
+        dependsOn: [...first, namespace, ...permissions],
         customTimeouts: timeouts,
       },
     );
@@ -139,7 +142,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
         { ...resource, status: undefined },
         {
           ...base,
-          dependsOn: [...args.nodes, operator, ...after],
+          dependsOn: [...first, operator, ...after],
           ...(timeout === undefined ? {} : { customTimeouts: timeout }),
         },
       );

@@ -1,0 +1,154 @@
+/**
+ * The line check (components/calico/line-check.ts): a change of Calico line refuses while the cluster
+ * holds policies the new line does not enforce, naming each, in the preview's diff and in the update;
+ * the kinds each line enforces are held to what Felix's syncer lists upstream.
+ */
+import * as assert from "node:assert/strict";
+import { lineCheckProvider, type LineCheckInputs } from "../components/calico/line-check";
+import { LINE_POLICY_NOTES, lineRefusal, unenforcedPolicyKinds } from "../components/calico/line-policies";
+import { KUBERNETES_POLICY_CRD_KINDS } from "../components/calico/crds";
+import { SUPPORTED_CALICO_MINORS, type CalicoMinor } from "../components/calico/defaults";
+import { FakeApiServer } from "./fake-api-server";
+import syncer from "./fixtures/felix-syncer-policy-kinds.json";
+
+/** The kinds Felix's syncer lists on `line`, upstream: "KindKubernetesAdminNetworkPolicy" -> "AdminNetworkPolicy". */
+const listedUpstream = (line: CalicoMinor) => syncer[line].map((k) => k.replace(/^KindKubernetes/, ""));
+
+describe("the policy kinds of each Calico line", () => {
+  it("are the kinds Felix's syncer lists upstream", () => {
+    for (const line of SUPPORTED_CALICO_MINORS) {
+      assert.deepEqual(
+        KUBERNETES_POLICY_CRD_KINDS[line].map((k) => k.kind),
+        listedUpstream(line),
+        line,
+      );
+    }
+  });
+
+  it("a line does not enforce what another line's syncer lists and its own does not", () => {
+    for (const line of SUPPORTED_CALICO_MINORS) {
+      const others = SUPPORTED_CALICO_MINORS.filter((l) => l !== line).flatMap(listedUpstream);
+      const expected = [...new Set(others.filter((k) => !listedUpstream(line).includes(k)))];
+      assert.deepEqual(
+        unenforcedPolicyKinds(line).map((k) => k.kind),
+        expected,
+        line,
+      );
+    }
+    assert.deepEqual(
+      unenforcedPolicyKinds("3.32").map((k) => `${k.group}/${k.version}/${k.plural}`),
+      [
+        "policy.networking.k8s.io/v1alpha1/adminnetworkpolicies",
+        "policy.networking.k8s.io/v1alpha1/baselineadminnetworkpolicies",
+      ],
+    );
+  });
+
+  it("each line's refusal cites its source and names the rewrite", () => {
+    assert.match(LINE_POLICY_NOTES["3.32"].source, /v3\.32\.0-release-notes\.md/);
+    const text = lineRefusal("3.32", [
+      { kind: "AdminNetworkPolicy", name: "deny-egress" },
+      { kind: "BaselineAdminNetworkPolicy", name: "default" },
+    ]);
+    assert.match(
+      text,
+      /^calico\.version: Calico v3\.32 does not enforce AdminNetworkPolicy or BaselineAdminNetworkPolicy, and the cluster has 2/,
+    );
+    assert.match(text, /\n {2}- AdminNetworkPolicy deny-egress\n {2}- BaselineAdminNetworkPolicy default\n/);
+    assert.match(text, /Rewrite each as a ClusterNetworkPolicy/);
+    assert.match(text, /kubectl get adminnetworkpolicies,baselineadminnetworkpolicies -o yaml/);
+    assert.match(text, /Nothing was changed/);
+  });
+});
+
+describe("the line check step", function () {
+  let api: FakeApiServer;
+  before(async () => (api = await FakeApiServer.start()));
+  after(() => api.stop());
+  beforeEach(() => {
+    api.routes = {};
+    api.requests.length = 0;
+  });
+
+  const inputs = (version: string): LineCheckInputs => {
+    const line = version.startsWith("v3.32") ? "3.32" : "3.31";
+    return { kubeconfig: api.kubeconfig(), line, kinds: unenforcedPolicyKinds(line) };
+  };
+  const anp = "/apis/policy.networking.k8s.io/v1alpha1/adminnetworkpolicies";
+  const banp = "/apis/policy.networking.k8s.io/v1alpha1/baselineadminnetworkpolicies";
+  const cnp = "/apis/policy.networking.k8s.io/v1alpha2/clusternetworkpolicies";
+  const list = (...names: string[]) => ({
+    status: 200,
+    body: { items: names.map((name) => ({ metadata: { name } })) },
+  });
+
+  it("an upgrade to v3.32 is refused in the preview's diff, naming every admin policy", async () => {
+    api.routes = { [anp]: list("deny-egress", "pin-dns"), [banp]: list() };
+    await assert.rejects(
+      lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+      (error: Error) =>
+        /AdminNetworkPolicy deny-egress\n {2}- AdminNetworkPolicy pin-dns\n/.test(error.message) &&
+        !error.message.includes("- BaselineAdminNetworkPolicy"),
+    );
+    assert.deepEqual(api.requests, [`GET ${anp}`, `GET ${banp}`]);
+  });
+
+  it("and in the update, before it reports anything applied", async () => {
+    api.routes = { [banp]: list("default") };
+    await assert.rejects(
+      lineCheckProvider.update!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+      /BaselineAdminNetworkPolicy default/,
+    );
+  });
+
+  it("a rollback to v3.31 is refused while a ClusterNetworkPolicy exists", async () => {
+    api.routes = { [cnp]: list("tenants"), [anp]: list("not-looked-at") };
+    await assert.rejects(
+      lineCheckProvider.diff!("line-check", inputs("v3.32.1"), inputs("v3.31.7")),
+      (error: Error) =>
+        /ClusterNetworkPolicy tenants/.test(error.message) &&
+        /AdminNetworkPolicy or BaselineAdminNetworkPolicy/.test(error.message),
+    );
+    assert.deepEqual(api.requests, [`GET ${cnp}`]);
+  });
+
+  it("passes when none exists or the kind's CRD is absent (404 from a real API server)", async () => {
+    api.routes = { [anp]: list() };
+    assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")), {
+      changes: true,
+    });
+    const created = await lineCheckProvider.create(inputs("v3.32.1"));
+    assert.equal(created.id, "line-check");
+  });
+
+  it("a first install on a line checks too", async () => {
+    api.routes = { [anp]: list("left-over") };
+    await assert.rejects(lineCheckProvider.create(inputs("v3.32.1")), /AdminNetworkPolicy left-over/);
+  });
+
+  it("a release of the same line changes nothing and reads nothing; new credentials update it without a check", async () => {
+    api.routes = { [anp]: list("written-later") };
+    assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.32.0"), inputs("v3.32.1")), {
+      changes: false,
+    });
+    const rotated = { ...inputs("v3.32.1"), context: "other" };
+    assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.32.1"), rotated), {
+      changes: true,
+    });
+    assert.deepEqual(await lineCheckProvider.update!("line-check", inputs("v3.32.1"), rotated), {
+      outs: rotated,
+    });
+    assert.deepEqual(api.requests, []);
+  });
+
+  it("a cluster it cannot read makes the step run, and the update says why", async () => {
+    const unreachable = { ...inputs("v3.32.1"), kubeconfig: api.kubeconfig("https://127.0.0.1:1") };
+    assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.31.7"), unreachable), {
+      changes: true,
+    });
+    await assert.rejects(
+      lineCheckProvider.update!("line-check", inputs("v3.31.7"), unreachable),
+      /ECONNREFUSED/,
+    );
+  });
+});
