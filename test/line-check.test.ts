@@ -9,6 +9,7 @@ import { LINE_POLICY_NOTES, lineRefusal, unenforcedPolicyKinds } from "../compon
 import { KUBERNETES_POLICY_CRD_KINDS } from "../components/calico/crds";
 import { SUPPORTED_CALICO_MINORS, type CalicoMinor } from "../components/calico/defaults";
 import { FakeApiServer } from "./fake-api-server";
+import { evaluatedWith, stackValue } from "./helpers";
 import syncer from "./fixtures/felix-syncer-policy-kinds.json";
 
 /** The kinds Felix's syncer lists on `line`, upstream: "KindKubernetesAdminNetworkPolicy" -> "AdminNetworkPolicy". */
@@ -150,5 +151,40 @@ describe("the line check step", function () {
       lineCheckProvider.update!("line-check", inputs("v3.31.7"), unreachable),
       /ECONNREFUSED/,
     );
+  });
+});
+
+describe("a plan of a line change", function () {
+  this.timeout(120_000);
+
+  /** The warnings of an offline plan of dev at `version`, deployed at v3.31.7. */
+  async function warningsAt(version: string): Promise<string[]> {
+    const calico = (v: string) => ({
+      "eks-calico:calico": { ...stackValue<object>("dev", "calico"), version: v },
+    });
+    const deployed = await evaluatedWith("dev", { preview: false, config: calico("v3.31.7") });
+    const warnings: string[] = [];
+    const original = console.warn;
+    // Under the mock runtime the SDK writes pulumi.log.warn to console.warn (sdk/nodejs/log/index.ts).
+    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
+    try {
+      await evaluatedWith("dev", { previousOutputs: deployed.outputs, config: calico(version) });
+    } finally {
+      console.warn = original;
+    }
+    return warnings.filter((w) => w.includes("calico-line-check"));
+  }
+
+  it("warns that the update checks the cluster, naming the kinds the new line does not enforce", async () => {
+    const warnings = await warningsAt("v3.32.1");
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+    assert.match(
+      warnings[0],
+      /from v3\.31\.7 to v3\.32\.1, another line: v3\.32\.1 does not enforce AdminNetworkPolicy or BaselineAdminNetworkPolicy/,
+    );
+  });
+
+  it("says nothing for a release of the same line", async () => {
+    assert.deepEqual(await warningsAt("v3.31.6"), []);
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * A Calico line change on a cluster that holds policies the new line does not enforce, by the real engine
+ * on a real control plane: an AdminNetworkPolicy on a v3.31.7 install stops the upgrade to v3.32.1, in
+ * `pulumi preview` and in `pulumi up`, with calico-node untouched; once it is deleted, the upgrade passes.
+ */
+import * as assert from "node:assert/strict";
+import { disagreements, summary } from "./agreement";
+import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
+
+/** An AdminNetworkPolicy as a user writes one (network-policy-api v1alpha1): deny from every namespace. */
+const ADMIN_POLICY = {
+  apiVersion: "policy.networking.k8s.io/v1alpha1",
+  kind: "AdminNetworkPolicy",
+  metadata: { name: "deny-between-tenants" },
+  spec: {
+    priority: 10,
+    subject: { namespaces: { matchLabels: { tenant: "a" } } },
+    ingress: [{ name: "deny-b", action: "Deny", from: [{ namespaces: { matchLabels: { tenant: "b" } } }] }],
+  },
+};
+
+/** calico-node as it runs: its generation and image. */
+function calicoNode(c: EngineCase): { generation: number; image: string } {
+  const got = c.cluster.kubectl(["get", "daemonset", "calico-node", "-n", "kube-system", "-o", "json"]);
+  assert.ok(got.ok, got.output);
+  const ds = JSON.parse(got.output) as {
+    metadata: { generation: number };
+    spec: { template: { spec: { containers: { name: string; image: string }[] } } };
+  };
+  const node = ds.spec.template.spec.containers.find((container) => container.name === "calico-node");
+  return { generation: ds.metadata.generation, image: node?.image ?? "" };
+}
+
+/** The refusal, as printed (wrapped): it names the policy and the way forward. */
+function assertRefused(result: { ok: boolean; errors: string[]; error?: string }, what: string) {
+  assert.equal(result.ok, false, `${what} must refuse the upgrade`);
+  const printed = [...result.errors, result.error ?? ""].join("\n").replace(/\s+/g, " ");
+  assert.match(
+    printed,
+    /calico\.version: Calico v3\.32 does not enforce AdminNetworkPolicy, and the cluster has 1/,
+  );
+  assert.match(printed, /- AdminNetworkPolicy deny-between-tenants/);
+  assert.match(printed, /Rewrite each as a ClusterNetworkPolicy/);
+}
+
+describe("a Calico line change, by the real engine", function () {
+  this.timeout(30 * 60_000);
+
+  it("dev: an AdminNetworkPolicy stops the upgrade to v3.32.1 with calico-node untouched; once deleted, it passes", async function () {
+    const c = await EngineCase.start("line change", {
+      stack: "dev",
+      config: { "eks-calico:calico.version": "v3.31.7" },
+    });
+    try {
+      await c.up("v3.31.7");
+      const applied = c.cluster.kubectl(["apply", "-f", "-"], JSON.stringify(ADMIN_POLICY));
+      assert.ok(applied.ok, applied.output);
+      const before = calicoNode(c);
+      assert.match(before.image, /:v3\.31\.7$/);
+
+      c.engine.configure({ "eks-calico:calico.version": "v3.32.1" });
+      assertRefused(await c.engine.run("preview"), "pulumi preview");
+      const refused = await c.engine.run("up");
+      assertRefused(refused, "pulumi up");
+      // Default providers aside (the engine's own, engine-case.ts), no step changes anything.
+      assert.deepEqual(engineChanges(refused.steps), {}, "nothing changed");
+      assert.deepEqual(calicoNode(c), before, "calico-node untouched");
+
+      const deleted = c.cluster.kubectl(["delete", "adminnetworkpolicy", ADMIN_POLICY.metadata.name]);
+      assert.ok(deleted.ok, deleted.output);
+      const upgraded = await c.up("v3.32.1", { "eks-calico:calico.version": "v3.32.1" });
+      assertSucceeded(upgraded, "the upgrade once the policy is gone");
+      assert.match(calicoNode(c).image, /:v3\.32\.1$/);
+      await c.kubectlAgrees("v3.32.1", upgraded);
+    } finally {
+      await c.stop();
+    }
+    assert.deepEqual(disagreements(), [], summary().join("\n"));
+  });
+});
