@@ -5,6 +5,7 @@
  */
 import * as assert from "node:assert/strict";
 import { disagreements, summary } from "./agreement";
+import type { OperationResult } from "../../local-cluster/pulumi";
 import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
 
 /** An AdminNetworkPolicy as a user writes one (network-policy-api v1alpha1): deny from every namespace. */
@@ -32,7 +33,7 @@ function calicoNode(c: EngineCase): { generation: number; image: string } {
 }
 
 /** The refusal, as printed (wrapped): it names the policy and the way forward. */
-function assertRefused(result: { ok: boolean; errors: string[]; error?: string }, what: string) {
+function assertRefused(result: OperationResult, what: string) {
   assert.equal(result.ok, false, `${what} must refuse the upgrade`);
   const printed = [...result.errors, result.error ?? ""].join("\n").replace(/\s+/g, " ");
   assert.match(
