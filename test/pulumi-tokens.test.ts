@@ -10,12 +10,15 @@ import * as assert from "node:assert/strict";
 import { WORKFLOWS_DIR } from "../scripts/lint-workflows";
 import { readPage } from "./docs-pages";
 import {
+  REPOSITORY_FORMS,
   type TokenRow,
   type Workflow,
   allowed,
+  byName,
   pulumiFacts,
   readWorkflowDir,
   runsPullRequestCode,
+  subjectForm,
   subjects,
   tableRows,
   tokenProblems,
@@ -86,6 +89,45 @@ describe("workflows: Pulumi Cloud tokens", () => {
     assert.deepEqual(subjects(WORKFLOWS, "deploy.yml", "stacks"), [
       "repo:<owner>/<repo>:ref:refs/heads/main",
     ]);
+  });
+
+  it("accepts a documented subject in either form GitHub writes the repository in, and no other", () => {
+    const [names, ids] = REPOSITORY_FORMS;
+    const inForm = (prefix: string) => ROWS.map((r) => ({ ...r, subject: r.subject.replace(names, prefix) }));
+    assert.deepEqual(tokenProblems(WORKFLOWS, inForm(ids), FACTS), []);
+    // Mixed: some rows in each form.
+    const mixed = ROWS.map((r, i) => (i % 2 === 0 ? inForm(ids)[i] : r));
+    assert.deepEqual(tokenProblems(WORKFLOWS, mixed, FACTS), []);
+    // The ids joined with "-" (as an early draft of GitHub's changelog showed) or the ids on one name only.
+    for (const wrong of ["repo:<owner>-<owner-id>/<repo>-<repo-id>", "repo:<owner>/<repo>@<repo-id>"]) {
+      const problems = tokenProblems(WORKFLOWS, inForm(wrong), FACTS);
+      assert.equal(
+        problems.filter((p) => /in neither form GitHub writes/.test(p)).length,
+        ROWS.length,
+        wrong,
+      );
+    }
+    assert.equal(byName(`${ids}:environment:<stack>`), `${names}:environment:<stack>`);
+    assert.equal(subjectForm("repo:my-org/eks-calico:environment:prod"), "name");
+    assert.equal(subjectForm("repo:my-org@123456/eks-calico@456789:environment:prod"), "immutable");
+    assert.equal(subjectForm("repo:my-org/eks-calico@456789:ref:refs/heads/main"), undefined);
+    assert.equal(subjectForm("repo:my-org@123456/eks-calico:pull_request"), undefined);
+  });
+
+  it("documents both forms, with a subject of each, and how to tell which a repository gets", () => {
+    const page = readPage("docs/pull-requests.md");
+    const section = page.slice(page.indexOf("## OIDC subjects: two forms"));
+    assert.ok(section.length < page.length, "docs/pull-requests.md has the section");
+    const examples = [...section.matchAll(/`(repo:[^`]*)`/g)].map((m) => m[1]);
+    const forms = new Set(examples.map(subjectForm).filter((f) => f !== undefined));
+    assert.deepEqual([...forms].sort(), ["immutable", "name"]);
+    assert.ok(section.includes(`${REPOSITORY_FORMS[1]}:`), REPOSITORY_FORMS[1]);
+    assert.match(section, /15 July 2026/);
+    assert.match(section, /gh api repos\/<owner>\/<repo> --jq/);
+    // The trust policy example's subject is in one of them.
+    const sub = /"token\.actions\.githubusercontent\.com:sub": "([^"]+)"/.exec(page)?.[1] ?? "";
+    assert.ok(subjectForm(sub) !== undefined, sub);
+    assert.match(ACCESS, /pull-requests\.md#oidc-subjects-two-forms/);
   });
 
   describe("each rule catches its mistake", () => {

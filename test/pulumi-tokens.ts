@@ -9,7 +9,10 @@
  *   environment, else `repo:<owner>/<repo>:pull_request` for a pull_request run, else
  *   `repo:<owner>/<repo>:ref:<ref>` for the ref the run is on. A scheduled run is on the default branch; a
  *   workflow_dispatch run is on whichever branch it is started from. A called workflow's jobs run in the
- *   caller's event.
+ *   caller's event. The repository is written in one of two forms ("Immutable subject claims"): by name,
+ *   `repo:<owner>/<repo>:`, or, for a repository created, renamed or transferred since 15 July 2026 or opted
+ *   in, with each name's immutable numeric id, `repo:<owner>@<owner-id>/<repo>@<repo-id>:`. A documented
+ *   subject may be in either.
  * - The project's choice, documented in docs/access.md's table of tokens: which token, scope, OIDC subject
  *   and stack permission each job has, and what that permission can and cannot do.
  *
@@ -124,6 +127,22 @@ export function tokenRows(markdown: string): TokenRow[] {
 }
 
 const OWNER_REPO = "repo:<owner>/<repo>";
+
+/** The two forms GitHub writes the repository in a `sub` (see the top of this file), by name first. */
+export const REPOSITORY_FORMS = [OWNER_REPO, "repo:<owner>@<owner-id>/<repo>@<repo-id>"] as const;
+
+/** `subject` with its repository by name, or undefined when it is in neither form GitHub writes. */
+export function byName(subject: string): string | undefined {
+  const form = REPOSITORY_FORMS.find((f) => subject.startsWith(`${f}:`));
+  return form === undefined ? undefined : `${OWNER_REPO}${subject.slice(form.length)}`;
+}
+
+/** Which form a concrete `sub` (`repo:my-org@123/eks-calico@456:...`) is in, or undefined for neither. */
+export function subjectForm(subject: string): "name" | "immutable" | undefined {
+  const match = /^repo:[A-Za-z0-9-]+(@\d+)?\/[\w.-]+?(@\d+)?:[a-z_]+(:|$)/.exec(subject);
+  if (match === null || (match[1] === undefined) !== (match[2] === undefined)) return undefined;
+  return match[1] === undefined ? "name" : "immutable";
+}
 
 /** The events a workflow's jobs run in: its own triggers, or its callers' for a reusable workflow. */
 function events(
@@ -284,11 +303,16 @@ export function tokenProblems(
           problems.push(`${at}: ${row.permission} is more than the job needs, ${need}`);
         if (pullRequest && rank(facts, row.permission) > rank(facts, "read"))
           problems.push(`${at}: runs a pull request's code with ${row.permission}, more than read`);
-        if (!jobSubjects.includes(row.subject))
+        const subject = byName(row.subject);
+        if (subject === undefined)
+          problems.push(
+            `${at}: ${row.subject} is in neither form GitHub writes a subject in, ${REPOSITORY_FORMS.join(" or ")}`,
+          );
+        else if (!jobSubjects.includes(subject))
           problems.push(`${at}: GitHub gives the job ${jobSubjects.join(" or ")}, not ${row.subject}`);
         if (row.subject.includes("*") || (!pinsReviewedCode(row.subject) && !pullRequest))
           problems.push(`${at}: ${row.subject} does not pin the token to reviewed code`);
-        (pullRequest ? subjectsOf.pullRequest : subjectsOf.reviewed).set(row.subject, where);
+        (pullRequest ? subjectsOf.pullRequest : subjectsOf.reviewed).set(subject ?? row.subject, where);
         const can = allowed(facts, row.permission);
         for (const operation of can) {
           if (!row.can.toLowerCase().includes(operation))
