@@ -66,6 +66,16 @@ function lineOf(lines: readonly string[], pattern: RegExp, from = 0): number {
   return index + 1;
 }
 
+/** The file's lines, and each job with the 1-based line of its key (`  <id>:`). */
+function jobsOf(file: WorkflowSource): { lines: string[]; jobs: [string, Job, number][] } {
+  const lines = file.text.split("\n");
+  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
+  return {
+    lines,
+    jobs: Object.entries(jobs).map(([id, job]) => [id, job, lineOf(lines, new RegExp(`^  ${id}:`))]),
+  };
+}
+
 const USES_LINE = /^\s*(?:-\s+)?uses:\s*(["']?)([^"'\s#]+)\1\s*(?:#\s*(.*?))?\s*$/;
 const PINNED = /^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/;
 const VERSION_COMMENT = /^v\d+(\.\d+)*$/;
@@ -88,25 +98,22 @@ export function unpinnedUses(file: WorkflowSource): AuditProblem[] {
 
 /** Every job that passes all its secrets to the workflow it calls. */
 export function secretsInherit(file: WorkflowSource): AuditProblem[] {
-  const lines = file.text.split("\n");
-  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
-  return Object.entries(jobs)
+  const { lines, jobs } = jobsOf(file);
+  return jobs
     .filter(([, job]) => job.secrets === "inherit")
-    .map(([id]) => ({
+    .map(([id, job, start]) => ({
       audit: "secrets-inherit" as const,
       file: file.name,
-      line: lineOf(lines, /^\s*secrets:\s*inherit\b/, lineOf(lines, new RegExp(`^  ${id}:`))),
-      message: `job ${id} passes every secret (secrets: inherit) instead of those ${jobs[id].uses} declares`,
+      line: lineOf(lines, /^\s*secrets:\s*inherit\b/, start),
+      message: `job ${id} passes every secret (secrets: inherit) instead of those ${job.uses} declares`,
     }));
 }
 
 /** Every actions/checkout that leaves the job's token in the checkout's git config. */
 export function persistedCredentials(file: WorkflowSource): AuditProblem[] {
-  const lines = file.text.split("\n");
-  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
+  const { lines, jobs } = jobsOf(file);
   const problems: AuditProblem[] = [];
-  for (const [id, job] of Object.entries(jobs)) {
-    const start = lineOf(lines, new RegExp(`^  ${id}:`));
+  for (const [id, job, start] of jobs) {
     let from = start;
     for (const step of job.steps ?? []) {
       if (step.uses === undefined || actionOf(step.uses) !== "actions/checkout") continue;
@@ -127,11 +134,9 @@ export function persistedCredentials(file: WorkflowSource): AuditProblem[] {
 
 /** Every job that assumes an AWS role for less than it may run, or may run unbounded. */
 export function sessionDuration(file: WorkflowSource): AuditProblem[] {
-  const lines = file.text.split("\n");
-  const jobs = (YAML.parse(file.text) as { jobs?: Record<string, Job> }).jobs ?? {};
+  const { lines, jobs } = jobsOf(file);
   const problems: AuditProblem[] = [];
-  for (const [id, job] of Object.entries(jobs)) {
-    const start = lineOf(lines, new RegExp(`^  ${id}:`));
+  for (const [id, job, start] of jobs) {
     const assumes = (job.steps ?? []).filter(
       (s) =>
         s.uses !== undefined &&
