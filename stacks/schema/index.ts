@@ -30,7 +30,9 @@ export {
   LOG_RETENTION_DAYS,
   END_OF_STANDARD_SUPPORT,
   UPGRADE_POLICIES,
+  type UpgradePolicy,
 } from "./cluster";
+export { clusterSchema } from "./cluster";
 export { MIN_SUBNET_PREFIX } from "./network";
 export { TAINT_EFFECTS, DISK_SIZE_GIB } from "./node-groups";
 export { MAX_TAGS, RESERVED_TAG_COUNT } from "./tags";
