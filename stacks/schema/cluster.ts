@@ -1,6 +1,7 @@
 /** `cluster`: the EKS control plane, its add-ons' versions and who may reach its API. */
 import { canonicalCidr, uniqueEntries } from "./lists";
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 import {
   ACCESS_POLICIES,
   type AccessLevel,
@@ -112,8 +113,8 @@ const accessSchema = z
     { when: () => true },
   );
 
-/** EKS's limit on public access CIDR blocks per cluster (a service quota). */
-export const MAX_PUBLIC_ACCESS_CIDRS = 40;
+/** EKS's limit on public access CIDR blocks per cluster (a service quota; aws-limits.ts). */
+export const MAX_PUBLIC_ACCESS_CIDRS = AWS_LIMITS.publicAccessCidrsPerCluster.value;
 
 export const clusterSchema = z
   .strictObject({
