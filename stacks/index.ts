@@ -30,6 +30,7 @@ import {
   clusterSchema,
   clusterModeProblems,
   isKubeconfigStack,
+  registryAddressProblems,
   knownKeysAt,
   maxRolloutNodes,
   stackConfigSchema,
@@ -127,6 +128,7 @@ export function validateConfig(
   const problems = [
     ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues, (at) => knownKeysAt(at))),
     ...clusterModeProblems(raw),
+    ...registryAddressProblems(raw),
   ];
   return parsed.success && problems.length === 0
     ? { ok: true, config: parsed.data }

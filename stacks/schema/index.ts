@@ -40,6 +40,7 @@ export { GITHUB_HOSTED_LABELS, RUNNERS, type DeployConfig, runnerLabels } from "
 export { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./existing";
 export { type KubeconfigClusterConfig } from "./kubeconfig";
 export { clusterModeProblems, isKubeconfigStack } from "./modes";
+export { registryAddressProblems } from "./registry";
 
 /** The whole `eks-calico:*` namespace. Each field is one stack config key. */
 export const stackConfigSchema = z
