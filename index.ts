@@ -90,6 +90,8 @@ export = async () => {
       // The VPC's CIDR, each AZ's subnets and the cluster's AZs: the next update keeps them.
       network: layoutOutput(layout),
       clusterName: cluster.clusterName,
+      // The cluster's upgrade policy: the next update keeps it once the version is past standard support.
+      upgradePolicy: settings.cluster.upgradePolicy,
       kubeconfig: cluster.kubeconfig,
       nodeGroupNames: cluster.nodeGroupNames,
       // Each node group's EKS name and sizes as deployed: the next update keeps the desired size it runs at.

@@ -21,6 +21,7 @@ export {
 } from "./config";
 import { decodeConfigValue } from "../stacks/config-values";
 import { secretLeaves } from "../stacks/secrets";
+import { fixSupportToday } from "../stacks/support";
 import { type ComponentOutputs, byField, plainObject } from "./outputs";
 export { placeholder, type AwsSimulation } from "./world";
 export { KNOWN_AFTER_UP } from "./plan";
@@ -50,6 +51,11 @@ export interface EvaluateOptions {
    * creator. What the cluster reports is unknown either way.
    */
   preview?: boolean;
+  /**
+   * The date the program's EKS support checks read (stacks/support.ts), so that a test does not follow the
+   * clock; default: today.
+   */
+  today?: Date;
   /** Called with each registration as it happens, also when the program fails later. */
   onRecord?: (resource: ResourceRecord) => void;
   /** Called with each invoke (a data source or provider function) the program makes, by token. */
@@ -300,6 +306,7 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   const onRejection = (reason: unknown) => stray.push(reason);
   process.on("unhandledRejection", onRejection);
   let failure: { error: unknown } | undefined;
+  fixSupportToday(options.today);
   try {
     const run = async () => {
       await pulumi.runtime.runInPulumiStack(loadProgram());
@@ -312,6 +319,7 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     // engine ends the update, so the leak check at exit does not turn a finished plan into a failure.
     forgetPendingPromises();
   } finally {
+    fixSupportToday(undefined);
     await new Promise((resolve) => setTimeout(resolve, 0));
     process.off("unhandledRejection", onRejection);
   }

@@ -8,7 +8,7 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
 import { partitionOfRegion } from "../components/cluster/partitions";
-import { extendedSupportNotice } from "./support";
+import { deployedUpgradePolicy, extendedSupportNotice, supportToday, upgradePolicyFor } from "./support";
 import {
   CONFIG_NAMESPACE,
   ConfigError,
@@ -24,9 +24,13 @@ import {
   type ExistingClusterConfig,
   type KubeconfigClusterConfig,
   type NodeGroupConfig,
+  type ClusterConfig,
   type StackConfig,
+  type UpgradePolicy,
+  clusterSchema,
   clusterModeProblems,
   isKubeconfigStack,
+  registryAddressProblems,
   knownKeysAt,
   maxRolloutNodes,
   stackConfigSchema,
@@ -54,7 +58,9 @@ export * from "./schema";
 const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
 /** Validated configuration plus what follows from the stack itself. */
-export interface StackSettings extends Omit<StackConfig, "nodeGroups"> {
+export interface StackSettings extends Omit<StackConfig, "nodeGroups" | "cluster"> {
+  /** `cluster`, its upgrade policy chosen for the version on the day (stacks/support.ts). */
+  readonly cluster: StackConfig["cluster"] & { readonly upgradePolicy: UpgradePolicy };
   readonly project: string;
   readonly stack: string;
   readonly region: string;
@@ -122,6 +128,7 @@ export function validateConfig(
   const problems = [
     ...(parsed.success ? [] : problemsFromIssues(parsed.error.issues, (at) => knownKeysAt(at))),
     ...clusterModeProblems(raw),
+    ...registryAddressProblems(raw),
   ];
   return parsed.success && problems.length === 0
     ? { ok: true, config: parsed.data }
@@ -211,11 +218,22 @@ export async function loadStackSettings(): Promise<StackSettings> {
       });
     }
   }
+  // A change of install mode or of the upgrade policy depends on what is deployed: the stack's last outputs.
+  const previous = await readPreviousOutputs();
+  // The upgrade policy EKS accepts for the version today, told with every other problem.
+  // The cluster keys alone when another key is wrong: their problem is told with the others'.
+  const clusterKeys = validated.ok
+    ? validated.config.cluster
+    : clusterSchema.safeParse(raw.cluster ?? {}).data;
+  const policy =
+    clusterKeys !== undefined && clusterKeys.existing === undefined && clusterKeys.kubeconfig === undefined
+      ? upgradePolicyOf(clusterKeys, previous, supportToday())
+      : undefined;
+  if (policy !== undefined && "problem" in policy) problems.push(policy.problem);
   if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
 
   const config = validated.config;
-  // A change of install mode depends on what is deployed: read the stack's last outputs.
-  const previous = await readPreviousOutputs();
+  const upgradePolicy = policy !== undefined && "policy" in policy ? policy.policy : "STANDARD";
   // A renamed stack or a new region would replace the deployed cluster: refused alone, since every later
   // check reads AWS by the cluster's name in the region, which would name a cluster the stack does not have.
   const replacing =
@@ -237,7 +255,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
   if (elsewhere === undefined) {
-    const support = extendedSupportNotice(config.cluster.version, config.cluster.upgradePolicy, new Date());
+    const support = extendedSupportNotice(config.cluster.version, upgradePolicy, supportToday());
     if (support !== undefined) void pulumi.log.warn(support);
   }
   const layout = "layout" in network ? network.layout : undefined;
@@ -281,6 +299,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
   const rolloutGroups = elsewhere === undefined ? nodeGroups : [{ maxSize: elsewhere.maxNodes }];
   return {
     ...config,
+    cluster: { ...config.cluster, upgradePolicy },
     project,
     stack,
     region,
@@ -312,6 +331,13 @@ export async function loadStackSettings(): Promise<StackSettings> {
     previous,
     ...(creator.creator === undefined ? {} : { clusterCreator: creator.creator }),
   };
+}
+
+/** The upgrade policy of a stack that makes its cluster, as EKS accepts it on `today` (stacks/support.ts). */
+function upgradePolicyOf(cluster: ClusterConfig, previous: PreviousOutputs, today: Date) {
+  const configured = cluster.upgradePolicy;
+  const deployed = deployedUpgradePolicy(previous, configured);
+  return upgradePolicyFor({ version: cluster.version, configured, deployed, today });
 }
 
 /**

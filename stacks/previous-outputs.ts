@@ -28,6 +28,8 @@ export const PREVIOUS_OUTPUT_NAMES = [
   // (stacks/deployed-cluster.ts).
   "clusterName",
   "region",
+  // The cluster's upgrade policy: EKS keeps a cluster in extended support there (stacks/support.ts).
+  "upgradePolicy",
 ] as const;
 export type PreviousOutputName = (typeof PREVIOUS_OUTPUT_NAMES)[number];
 

@@ -36,7 +36,6 @@ describe("stack configuration", () => {
       network: { cidr: "10.0.0.0/16", availabilityZones: 2, excludeZones: [], natGateways: "single" },
       cluster: {
         version: "1.35",
-        upgradePolicy: "STANDARD",
         publicAccessCidrs: ["0.0.0.0/0"],
         deploysFromInsideVpc: false,
         logTypes: ["api", "audit", "authenticator"],

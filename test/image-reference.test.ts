@@ -17,7 +17,7 @@ import {
   withName,
   type ReferenceError,
 } from "../stacks/schema/image-reference";
-import { MAX_PORT } from "../stacks/schema/registry";
+import { MAX_PORT, hasIpv6LiteralHost } from "../stacks/schema/registry";
 import { type ConfigProblem, validateConfig } from "../stacks";
 
 interface Match {
@@ -129,11 +129,14 @@ describe("registry keys judged by the image reference grammar", () => {
     return result.ok ? undefined : result.problems.find((p) => p.path === `calico.${key}`);
   }
 
-  it("refuses a prefix exactly when the kubelet's parser refuses <prefix>/node, or its port is above 65535", () => {
+  it("refuses a prefix exactly when the kubelet's parser refuses <prefix>/node, its port is above 65535, or its host is an IPv6 address the IPv4 cluster's nodes cannot reach", () => {
     assert.ok(rows.length > 100);
     for (const row of rows) {
       const port = /:([0-9]+)$/.exec(row.domain ?? "")?.[1];
-      const refused = row.error !== undefined || (port !== undefined && Number(port) > MAX_PORT);
+      const refused =
+        row.error !== undefined ||
+        (port !== undefined && Number(port) > MAX_PORT) ||
+        hasIpv6LiteralHost(row.prefix);
       const problem = registryProblem("registry", row.prefix);
       assert.equal(
         problem !== undefined,

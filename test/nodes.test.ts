@@ -250,7 +250,7 @@ describe("node group configuration", () => {
   it("refuses disks smaller than the AMI snapshot or larger than gp3 allows, and unknown AMI types", () => {
     const found = problems([
       { name: "a", diskSizeGiB: 8 },
-      { name: "b", diskSizeGiB: 20000 },
+      { name: "b", diskSizeGiB: 70000 },
       { name: "c", amiType: "AL2_x86_64" },
     ]);
     assert.deepEqual(

@@ -1,6 +1,7 @@
 /** `cluster`: the EKS control plane, its add-ons' versions and who may reach its API. */
 import { canonicalCidr, uniqueEntries } from "./lists";
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 import {
   ACCESS_POLICIES,
   type AccessLevel,
@@ -39,9 +40,11 @@ export const END_OF_STANDARD_SUPPORT: Readonly<Partial<Record<string, string>>> 
 /**
  * EKS's version policy at the end of standard support (`upgradePolicy.supportType`): `EXTENDED` keeps
  * the version and bills extended support; `STANDARD` bills nothing more and lets EKS upgrade the control
- * plane. EKS's own default is EXTENDED (docs: "Extended support is enabled by default").
+ * plane. EKS's own default is EXTENDED (docs: "Extended support is enabled by default"). Unset, the
+ * program chooses what EKS accepts for the version on the day (stacks/support.ts upgradePolicyFor).
  */
 export const UPGRADE_POLICIES = ["STANDARD", "EXTENDED"] as const;
+export type UpgradePolicy = (typeof UPGRADE_POLICIES)[number];
 
 /** Control-plane log types EKS can ship to CloudWatch. */
 export const CONTROL_PLANE_LOG_TYPES = [
@@ -110,8 +113,8 @@ const accessSchema = z
     { when: () => true },
   );
 
-/** EKS's limit on public access CIDR blocks per cluster (a service quota). */
-export const MAX_PUBLIC_ACCESS_CIDRS = 40;
+/** EKS's limit on public access CIDR blocks per cluster (a service quota; aws-limits.ts). */
+export const MAX_PUBLIC_ACCESS_CIDRS = AWS_LIMITS.publicAccessCidrsPerCluster.value;
 
 export const clusterSchema = z
   .strictObject({
@@ -121,10 +124,13 @@ export const clusterSchema = z
         error: `must be a Kubernetes version EKS supports, quoted: ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
       })
       .default(DEFAULT_KUBERNETES_VERSION),
-    /** What EKS does at the end of the version's standard support: upgrade (STANDARD) or bill (EXTENDED). */
+    /**
+     * What EKS does at the end of the version's standard support: upgrade (STANDARD) or bill (EXTENDED).
+     * @default STANDARD in standard support; past it, the deployed cluster's policy, or EXTENDED for a new one
+     */
     upgradePolicy: z
       .enum(UPGRADE_POLICIES, { error: `must be one of ${UPGRADE_POLICIES.join(", ")}` })
-      .default("STANDARD"),
+      .optional(),
     /** CIDRs allowed to reach the public API endpoint; [] means the endpoint is private only. */
     publicAccessCidrs: z
       .array(

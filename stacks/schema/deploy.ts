@@ -9,6 +9,7 @@
  */
 import { canonicalCidr, securityGroupOf, uniqueEntries } from "./lists";
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 import { coversWholeInternet, hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 
@@ -34,11 +35,14 @@ const SECURITY_GROUP_ID = /^(\d{12}\/)?sg-([0-9a-f]{8}|[0-9a-f]{17})$/;
 /** The keys that apply to self-hosted runners only. */
 const SELF_HOSTED_ONLY = ["labels", "runnerCidrs", "runnerSecurityGroupIds"] as const;
 
+/** AWS's default quota "Inbound rules per security group" (aws-limits.ts, with its source). */
+export const DEFAULT_INBOUND_RULES_PER_GROUP = AWS_LIMITS.inboundRulesPerSecurityGroup.value;
+
 /**
- * AWS's default quota of inbound rules per security group ("Inbound rules per security group", 60,
- * adjustable: https://docs.aws.amazon.com/vpc/latest/userguide/amazon-vpc-limits.html, Security groups).
+ * The highest the rules quota can be raised to: rules per group times groups per interface cannot exceed
+ * 1,000, and an interface has at least one group (aws-limits.ts).
  */
-export const DEFAULT_INBOUND_RULES_PER_GROUP = 60;
+const RULES_CEILING = AWS_LIMITS.rulesPerSecurityGroupTimesGroupsPerInterface;
 
 /**
  * Inbound rules the control plane's security group has besides the runners': @pulumi/eks's
@@ -97,6 +101,9 @@ export const deploySchema = z
       .number({ error: "must be a whole number >= 1" })
       .int({ error: "must be a whole number >= 1" })
       .min(1, { error: "must be a whole number >= 1" })
+      .max(RULES_CEILING.value, {
+        error: `must be at most ${RULES_CEILING.value.toLocaleString("en-US")}: AWS raises no quota "Inbound rules per security group" past it, since rules per security group times security groups per network interface cannot exceed ${RULES_CEILING.value.toLocaleString("en-US")} (Amazon VPC quotas, Security groups)`,
+      })
       .default(DEFAULT_INBOUND_RULES_PER_GROUP),
   })
   .superRefine(

@@ -4,12 +4,13 @@
  * refused rather than ignored.
  */
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 
 /** EKS cluster names: letters, digits, '-' and '_', starting with a letter or digit, at most 100. */
 const EKS_CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
-/** EKS's default quota of nodes per cluster across its node groups (30 groups of 450). */
-export const MAX_EXISTING_NODES = 13500;
+/** EKS's default quotas' nodes per cluster across its node groups: 30 groups of 450 (aws-limits.ts). */
+export const MAX_EXISTING_NODES = AWS_LIMITS.nodeGroupsPerCluster.value * AWS_LIMITS.nodesPerNodeGroup.value;
 
 /**
  * What to change on a self-managed VPC CNI before Calico runs beside it. The agent's container is

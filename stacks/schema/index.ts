@@ -30,7 +30,9 @@ export {
   LOG_RETENTION_DAYS,
   END_OF_STANDARD_SUPPORT,
   UPGRADE_POLICIES,
+  type UpgradePolicy,
 } from "./cluster";
+export { clusterSchema } from "./cluster";
 export { MIN_SUBNET_PREFIX } from "./network";
 export { TAINT_EFFECTS, DISK_SIZE_GIB } from "./node-groups";
 export { MAX_TAGS, RESERVED_TAG_COUNT } from "./tags";
@@ -38,6 +40,7 @@ export { GITHUB_HOSTED_LABELS, RUNNERS, type DeployConfig, runnerLabels } from "
 export { type ExistingClusterConfig, SELF_MANAGED_STEPS } from "./existing";
 export { type KubeconfigClusterConfig } from "./kubeconfig";
 export { clusterModeProblems, isKubeconfigStack } from "./modes";
+export { registryAddressProblems } from "./registry";
 
 /** The whole `eks-calico:*` namespace. Each field is one stack config key. */
 export const stackConfigSchema = z

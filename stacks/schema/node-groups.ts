@@ -1,6 +1,7 @@
 /** `nodeGroups`: the managed node groups, their instances, AMI, disks, sizes, labels and taints. */
 import { uniqueEntries } from "./lists";
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 import {
   AMI_TYPES,
   AMI_TYPE_NAMES,
@@ -20,9 +21,9 @@ export { TAINT_EFFECTS } from "./node-labels";
 
 /**
  * A node's data volume: at least the 20 GiB of the EKS AMIs' own snapshots (EC2 refuses a smaller
- * volume than its snapshot), at most what gp3 allows (16 TiB).
+ * volume than its snapshot), at most what gp3 allows (aws-limits.ts, EC2 CreateVolume).
  */
-export const DISK_SIZE_GIB = { min: 20, max: 16384, default: 50 } as const;
+export const DISK_SIZE_GIB = { min: 20, max: AWS_LIMITS.gp3VolumeSizeGiB.value, default: 50 } as const;
 
 // Node-group names: letters, digits, '-' and '_', starting with a letter or digit. EKS takes at most 63
 // characters, and the name it gets is `cluster-<name>-<7 hex>` (the component's prefix and Pulumi's
@@ -30,13 +31,16 @@ export const DISK_SIZE_GIB = { min: 20, max: 16384, default: 50 } as const;
 const NODE_GROUP_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export const MAX_NODE_GROUP_NAME = 63 - "cluster-".length - "-abcdef0".length;
 
-/** Instance types a node group on a launch template takes (EKS CreateNodegroup). */
-export const MAX_INSTANCE_TYPES = 20;
+/** Instance types a node group on a launch template takes (EKS CreateNodegroup; aws-limits.ts). */
+export const MAX_INSTANCE_TYPES = AWS_LIMITS.instanceTypesPerNodeGroup.value;
 
-/** EKS service quotas (adjustable through Service Quotas), named as the console names them. */
+/** EKS service quotas (adjustable through Service Quotas), named as the console names them (aws-limits.ts). */
 export const EKS_QUOTAS = {
-  nodeGroupsPerCluster: { limit: 30, name: "Managed node groups per cluster" },
-  nodesPerNodeGroup: { limit: 450, name: "Nodes per managed node group" },
+  nodeGroupsPerCluster: {
+    limit: AWS_LIMITS.nodeGroupsPerCluster.value,
+    name: AWS_LIMITS.nodeGroupsPerCluster.name,
+  },
+  nodesPerNodeGroup: { limit: AWS_LIMITS.nodesPerNodeGroup.value, name: AWS_LIMITS.nodesPerNodeGroup.name },
 } as const;
 
 function sizeSchema() {
@@ -95,7 +99,9 @@ const nodeGroupSchema = z
       .min(DISK_SIZE_GIB.min, {
         error: `must be at least ${DISK_SIZE_GIB.min} (the EKS AMIs' snapshot size)`,
       })
-      .max(DISK_SIZE_GIB.max, { error: `must be at most ${DISK_SIZE_GIB.max} (gp3's limit)` })
+      .max(DISK_SIZE_GIB.max, {
+        error: `must be at most ${DISK_SIZE_GIB.max}, the largest gp3 volume (EC2 CreateVolume: gp3 1 - 65,536 GiB)`,
+      })
       .default(DISK_SIZE_GIB.default),
     minSize: sizeSchema().default(2),
     desiredSize: sizeSchema().default(2),

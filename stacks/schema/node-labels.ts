@@ -3,6 +3,7 @@
  * accept, checked per key so every refusal names its key.
  */
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 import { isRecord } from "./records";
 
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
@@ -15,7 +16,11 @@ export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as 
  * (terraform-provider-aws internal/service/eks/node_group.go `taint` MaxItems 50; the EKS user guide,
  * "Node taints on managed node groups"). The model sets no limit on the number of labels.
  */
-export const EKS_LABEL_LIMITS = { keyLength: 63, valueLength: 63, taints: 50 } as const;
+export const EKS_LABEL_LIMITS = {
+  keyLength: AWS_LIMITS.labelKeyLength.value,
+  valueLength: AWS_LIMITS.labelValueLength.value,
+  taints: AWS_LIMITS.taintsPerNodeGroup.value,
+} as const;
 
 // Kubernetes label keys and values: k8s.io/apimachinery pkg/api/validate/content/kube.go (IsLabelKey,
 // IsLabelValue) and dns.go (IsDNS1123Subdomain): an optional DNS-subdomain prefix of at most 253

@@ -4,6 +4,8 @@
  * grammar it parses images with (image-reference.ts); the refusal names the part of the grammar broken.
  */
 import { z } from "zod";
+import type { ConfigProblem } from "../problems";
+import { isRecord } from "./records";
 import {
   RepositoryNameTotalLengthMax,
   anchoredDomainRegexp,
@@ -92,4 +94,40 @@ export function registrySchema(example: string, images: readonly string[], fallb
       }
     })
     .default(fallback);
+}
+
+/** Whether a registry prefix's host is an IPv6 address literal (`[2001:db8::1]:5000/calico`). */
+export function hasIpv6LiteralHost(prefix: string): boolean {
+  return /^\[[^\]]*\]/.test(prefix);
+}
+
+/** Every registry key under `value` (a key named `registry` or `...Registry`, at any depth) with its path. */
+function registryKeys(value: unknown, path: string): [string, string][] {
+  if (!isRecord(value)) return [];
+  return Object.entries(value).flatMap(([key, item]): [string, string][] => {
+    const at = path === "" ? key : `${path}.${key}`;
+    if (/(^r|R)egistry$/.test(key)) return typeof item === "string" ? [[at, item]] : [];
+    return registryKeys(item, at);
+  });
+}
+
+/**
+ * Registry keys whose host is an IPv6 literal, on a stack that makes its own cluster: EKS makes an IPv4
+ * cluster unless `kubernetesNetworkConfig.ipFamily` says ipv6 ("If you don't specify a value, ipv4 is used
+ * by default", EKS API Reference, KubernetesNetworkConfigRequest, read 2026-11-28). This program never
+ * sets it, and its VPC has no IPv6 block, so its nodes have IPv4 addresses only and cannot reach the
+ * registry. The class is every registry key, found by name, not a list of today's keys. A cluster made elsewhere or reached by kubeconfig may be IPv6: its family
+ * is not known before `up`, and its registry keys are taken.
+ */
+export function registryAddressProblems(raw: Record<string, unknown>): ConfigProblem[] {
+  const cluster = isRecord(raw.cluster) ? raw.cluster : {};
+  if (cluster.existing !== undefined || cluster.kubeconfig !== undefined) return [];
+  return registryKeys(raw, "")
+    .filter(([, prefix]) => hasIpv6LiteralHost(prefix))
+    .map(([path, prefix]) => ({
+      path,
+      value: prefix,
+      rule: "must name a registry the nodes can reach: its host is an IPv6 address, and the cluster this stack makes is IPv4 (EKS's default ipFamily, which the program keeps), so its nodes have no IPv6 address to pull from it",
+      hint: "name the registry by a host name or an IPv4 address",
+    }));
 }

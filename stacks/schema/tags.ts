@@ -1,5 +1,6 @@
 /** `tags`: what every AWS resource is tagged with, within AWS's tag rules. */
 import { z } from "zod";
+import { AWS_LIMITS } from "./aws-limits";
 
 // What AWS accepts in tag keys and values.
 const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
@@ -9,7 +10,7 @@ const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
  * on subnets the load balancers' kubernetes.io/role tag too. A resource takes at most 50.
  */
 export const RESERVED_TAG_COUNT = 4;
-export const MAX_TAGS = 50;
+export const MAX_TAGS = AWS_LIMITS.tagsPerResource.value;
 
 /** The tag keys the program adds to every resource, IAM roles included (stacks/index.ts resourceTags). */
 export const PROGRAM_TAG_KEYS = ["pulumi:project", "pulumi:stack"] as const;
@@ -48,14 +49,18 @@ export const tagsSchema = z
     z
       .string()
       .min(1, { error: "tag keys must not be empty" })
-      .max(128, { error: "tag keys must be at most 128 characters" })
+      .max(AWS_LIMITS.tagKeyLength.value, {
+        error: `tag keys must be at most ${AWS_LIMITS.tagKeyLength.value} characters`,
+      })
       .refine((key) => !key.toLowerCase().startsWith("aws:"), {
         error: "tag keys must not start with aws: (reserved)",
       })
       .regex(TAG_TEXT, { error: "tag keys may hold letters, digits, spaces and _ . : / = + - @ only" }),
     z
       .string()
-      .max(256, { error: "tag values must be at most 256 characters" })
+      .max(AWS_LIMITS.tagValueLength.value, {
+        error: `tag values must be at most ${AWS_LIMITS.tagValueLength.value} characters`,
+      })
       .regex(TAG_TEXT, { error: "tag values may hold letters, digits, spaces and _ . : / = + - @ only" }),
   )
   .superRefine(
