@@ -98,7 +98,7 @@ describe("pods the install waits for, on groups that have nodes", () => {
 
 describe("pod placement through the program", () => {
   const general = stackValue<Record<string, unknown>[]>("dev", "nodeGroups")[0];
-  const config = {
+  const config: { "eks-calico:calico": unknown; "eks-calico:nodeGroups": Record<string, unknown>[] } = {
     "eks-calico:calico": {
       ...stackValue<Record<string, unknown>>("dev", "calico"),
       probe: { enabled: false },
