@@ -46,6 +46,8 @@ import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
 import { type RegionZones, type ZoneRequest } from "./zones";
 import { layoutPodAddressProblems } from "./schema/pod-addresses";
+import { nodePodSettings } from "./schema/pod-capacity";
+import { groupNodes, podPlacementProblems } from "./pod-placement";
 import { nodeCapacity } from "./node-capacity";
 import { zoneCount } from "./schema/network";
 import { isRecord } from "./schema/records";
@@ -280,6 +282,15 @@ export async function loadStackSettings(): Promise<StackSettings> {
           layout,
         );
   capacity.warnings.forEach((warning) => void pulumi.log.warn(warning));
+  // Every pod the install waits for needs a group with nodes whose taints it tolerates.
+  const podSettings = nodePodSettings(config, nodeGroups);
+  const placement =
+    "sizing" in sizing && podSettings !== undefined
+      ? podPlacementProblems(
+          groupNodes(nodeGroups, (g) => sizing.sizing[g.name].nodes),
+          podSettings,
+        )
+      : [];
   // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
@@ -290,6 +301,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       : layoutPodAddressProblems(nodeGroups, layout)),
     ...("problems" in sizing ? sizing.problems : []),
     ...capacity.problems,
+    ...placement,
     ...creatorAccessProblems(creator.creator, config.cluster.access),
   ];
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {

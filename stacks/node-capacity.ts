@@ -1,9 +1,9 @@
 /**
  * Whether the node groups' nodes fit the private subnets they run in, address by address: with the VPC
  * CNI every pod takes a secondary address of its node's subnet, and a node that fills up holds every
- * address of every interface its type attaches (components/network/pod-addresses.ts: WARM_ENI_TARGET=1,
- * the add-on's default, which this stack keeps; it sets neither WARM_IP_TARGET, MINIMUM_IP_TARGET nor
- * ENABLE_PREFIX_DELEGATION, so ipamd claims whole interfaces: amazon-vpc-cni-k8s docs/eni-and-ip-target.md).
+ * address of the interfaces ipamd attaches until its addresses reach the node's max pods (EKS caps a
+ * managed node's at 110 or 250): components/network/pod-addresses.ts, from amazon-vpc-cni-k8s
+ * pkg/ipamd/ipamd.go with the add-on's warm-pool settings as this stack leaves them.
  *
  * Every node group spans the private subnets of the cluster's AZs, and its Auto Scaling group keeps the
  * nodes balanced between those AZs ("Amazon EC2 Auto Scaling attempts to distribute instances evenly
@@ -85,7 +85,7 @@ export function nodeCapacity(
   const prefix = parseCidr(smallest.private).prefix;
   const usable = usableSubnetAddresses(prefix);
   const has = `the private subnet of ${smallest.zone} (${smallest.private}) has ${2 ** (32 - prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses`;
-  const spread = `the nodes are spread evenly over the cluster's ${subnets.length} AZs, each node holding every address of every interface its type attaches`;
+  const spread = `the nodes are spread evenly over the cluster's ${subnets.length} AZs, each node holding every address of the interfaces the VPC CNI attaches for its max pods`;
   const set = demand(groups, subnets.length, (g) => g.configured);
   if (set.addresses > usable) {
     return {
@@ -94,7 +94,7 @@ export function nodeCapacity(
           path: "nodeGroups",
           value: groups.map((g) => ({ name: g.name, nodes: g.configured, instanceTypes: g.instanceTypes })),
           rule: `runs more nodes than the private subnets can give addresses to: one AZ takes ${set.terms.join(" + ")} = ${set.addresses} addresses when ${spread}, but ${has}`,
-          hint: "run fewer or smaller nodes (instance types that attach fewer interfaces), or, on a new stack, enlarge network.cidr or add AZs",
+          hint: "run fewer or smaller nodes (instance types whose max pods take fewer interfaces), or, on a new stack, enlarge network.cidr or add AZs",
         },
       ],
       warnings: [],

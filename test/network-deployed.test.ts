@@ -56,8 +56,8 @@ describe("deployed networks: the size rules", () => {
 
   it("sizes pod addresses against the slots in the schema, and a deployed stack's own subnets", () => {
     const groups = [{ ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" }];
-    // 750 addresses: a /20's private slots are /23s.
-    const schema = validateConfig({ network: { cidr: "172.16.0.0/20" }, nodeGroups: groups });
+    // 6 of 15 interfaces x 50 = 300 addresses (max pods capped at 250): a /21's private slots are /24s.
+    const schema = validateConfig({ network: { cidr: "172.16.0.0/21" }, nodeGroups: groups });
     assert.ok(!schema.ok);
     assert.deepEqual(
       schema.problems.map((p) => p.path),
@@ -65,11 +65,11 @@ describe("deployed networks: the size rules", () => {
     );
     assert.ok(
       schema.problems[0].rule.includes(
-        "750 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 172.16.0.0/20) is a /23: 512 - 5 reserved by AWS = 507 addresses",
+        "300 VPC addresses for one node's pods (the interfaces the VPC CNI attaches for its 250 max pods), but each private subnet (an eighth of network.cidr 172.16.0.0/21) is a /24: 256 - 5 reserved by AWS = 251 addresses",
       ),
       schema.problems[0].rule,
     );
-    assert.match(schema.problems[0].hint ?? "", /^make network\.cidr a \/19 or larger/);
+    assert.match(schema.problems[0].hint ?? "", /^make network\.cidr a \/20 or larger/);
     const small = layoutPodAddressProblems(
       [{ ...GROUP, instanceTypes: ["c6in.32xlarge"] }],
       newLayout("10.0.0.0/22", ZONES.slice(0, 2)),
@@ -85,7 +85,7 @@ describe("deployed networks: the size rules", () => {
   it("refuses, through the program, a node too large for a new stack's slots", async () => {
     const problems = await refusal("dev", {
       config: {
-        ...network("dev", { cidr: "172.16.0.0/20" }),
+        ...network("dev", { cidr: "172.16.0.0/21" }),
         "eks-calico:nodeGroups": [
           { ...GROUP, instanceTypes: ["p4d.24xlarge"], amiType: "AL2023_x86_64_NVIDIA" },
         ],

@@ -1,8 +1,8 @@
 /**
  * Whether the node groups' pods get addresses in the cluster's private subnets (stacks/node-capacity.ts),
- * from the VPC CNI's rule (a full node holds every address of every interface: interfaces x IPv4
- * addresses per interface, EC2's limits) and EC2 Auto Scaling's even spread over AZs. m5.large attaches 3
- * interfaces of 10 IPv4 addresses (EC2 instance type limits); t3.large 3 of 12. A /25 private subnet has
+ * from the VPC CNI's rule (a full node holds every address of the interfaces ipamd attaches up to its max
+ * pods: components/network/pod-addresses.ts) and EC2 Auto Scaling's even spread over AZs. m5.large attaches
+ * 3 interfaces of 10 IPv4 addresses (EC2 instance type limits); t3.large 3 of 12. A /25 private subnet has
  * 128 addresses, of which AWS reserves 5.
  */
 import * as assert from "node:assert/strict";
@@ -69,6 +69,33 @@ describe("node capacity against the private subnets", () => {
       1,
       "the config's own 9 do not fit",
     );
+  });
+
+  // A /16 VPC over 3 AZs: private subnets of /19, 8,192 - 5 = 8,187 addresses each (docs/stacks.md).
+  const WIDE = newLayout("10.0.0.0/16", ["us-west-2a", "us-west-2b", "us-west-2c"]);
+  const large = (instanceType: string, nodes: number) => ({
+    name: "general",
+    instanceTypes: [instanceType],
+    configured: nodes,
+    nodes,
+    maxSize: nodes,
+  });
+
+  it("fits 105 m6i.4xlarge nodes on a /16 over 3 AZs: 35 x 120 = 4,200 of 8,187 addresses", () => {
+    // m6i.4xlarge: 8 ENIs x 30, 16 vCPUs, so EKS caps max pods at 110; 29 secondaries per ENI reach 110
+    // at the fourth ENI (ceil(110 / 29) = 4): 120 addresses a node, not the 8 x 30 = 240 of every ENI
+    // (35 x 240 = 8,400 would not fit).
+    assert.deepEqual(nodeCapacity([large("m6i.4xlarge", 105)], WIDE), { problems: [], warnings: [] });
+  });
+
+  it("still refuses what truly does not fit the /19s", () => {
+    // m6i.8xlarge: 32 vCPUs, cap 250 above its 8 x 29 + 2 = 234, so every ENI fills: 35 x 240 = 8,400.
+    const [eight] = nodeCapacity([large("m6i.8xlarge", 105)], WIDE).problems;
+    assert.match(eight.rule, /one AZ takes 35 x 240 \(general, m6i\.8xlarge\) = 8400 addresses/);
+    assert.match(eight.rule, /has 8192 - 5 reserved by AWS = 8187 addresses$/);
+    // 210 m6i.4xlarge: 70 a subnet x 120 = 8,400.
+    const [twice] = nodeCapacity([large("m6i.4xlarge", 210)], WIDE).problems;
+    assert.match(twice.rule, /one AZ takes 70 x 120 \(general, m6i\.4xlarge\) = 8400 addresses/);
   });
 
   it("counts only the AZs the cluster was created in: nodes never run in an added one", () => {

@@ -3,7 +3,12 @@ import * as assert from "node:assert/strict";
 import { ENI_LIMIT_ROWS } from "../components/cluster/eni-limits";
 import { amiTypesFor, instanceArchitecture } from "../components/cluster/ami-types";
 import { amiFamilyProblem } from "../components/cluster/ami-families";
-import { nodeAddressDemand, usableSubnetAddresses } from "../components/network/pod-addresses";
+import { VPC_CNI_CONFIGURATION } from "../components/cluster/addons";
+import {
+  interfacesAttached,
+  nodeAddressDemand,
+  usableSubnetAddresses,
+} from "../components/network/pod-addresses";
 import { validateConfig } from "../stacks";
 import { vpcPrefixFor } from "../stacks/schema/pod-addresses";
 
@@ -17,23 +22,60 @@ const group = (instanceTypes: string[], extra: Record<string, unknown> = {}) => 
 });
 
 describe("pod addresses per node", () => {
-  // Max pods as the VPC CNI's misc/eni-max-pods.txt lists them: interfaces x (addresses - 1) + 2.
-  for (const [instanceType, maxPods, addresses] of [
-    ["t3.nano", 4, 4],
-    ["t3.large", 35, 36],
-    ["m5.large", 29, 30],
-    ["m6i.xlarge", 58, 60],
-    ["m7g.large", 29, 30],
-    ["c6in.32xlarge", 394, 400],
-    ["p4d.24xlarge", 737, 750],
+  // Each row by hand from components/network/pod-addresses.ts's cited rules. EC2 limits (ENIs x IPv4 per
+  // ENI) from components/cluster/eni-limits.ts; VPC CNI max pods = ENIs x (IPv4 - 1) + 2 (eni-max-pods.txt);
+  // EKS caps a managed node's at 110 below 30 vCPUs (size name: 4 per xlarge), else at 250; ipamd fills
+  // each ENI with IPv4 - 1 secondaries and attaches ENIs until they reach max pods:
+  // ENIs attached = min(ENIs, ceil(max pods / (IPv4 - 1))); addresses = ENIs attached x IPv4.
+  for (const [instanceType, eniMaxPods, maxPods, interfaces, addresses, arithmetic] of [
+    // 2 x 2: 2 x 1 + 2 = 4 pods (< 110); ceil(4 / 1) = 4 > 2 ENIs: 2 x 2 = 4.
+    ["t3.nano", 4, 4, 2, 4, "2 ENIs x 2"],
+    // 3 x 12: 3 x 11 + 2 = 35 pods; ceil(35 / 11) = 4 > 3: 3 x 12 = 36.
+    ["t3.large", 35, 35, 3, 36, "3 ENIs x 12"],
+    // 3 x 10: 3 x 9 + 2 = 29 pods; ceil(29 / 9) = 4 > 3: 3 x 10 = 30.
+    ["m5.large", 29, 29, 3, 30, "3 ENIs x 10"],
+    // 4 x 15: 4 x 14 + 2 = 58 pods; ceil(58 / 14) = 5 > 4: 4 x 15 = 60.
+    ["m6i.xlarge", 58, 58, 4, 60, "4 ENIs x 15"],
+    ["m7g.large", 29, 29, 3, 30, "3 ENIs x 10"],
+    // 8 x 30, 16 vCPUs: 8 x 29 + 2 = 234 capped at 110; ceil(110 / 29) = 4 (3 x 29 = 87 < 110): 4 x 30 = 120,
+    // half the 240 of all eight ENIs.
+    ["m6i.4xlarge", 234, 110, 4, 120, "4 of 8 ENIs x 30"],
+    // 8 x 30, 32 vCPUs: 234 under the 250 cap; ceil(234 / 29) = 9 > 8: 8 x 30 = 240.
+    ["m6i.8xlarge", 234, 234, 8, 240, "8 ENIs x 30"],
+    // 8 x 50, 128 vCPUs: 8 x 49 + 2 = 394 capped at 250; ceil(250 / 49) = 6 (5 x 49 = 245 < 250): 6 x 50 = 300.
+    ["c6in.32xlarge", 394, 250, 6, 300, "6 of 8 ENIs x 50"],
+    // 15 x 50, 96 vCPUs: 15 x 49 + 2 = 737 capped at 250; ceil(250 / 49) = 6: 6 x 50 = 300.
+    ["p4d.24xlarge", 737, 250, 6, 300, "6 of 15 ENIs x 50"],
   ] as const) {
-    it(`${instanceType}: ${addresses} addresses, ${maxPods} pods`, () => {
+    it(`${instanceType}: ${addresses} addresses (${arithmetic}), ${maxPods} max pods`, () => {
       const demand = nodeAddressDemand(instanceType);
       assert.ok(demand, `${instanceType} is in the table`);
+      assert.equal(demand.maxInterfaces * (demand.addressesPerInterface - 1) + 2, eniMaxPods);
+      assert.equal(demand.maxPods, maxPods);
+      assert.equal(demand.interfaces, interfaces);
       assert.equal(demand.addresses, addresses);
-      assert.equal(demand.interfaces * (demand.addressesPerInterface - 1) + 2, maxPods);
     });
   }
+
+  it("attaches an interface only while the secondaries are short of max pods", () => {
+    // 29 secondaries per ENI: 87 < 88 takes a fourth ENI, 87 >= 87 does not; never past the 8 EC2 allows.
+    assert.equal(interfacesAttached(8, 30, 87), 3);
+    assert.equal(interfacesAttached(8, 30, 88), 4);
+    assert.equal(interfacesAttached(8, 30, 1000), 8);
+  });
+
+  it("leaves the VPC CNI's warm-pool settings at the defaults the count assumes", () => {
+    // WARM_IP_TARGET or MINIMUM_IP_TARGET would fill interfaces partly, prefix delegation claim /28s.
+    const env: Record<string, string> = VPC_CNI_CONFIGURATION.env;
+    for (const key of [
+      "WARM_ENI_TARGET",
+      "WARM_IP_TARGET",
+      "MINIMUM_IP_TARGET",
+      "ENABLE_PREFIX_DELEGATION",
+    ]) {
+      assert.equal(env[key], undefined, key);
+    }
+  });
 
   it("has no entry for a type it does not know, rather than guessing", () => {
     assert.equal(nodeAddressDemand("m99.large"), undefined);
@@ -102,7 +144,7 @@ describe("subnets too small for a node's pods", () => {
       groups: [group(["c6in.32xlarge"])],
       path: "nodeGroups[0].instanceTypes[0]",
       arithmetic:
-        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 10.0.0.0/22) is a /25: 128 - 5 reserved by AWS = 123 addresses",
+        "6 network interfaces x 50 addresses = 300 VPC addresses for one node's pods (the interfaces the VPC CNI attaches for its 250 max pods), but each private subnet (an eighth of network.cidr 10.0.0.0/22) is a /25: 128 - 5 reserved by AWS = 123 addresses",
       hint: "/20",
     },
     {
@@ -111,7 +153,7 @@ describe("subnets too small for a node's pods", () => {
       groups: [group(["t3.small"]), group(["t3.medium", "c6in.32xlarge"], { name: "big" })],
       path: "nodeGroups[1].instanceTypes[1]",
       arithmetic:
-        "8 network interfaces x 50 addresses = 400 VPC addresses for one node's pods, but each private subnet (an eighth of network.cidr 10.1.0.0/21) is a /24: 256 - 5 reserved by AWS = 251 addresses",
+        "6 network interfaces x 50 addresses = 300 VPC addresses for one node's pods (the interfaces the VPC CNI attaches for its 250 max pods), but each private subnet (an eighth of network.cidr 10.1.0.0/21) is a /24: 256 - 5 reserved by AWS = 251 addresses",
       hint: "/20",
     },
   ];

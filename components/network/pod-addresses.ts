@@ -1,18 +1,32 @@
 /**
- * How many VPC addresses one node can take for its pods. With the VPC CNI every pod gets a secondary
- * address of the node's subnet; ipamd claims addresses a whole interface at a time (the add-on keeps its
- * default WARM_ENI_TARGET=1, see components/cluster/addons.ts), so a node that fills up holds every
- * address of every interface its instance type can attach. Plain arithmetic, no Pulumi.
+ * How many VPC addresses one node takes for its pods. With the VPC CNI every pod gets a secondary address
+ * of the node's subnet, and ipamd claims them a whole interface at a time, up to the node's max pods.
+ * Plain arithmetic, no Pulumi; each figure's source is beside it.
  */
 import { ENI_LIMIT_ROWS } from "../cluster/eni-limits";
 
 /** AWS keeps the first four addresses and the last one of every subnet. */
 export const AWS_RESERVED_PER_SUBNET = 5;
 
+/**
+ * The max pods EKS writes into a managed node's user data when the group uses no custom AMI (as this
+ * stack's node groups do): at most 110 for fewer than 30 vCPUs, else at most 250 (EKS User Guide,
+ * "Choose an optimal Amazon EC2 node instance type", "How maxPods is determined"). The boundary as
+ * awslabs/amazon-eks-ami's max-pods-calculator.sh draws it (commit a92d9fde, `if [ "$CPU_COUNT" -gt 30 ]`):
+ * exactly 30 vCPUs gets 110.
+ */
+export const MANAGED_MAX_PODS = { fewVcpus: 110, manyVcpus: 250, aboveVcpus: 30 } as const;
+
 export interface NodeAddressDemand {
   readonly instanceType: string;
-  readonly interfaces: number;
+  /** Network interfaces the instance type can attach (EC2's limit). */
+  readonly maxInterfaces: number;
+  /** IPv4 addresses one interface holds: its primary address and the secondaries ipamd gives pods. */
   readonly addressesPerInterface: number;
+  /** The kubelet's max pods on a managed node: the VPC CNI's count, capped by EKS. */
+  readonly maxPods: number;
+  /** Interfaces ipamd attaches before its secondary addresses reach maxPods. */
+  readonly interfaces: number;
   /** interfaces x addressesPerInterface: each interface's primary address plus its secondaries. */
   readonly addresses: number;
 }
@@ -23,12 +37,67 @@ const LIMITS = new Map<string, readonly [number, number]>(
   ),
 );
 
-/** The most VPC addresses one node of `instanceType` can claim; undefined for a type the table lacks. */
+/**
+ * vCPUs as the size's name states them, 4 per "xlarge" (EC2 "Instance type specifications",
+ * docs.aws.amazon.com/ec2/latest/instancetypes: m6i.4xlarge 16, m6i.8xlarge 32), so only the cap's side
+ * of 30 matters. A metal size or a type with fewer vCPUs than its name (SMT off) reads as many: it gets
+ * the higher cap, so its count errs high, never low. The named sizes up to xlarge have at most 4.
+ */
+function vcpusByName(instanceType: string): number {
+  const size = instanceType.slice(instanceType.indexOf(".") + 1);
+  const times = /^(\d+)xlarge$/.exec(size);
+  if (times !== null) return 4 * Number(times[1]);
+  return size.startsWith("metal") ? Infinity : 4;
+}
+
+/**
+ * The VPC CNI's max pods for an instance type, interfaces x (addresses - 1) + 2
+ * (amazon-vpc-cni-k8s misc/eni-max-pods.txt; amazon-eks-ami max-pods-calculator.sh
+ * calculate_max_ip_addresses_secondary_ips), capped as EKS caps a managed node's.
+ */
+function managedMaxPods(instanceType: string, interfaces: number, perInterface: number): number {
+  const eniMaxPods = interfaces * (perInterface - 1) + 2;
+  const cap =
+    vcpusByName(instanceType) > MANAGED_MAX_PODS.aboveVcpus
+      ? MANAGED_MAX_PODS.manyVcpus
+      : MANAGED_MAX_PODS.fewVcpus;
+  return Math.min(eniMaxPods, cap);
+}
+
+/**
+ * The interfaces ipamd attaches on a node of `maxPods`, each filled with `perInterface - 1` secondary
+ * addresses (amazon-vpc-cni-k8s v1.22.4, the add-on version EKS defaults to for every Kubernetes version
+ * this stack offers, offline/world/addon-versions.ts; pkg/ipamd/ipamd.go):
+ * - GetIPv4Limit / awsutils GetENIIPv4Limit: an interface's secondaries are its IPv4 limit minus the
+ *   primary address, which no pod gets;
+ * - tryAssignIPs and GetENIResourcesToAllocate: with neither WARM_IP_TARGET nor MINIMUM_IP_TARGET set
+ *   (components/cluster/addons.ts sets neither, nor ENABLE_PREFIX_DELEGATION), every interface is filled
+ *   to that many secondaries before another is attached;
+ * - isDatastorePoolTooLow: the pool never grows once `stats.TotalIPs >= c.maxPods`, checked before the
+ *   warm target (WARM_ENI_TARGET, default 1: getWarmENITarget), so the warm interface is never added past
+ *   max pods; hasRoomForEni stops at the instance's interface limit.
+ * So a full node holds min(interfaces, ceil(maxPods / secondaries per interface)) interfaces; c.maxPods is
+ * the node's pod capacity (nodeInit reads node.Status.Capacity.Pods), the managed cap above.
+ */
+export function interfacesAttached(maxInterfaces: number, perInterface: number, maxPods: number): number {
+  return Math.min(maxInterfaces, Math.ceil(maxPods / (perInterface - 1)));
+}
+
+/** The most VPC addresses one node of `instanceType` claims; undefined for a type the table lacks. */
 export function nodeAddressDemand(instanceType: string): NodeAddressDemand | undefined {
   const limits = LIMITS.get(instanceType);
   if (limits === undefined) return undefined;
-  const [interfaces, addressesPerInterface] = limits;
-  return { instanceType, interfaces, addressesPerInterface, addresses: interfaces * addressesPerInterface };
+  const [maxInterfaces, addressesPerInterface] = limits;
+  const maxPods = managedMaxPods(instanceType, maxInterfaces, addressesPerInterface);
+  const interfaces = interfacesAttached(maxInterfaces, addressesPerInterface, maxPods);
+  return {
+    instanceType,
+    maxInterfaces,
+    addressesPerInterface,
+    maxPods,
+    interfaces,
+    addresses: interfaces * addressesPerInterface,
+  };
 }
 
 /** Addresses a /`prefix` subnet gives to instances and pods. */

@@ -74,7 +74,8 @@ function misfits(nodeGroups: unknown, subnet: PrivateSubnet): Misfit[] {
   if (!Array.isArray(nodeGroups)) return [];
   const usable = usableSubnetAddresses(subnet.prefix);
   const rule = (demand: NodeAddressDemand) =>
-    `needs up to ${demand.interfaces} network interfaces x ${demand.addressesPerInterface} addresses = ${demand.addresses} VPC addresses for one node's pods, ` +
+    `needs up to ${demand.interfaces} network interfaces x ${demand.addressesPerInterface} addresses = ${demand.addresses} VPC addresses for one node's pods ` +
+    `(the interfaces the VPC CNI attaches for its ${demand.maxPods} max pods), ` +
     `but ${subnet.what}: ${2 ** (32 - subnet.prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses; ` +
     subnet.remedy;
   return nodeGroups.flatMap((group: unknown, groupIndex) => {

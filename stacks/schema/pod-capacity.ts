@@ -36,7 +36,7 @@ function taintsOf(group: unknown): Taint[] {
 }
 
 /** What decides the pods on a node, read from a config whose own keys may still be invalid. */
-function settingsOf(
+export function nodePodSettings(
   config: Record<string, unknown>,
   groups: readonly unknown[],
 ): NodePodSettings | undefined {
@@ -68,7 +68,7 @@ function largerSize(instanceType: string, pods: number): string | undefined {
 export function checkPodCapacity(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
   const groups = config.nodeGroups;
   if (!Array.isArray(groups)) return;
-  const settings = settingsOf(config, groups);
+  const settings = nodePodSettings(config, groups);
   if (settings === undefined) return;
   groups.forEach((group: unknown, groupIndex) => {
     const types = isRecord(group) ? group.instanceTypes : undefined;
