@@ -7,6 +7,7 @@
  * names), which test/replacement-sources.test.ts holds them to.
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
+import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
@@ -257,6 +258,11 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       why: "the step reads the cluster's CRD schemas again, known only once it has run",
     },
     source: "components/calico/takeover/index.ts takeoverProvider.diff (changes, never replaces)",
+  },
+  [FELIX_CLEANUP_TYPE]: {
+    // Its diff names no replaced property: a changed input is an update that only records it for the delete.
+    replaceOn: [],
+    source: "components/calico/felix-cleanup/index.ts felixCleanupProvider.diff (changes, never replaces)",
   },
   ...TLS_REPLACEMENTS,
   "kubernetes:core/v1:Namespace": { replaceOn: K8S_METADATA, source: K8S_DIFF },

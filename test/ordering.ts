@@ -325,6 +325,12 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.34.2/provider/pkg/await/daemonset.go",
   },
   {
+    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    why: "Felix leaves its rules when it stops, and they drop every pod started on the node afterwards: the step, deleted first, turns calico-node into a cleanup of those rules on every node before the DaemonSet is deleted",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
     before: PROBE_NAMESPACE,
     after: {
       label: "the probe's server, Service, policies and Jobs",
