@@ -3,6 +3,8 @@
  * functions of the objects the API server returns, so tests check them directly.
  */
 import { CALICO_NODE_HOST_MOUNTS } from "../daemonset";
+import { appLabels, selectorLabels } from "../labels";
+import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../scheduling";
 import { CLEANED_MARKER, CLEANUP_DIR, felixCleanupScript } from "./script";
 
 /** On the cleanup pods and their template: the pod runs the cleanup, not Felix. */
@@ -50,52 +52,102 @@ export interface LivePod {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
+/** Where and as whom the cleanup runs: on exactly the nodes Felix ran on. */
+interface Placement {
+  nodeSelector?: Record<string, string>;
+  affinity?: unknown;
+  tolerations?: unknown[];
+  priorityClassName?: string;
+  serviceAccountName?: string;
+}
+
 /**
- * The cleanup's pod template, from calico-node's: the same image (already on every node), name,
- * scheduling and service account, so it lands on exactly the nodes Felix ran on; privileged in the host
- * network with the iptables lock, running the script (./script.ts) instead of Felix. It is Ready once the
- * script has left its marker: a Ready pod means "cleaned on this node".
+ * A cleanup pod's spec: calico-node's image (already on every node), privileged in the host network with
+ * the iptables lock, running the script (./script.ts) instead of Felix. It is Ready once the script has
+ * left its marker: a Ready pod means "cleaned on this node".
+ */
+function cleanupPodSpec(container: { name: string; image?: string }, placement: Placement) {
+  return {
+    hostNetwork: true,
+    ...placement,
+    // The script ends at once on SIGTERM; nothing to wait for when the DaemonSet goes.
+    terminationGracePeriodSeconds: 5,
+    containers: [
+      {
+        name: container.name,
+        image: container.image,
+        imagePullPolicy: "IfNotPresent",
+        command: ["/bin/sh", "-c", felixCleanupScript(CLEANED_MARKER)],
+        securityContext: { privileged: true },
+        readinessProbe: {
+          exec: { command: ["/bin/sh", "-c", `test -f ${CLEANED_MARKER}`] },
+          periodSeconds: 2,
+          timeoutSeconds: 5,
+        },
+        volumeMounts: [
+          ...CLEANUP_HOST_MOUNTS.map((m) => ({ name: m.name, mountPath: m.path, readOnly: m.readOnly })),
+          { name: "felix-cleanup", mountPath: CLEANUP_DIR },
+        ],
+      },
+    ],
+    volumes: [
+      ...CLEANUP_HOST_MOUNTS.map((m) => ({
+        name: m.name,
+        hostPath: m.type === undefined ? { path: m.path } : { path: m.path, type: m.type },
+      })),
+      { name: "felix-cleanup", emptyDir: {} },
+    ],
+  };
+}
+
+/**
+ * The manifest install's cleanup: calico-node's pod template with the cleanup's container, keeping its
+ * name, image, scheduling and service account, and its labels (the DaemonSet's selector) plus
+ * CLEANUP_LABEL.
  */
 export function cleanupTemplate(live: LiveDaemonSet, containerName: string) {
   const template = live.spec.template;
   const container =
     template.spec.containers.find((c) => c.name === containerName) ?? template.spec.containers[0];
+  const { nodeSelector, affinity, tolerations, priorityClassName, serviceAccountName } = template.spec;
   return {
     metadata: { labels: { ...template.metadata?.labels, [CLEANUP_LABEL]: "true" } },
+    spec: cleanupPodSpec(container, {
+      nodeSelector,
+      affinity,
+      tolerations,
+      priorityClassName,
+      serviceAccountName,
+    }),
+  };
+}
+
+/** The operator install's cleanup DaemonSet, run once the operator has removed calico-node. */
+export const CLEANUP_DAEMONSET = "calico-felix-cleanup";
+
+/**
+ * The operator install's cleanup: a DaemonSet of its own, placed as the operator places calico-node (every
+ * Linux EC2 node, every taint tolerated: scheduling.ts), with calico-node's image. It needs no API access.
+ */
+export function cleanupDaemonSet(namespace: string, image: string) {
+  const labels = { ...appLabels(CLEANUP_DAEMONSET), [CLEANUP_LABEL]: "true" };
+  const spec = cleanupPodSpec(
+    { name: CLEANUP_DAEMONSET, image },
+    {
+      nodeSelector: { ...LINUX_NODE_SELECTOR },
+      affinity: { nodeAffinity: notOnFargate() },
+      tolerations: [...TOLERATE_EVERY_TAINT],
+      priorityClassName: "system-node-critical",
+    },
+  );
+  return {
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: { name: CLEANUP_DAEMONSET, namespace, labels },
     spec: {
-      hostNetwork: true,
-      nodeSelector: template.spec.nodeSelector,
-      affinity: template.spec.affinity,
-      tolerations: template.spec.tolerations,
-      priorityClassName: template.spec.priorityClassName,
-      serviceAccountName: template.spec.serviceAccountName,
-      // The script ends at once on SIGTERM; nothing to wait for when the DaemonSet goes.
-      terminationGracePeriodSeconds: 5,
-      containers: [
-        {
-          name: container.name,
-          image: container.image,
-          imagePullPolicy: "IfNotPresent",
-          command: ["/bin/sh", "-c", felixCleanupScript(CLEANED_MARKER)],
-          securityContext: { privileged: true },
-          readinessProbe: {
-            exec: { command: ["/bin/sh", "-c", `test -f ${CLEANED_MARKER}`] },
-            periodSeconds: 2,
-            timeoutSeconds: 5,
-          },
-          volumeMounts: [
-            ...CLEANUP_HOST_MOUNTS.map((m) => ({ name: m.name, mountPath: m.path, readOnly: m.readOnly })),
-            { name: "felix-cleanup", mountPath: CLEANUP_DIR },
-          ],
-        },
-      ],
-      volumes: [
-        ...CLEANUP_HOST_MOUNTS.map((m) => ({
-          name: m.name,
-          hostPath: m.type === undefined ? { path: m.path } : { path: m.path, type: m.type },
-        })),
-        { name: "felix-cleanup", emptyDir: {} },
-      ],
+      selector: { matchLabels: selectorLabels(CLEANUP_DAEMONSET) },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "100%" } },
+      template: { metadata: { labels }, spec: { ...spec, automountServiceAccountToken: false } },
     },
   };
 }
