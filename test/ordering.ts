@@ -331,6 +331,18 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/projectcalico/calico/issues/5100",
   },
   {
+    before: NODE_GROUPS,
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    why: "the cleanup runs on the nodes: `pulumi destroy` must run it while they still run",
+    source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
+  },
+  {
+    before: { label: "the Felix cleanup step (`installer: operator`)", types: [T.felixCleanup] },
+    after: INSTALLATION,
+    why: "the operator owns calico-node and would undo a patch of it: the step, deleted after the Installation (whose deletion waits until the operator has removed calico-node), runs its own cleanup DaemonSet on every node",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
     before: PROBE_NAMESPACE,
     after: {
       label: "the probe's server, Service, policies and Jobs",
