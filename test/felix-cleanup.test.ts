@@ -379,10 +379,10 @@ describe("Felix cleanup: calico-node's template and rollout", () => {
       container.volumeMounts.map((m) => m.mountPath),
       ["/lib/modules", "/run/xtables.lock", "/felix-cleanup"],
     );
-    assert.deepEqual(template.spec.volumes.find((v) => v.name === "xtables-lock")?.hostPath, {
-      path: "/run/xtables.lock",
-      type: "FileOrCreate",
-    });
+    assert.deepEqual(
+      template.spec.volumes.find((v) => v.name === "xtables-lock"),
+      { name: "xtables-lock", hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" } },
+    );
     const patch = cleanupPatch(NODE, "calico-node");
     assert.deepEqual(patch[1], {
       op: "replace",

@@ -110,8 +110,9 @@ export function cleanupTemplate(live: LiveDaemonSet, containerName: string) {
   const container =
     template.spec.containers.find((c) => c.name === containerName) ?? template.spec.containers[0];
   const { nodeSelector, affinity, tolerations, priorityClassName, serviceAccountName } = template.spec;
+  const labels: Record<string, string> = { ...template.metadata?.labels, [CLEANUP_LABEL]: "true" };
   return {
-    metadata: { labels: { ...template.metadata?.labels, [CLEANUP_LABEL]: "true" } },
+    metadata: { labels },
     spec: cleanupPodSpec(container, {
       nodeSelector,
       affinity,
@@ -130,7 +131,7 @@ export const CLEANUP_DAEMONSET = "calico-felix-cleanup";
  * Linux EC2 node, every taint tolerated: scheduling.ts), with calico-node's image. It needs no API access.
  */
 export function cleanupDaemonSet(namespace: string, image: string) {
-  const labels = { ...appLabels(CLEANUP_DAEMONSET), [CLEANUP_LABEL]: "true" };
+  const labels: Record<string, string> = { ...appLabels(CLEANUP_DAEMONSET), [CLEANUP_LABEL]: "true" };
   const spec = cleanupPodSpec(
     { name: CLEANUP_DAEMONSET, image },
     {
