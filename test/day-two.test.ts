@@ -8,7 +8,8 @@
  * - a node group added or removed: the group and its launch template, and the enforcement probe runs
  *   again (it runs again whenever the nodes change);
  * - a Calico patch release: Calico's workloads (calico-node and Typha; the operator and the
- *   Installation), their images and version labels, and the probe runs again;
+ *   Installation, and the image of the Felix cleanup), their images and version labels, and the probe
+ *   runs again;
  * - a new `calico.maxUnavailable`: calico-node's DaemonSet (the Installation, with the operator) alone.
  * The expected resources follow from the change and the resource names users' states hold, never from
  * the program's own plan.
@@ -19,6 +20,7 @@ import fc from "fast-check";
 import { CALICO_RELEASES } from "../components/calico/releases";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
 import { operatorRules } from "../components/calico/operator/rbac";
+import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 import type { AwsSimulation } from "../offline/engine";
 import { renderDiff, summarize } from "../offline/diff-render";
 import { availabilityZones } from "../offline/world/aws-calls";
@@ -202,6 +204,8 @@ function patchRelease(generated: GeneratedStack, pick: number): Change | undefin
         ? [
             "kubernetes:apps/v1:Deployment calico-deployment-tigera-operator",
             "kubernetes:operator.tigera.io/v1:Installation calico-installation-default",
+            // The cleanup runs calico-node's image of the release once the operator has removed it.
+            `${FELIX_CLEANUP_TYPE} calico-felix-cleanup`,
             ...operatorRbac,
           ]
         : [

@@ -18,7 +18,11 @@ import {
   cleanupProgress,
   cleanupTemplate,
 } from "../components/calico/felix-cleanup/template";
-import { FELIX_CLEANUP_TYPE, felixCleanupProvider } from "../components/calico/felix-cleanup";
+import {
+  CLEANUP_TIMEOUT_MINUTES,
+  FELIX_CLEANUP_TYPE,
+  felixCleanupProvider,
+} from "../components/calico/felix-cleanup";
 import { renderCalicoNode } from "../components/calico/daemonset";
 import { DEFAULT_CALICO_VERSION } from "../components/calico/defaults";
 import { dependsOn, evaluated, evaluatedWithOperator, input, one } from "./helpers";
@@ -422,9 +426,16 @@ describe("Felix cleanup: calico-node's template and rollout", () => {
     );
   });
 
+  it("docs/destroy.md gives the timeout of a node's cleanup", () => {
+    const page = fs
+      .readFileSync(path.join(__dirname, "..", "docs", "destroy.md"), "utf8")
+      .replace(/\s+/g, " ");
+    assert.match(page, new RegExp(`stops the destroy after ${CLEANUP_TIMEOUT_MINUTES} minutes`));
+  });
+
   it("changes nothing on a second up: the same inputs in another order are no change", async () => {
-    const olds = { timeoutMinutes: 10, namespace: "kube-system", calicoNode: "calico-node", kubeconfig: "k" };
-    const news = { kubeconfig: "k", namespace: "kube-system", calicoNode: "calico-node", timeoutMinutes: 10 };
+    const olds = { context: "local", namespace: "kube-system", calicoNode: "calico-node", kubeconfig: "k" };
+    const news = { kubeconfig: "k", namespace: "kube-system", calicoNode: "calico-node", context: "local" };
     assert.deepEqual(await felixCleanupProvider.diff!("felix-cleanup", olds, news), { changes: false });
     assert.deepEqual(
       await felixCleanupProvider.diff!("felix-cleanup", olds, { ...news, namespace: "calico-system" }),

@@ -237,7 +237,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         context: args.access.context,
         namespace: settings.namespace,
         calicoNode: objects.node.metadata.name,
-        timeoutMinutes: args.readinessTimeoutMinutes,
       },
       { parent: this, dependsOn: [node] },
     );

@@ -40,6 +40,13 @@ export const FELIX_CLEANUP_TYPE = "pulumi-nodejs:dynamic/calico:FelixCleanup";
 /** Seconds between two reads of the rollout. */
 const POLL_SECONDS = 2;
 
+/**
+ * Minutes the delete waits (for calico-node's pods to go, then for every node's cleanup) before it fails.
+ * Not the rollout estimate: every node rolls at once, so the cleanup takes one pod start whatever the
+ * number of nodes, and a timeout that followed the node count would make the step change with it.
+ */
+export const CLEANUP_TIMEOUT_MINUTES = 10;
+
 export interface FelixCleanupInputs {
   readonly kubeconfig: string;
   readonly context?: string;
@@ -53,8 +60,6 @@ export interface FelixCleanupInputs {
    */
   readonly image?: string;
   readonly operatorCalicoNode?: string;
-  /** Minutes the delete waits (for calico-node's pods to go, then for every node's cleanup) before it fails. */
-  readonly timeoutMinutes: number;
 }
 
 function daemonSetPath(namespace: string, name: string): string {
@@ -73,9 +78,9 @@ function pause(): Promise<void> {
 }
 
 /** The error of a wait that ran out, with what it still waits for. */
-function notCleaned(inputs: FelixCleanupInputs, what: string, waiting: readonly string[]): Error {
+function notCleaned(what: string, waiting: readonly string[]): Error {
   return new Error(
-    `Calico's rules are not removed from every node within ${inputs.timeoutMinutes} minutes, so ${what}:\n${waiting
+    `Calico's rules are not removed from every node within ${CLEANUP_TIMEOUT_MINUTES} minutes, so ${what}:\n${waiting
       .map((w) => `  - ${w}`)
       .join("\n")}\nFix or replace those nodes and run the command again (docs/destroy.md, "Felix's rules").`,
   );
@@ -104,7 +109,7 @@ async function awaitCleanup(
     const progress = cleanupProgress(daemonSet, pods.items, generation);
     if (progress.done) return;
     if (Date.now() >= deadline) {
-      throw notCleaned(inputs, `${namespace}/${daemonSet.metadata.name} stays`, progress.waiting);
+      throw notCleaned(`${namespace}/${daemonSet.metadata.name} stays`, progress.waiting);
     }
     await pause();
   }
@@ -117,7 +122,7 @@ async function awaitCleanup(
 async function cleanUpCalicoNode(inputs: FelixCleanupInputs, calicoNode: string): Promise<void> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
   const path = daemonSetPath(inputs.namespace, calicoNode);
-  const deadline = Date.now() + inputs.timeoutMinutes * 60_000;
+  const deadline = Date.now() + CLEANUP_TIMEOUT_MINUTES * 60_000;
   const live = await kubeGetOrMissing<LiveDaemonSet>(credentials, path);
   if (live === undefined) return;
   const patched = await kubeRequest<LiveDaemonSet>(
@@ -140,7 +145,7 @@ async function cleanUpAfterOperator(
   calicoNode: string,
 ): Promise<void> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
-  const deadline = Date.now() + inputs.timeoutMinutes * 60_000;
+  const deadline = Date.now() + CLEANUP_TIMEOUT_MINUTES * 60_000;
   const [felixNamespace] = calicoNode.split("/");
   for (;;) {
     const felix = await kubeRequest<{ items: LivePod[] }>(
@@ -153,7 +158,7 @@ async function cleanUpAfterOperator(
       const pods = felix.items.map(
         (p) => `pod ${p.metadata.name} on ${p.spec.nodeName ?? "no node"} still runs Felix`,
       );
-      throw notCleaned(inputs, "no cleanup ran", pods);
+      throw notCleaned("no cleanup ran", pods);
     }
     await pause();
   }
@@ -215,7 +220,6 @@ export interface FelixCleanupArgs {
   readonly calicoNode?: string;
   readonly image?: string;
   readonly operatorCalicoNode?: string;
-  readonly timeoutMinutes: number;
 }
 
 export class FelixCleanup extends pulumi.dynamic.Resource {

@@ -158,7 +158,6 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
         namespace: FELIX_CLEANUP_NAMESPACE,
         image: `${args.registry}/${CALICO_NODE_IMAGE}:${args.version}`,
         operatorCalicoNode: `${CALICO_SYSTEM_NAMESPACE}/${CALICO_NODE}`,
-        timeoutMinutes: args.readinessTimeoutMinutes,
       },
       { parent: this, dependsOn: args.nodes },
     );
