@@ -18,6 +18,13 @@ import * as assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { CALICO_RELEASES } from "../components/calico/releases";
+import {
+  DEFAULT_MAX_UNAVAILABLE,
+  type MaxUnavailable,
+  estimateRollout,
+  minutesOf,
+} from "../components/calico/rollout";
+import { maxRolloutNodes } from "../stacks/schema";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
 import { operatorRules } from "../components/calico/operator/rbac";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
@@ -217,10 +224,32 @@ function patchRelease(generated: GeneratedStack, pick: number): Change | undefin
   };
 }
 
-/** A new calico.maxUnavailable. */
-function maxUnavailable(generated: GeneratedStack, pick: number): Change {
+/**
+ * Whether a configured calico.readinessTimeoutMinutes stays valid in `generated`: no shorter than the
+ * rollout estimate at every group's maxSize, or a cluster's maxNodes (stacks/schema checkRolloutTimeout).
+ * A change that breaks it (more nodes, fewer at a time) is refused by the stack, not planned.
+ */
+function fitsTimeout(generated: GeneratedStack): boolean {
   const calico = calicoOf(generated);
-  const values = [1, 2, 5, "20%", "34%"].filter((value) => value !== calico.maxUnavailable);
+  const timeout = calico.readinessTimeoutMinutes;
+  if (typeof timeout !== "number") return true;
+  const elsewhere = Object.entries(generated.config).find(([key]) => key.endsWith(".maxNodes"));
+  const groups = elsewhere
+    ? [{ maxSize: Number(elsewhere[1]) }]
+    : (generated.config["eks-calico:nodeGroups"] as { maxSize: number }[]);
+  const value = (calico.maxUnavailable as MaxUnavailable | undefined) ?? DEFAULT_MAX_UNAVAILABLE;
+  return minutesOf(estimateRollout(maxRolloutNodes(groups), value).seconds) <= timeout;
+}
+
+/** A new calico.maxUnavailable, among those the configured readiness timeout allows. */
+function maxUnavailable(generated: GeneratedStack, pick: number): Change | undefined {
+  const calico = calicoOf(generated);
+  const values = ([1, 2, 5, "20%", "34%"] as const).filter(
+    (value) =>
+      value !== calico.maxUnavailable &&
+      fitsTimeout(withConfig(generated, { "eks-calico:calico": { ...calico, maxUnavailable: value } })),
+  );
+  if (values.length === 0) return undefined;
   const value = values[pick % values.length];
   return {
     name: `calico.maxUnavailable ${JSON.stringify(calico.maxUnavailable)} → ${JSON.stringify(value)}`,
@@ -246,7 +275,10 @@ function changeOf(
   const full = isFull(generated);
   if (kind === "autoscaled") return full ? autoscaled(generated, deployed, pick) : undefined;
   if (kind === "azAdded") return full ? azAdded(generated, deployed) : undefined;
-  if (kind === "group") return full ? groupAddedOrRemoved(generated, pick) : undefined;
+  if (kind === "group") {
+    const change = full ? groupAddedOrRemoved(generated, pick) : undefined;
+    return change !== undefined && fitsTimeout(change.next) ? change : undefined;
+  }
   if (kind === "patch") return patchRelease(generated, pick);
   return maxUnavailable(generated, pick);
 }
@@ -298,7 +330,9 @@ describe("day-two changes to a deployed stack plan exactly their own effect", ()
       config: { "eks-calico:calico": { installer: "operator", maxUnavailable: 1 } },
     };
     const deployed = await deployOrDrop(generated, new Map());
-    await checkChange(deployed, maxUnavailable(generated, 0));
+    const change = maxUnavailable(generated, 0);
+    assert.ok(change);
+    await checkChange(deployed, change);
   });
 
   const run = propertyRun(PROPERTY_SECONDS.dayTwo);
