@@ -8,6 +8,7 @@
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
+import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
@@ -263,6 +264,11 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     // Its diff names no replaced property: a new line or new credentials update it.
     replaceOn: [],
     source: "components/calico/line-check.ts lineCheckProvider.diff (changes, never replaces)",
+  },
+  [FELIX_CLEANUP_TYPE]: {
+    // Its diff names no replaced property: a changed input is an update that only records it for the delete.
+    replaceOn: [],
+    source: "components/calico/felix-cleanup/index.ts felixCleanupProvider.diff (changes, never replaces)",
   },
   ...TLS_REPLACEMENTS,
   "kubernetes:core/v1:Namespace": { replaceOn: K8S_METADATA, source: K8S_DIFF },

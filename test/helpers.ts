@@ -97,6 +97,18 @@ export function byUrn(evaluation: StackEvaluation, urn: string | undefined): Res
   return match;
 }
 
+/** Whether `later` depends, directly or through others, on `earlier`: created after, deleted before. */
+export function dependsOn(evaluation: StackEvaluation, later: string, earlier: string): boolean {
+  const seen = new Set<string>();
+  const walk = (urn: string): boolean => {
+    if (urn === earlier) return true;
+    if (seen.has(urn)) return false;
+    seen.add(urn);
+    return byUrn(evaluation, urn).dependencies.some(walk);
+  };
+  return byUrn(evaluation, later).dependencies.some(walk);
+}
+
 /** Reads a nested input by a dotted path (`metadata.name`). */
 export function input<T = unknown>(resource: ResourceRecord, path: string): T {
   return path

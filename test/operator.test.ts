@@ -4,7 +4,7 @@ import { OPERATOR_RELEASES } from "../components/calico/operator/releases";
 import { operatorTyphaReplicas } from "../components/calico/operator/status";
 import { KNOWN_AFTER_UP, type StackEvaluation } from "../offline/engine";
 import { renderCalicoYaml } from "../offline/calico-yaml";
-import { STACKS, byUrn, evaluatedWith, input, one, ofType, stackValue } from "./helpers";
+import { STACKS, dependsOn, evaluatedWith, input, one, ofType, stackValue } from "./helpers";
 
 const INSTALLATION = "kubernetes:operator.tigera.io/v1:Installation";
 const APISERVER = "kubernetes:operator.tigera.io/v1:APIServer";
@@ -12,18 +12,6 @@ const DEPLOYMENT = "kubernetes:apps/v1:Deployment";
 
 function operatorPlan(stack: string, calico: Record<string, unknown> = {}): Promise<StackEvaluation> {
   return evaluatedWith(stack, { config: { "eks-calico:calico": { installer: "operator", ...calico } } });
-}
-
-/** Whether `later` depends, directly or through others, on `earlier`: created after, deleted before. */
-function dependsOn(evaluation: StackEvaluation, later: string, earlier: string): boolean {
-  const seen = new Set<string>();
-  const walk = (urn: string): boolean => {
-    if (urn === earlier) return true;
-    if (seen.has(urn)) return false;
-    seen.add(urn);
-    return byUrn(evaluation, urn).dependencies.some(walk);
-  };
-  return byUrn(evaluation, later).dependencies.some(walk);
 }
 
 describe("operator install mode", () => {

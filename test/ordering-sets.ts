@@ -8,6 +8,7 @@ import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
 import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
 import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
+import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {
@@ -68,6 +69,7 @@ export const T = {
   handOver: HAND_OVER_TYPE,
   awsNodeCheck: AWS_NODE_CHECK_TYPE,
   typhaRetirement: TYPHA_RETIREMENT_TYPE,
+  felixCleanup: FELIX_CLEANUP_TYPE,
 } as const;
 
 export const VPC_CNI: ResourceSet = {

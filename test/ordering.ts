@@ -332,6 +332,24 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.34.2/provider/pkg/await/daemonset.go",
   },
   {
+    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    why: "Felix leaves its rules when it stops, and they drop every pod started on the node afterwards: the step, deleted first, turns calico-node into a cleanup of those rules on every node before the DaemonSet is deleted",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
+    before: NODE_GROUPS,
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    why: "the cleanup runs on the nodes: `pulumi destroy` must run it while they still run",
+    source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
+  },
+  {
+    before: { label: "the Felix cleanup step (`installer: operator`)", types: [T.felixCleanup] },
+    after: INSTALLATION,
+    why: "the operator owns calico-node and would undo a patch of it: the step, deleted after the Installation (whose deletion waits until the operator has removed calico-node), runs its own cleanup DaemonSet on every node",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
     before: PROBE_NAMESPACE,
     after: {
       label: "the probe's server, Service, policies and Jobs",

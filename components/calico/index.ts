@@ -29,6 +29,7 @@ import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
+import { FelixCleanup } from "./felix-cleanup";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
@@ -228,6 +229,19 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         dependsOn: [...foundations, typha.deployment, typha.service],
         customTimeouts: timeouts,
       },
+    );
+
+    // Removing calico-node removes Felix's rules from every node first: deleted before the DaemonSet, it
+    // turns calico-node into a cleanup and waits for every node (./felix-cleanup).
+    new FelixCleanup(
+      `${name}-felix-cleanup`,
+      {
+        kubeconfig: args.access.kubeconfig,
+        context: args.access.context,
+        namespace: settings.namespace,
+        calicoNode: objects.node.metadata.name,
+      },
+      { parent: this, dependsOn: [node] },
     );
 
     if (args.adopt) {

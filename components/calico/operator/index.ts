@@ -22,10 +22,15 @@ import {
 import { operatorObjectName, renderOperatorObjects } from "./objects";
 import { requireOperatorVersion } from "./releases";
 import { CALICO_SYSTEM_NAMESPACE } from "./settings";
+import { FelixCleanup } from "../felix-cleanup";
+import { CALICO_NODE, CALICO_NODE_IMAGE } from "../names";
 import type { AfterCalico } from "../../kubernetes/after-calico";
 import { operatorTyphaReplicas } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 import { lineCheckOf } from "../line-check";
+
+/** Where the cleanup DaemonSet runs after the operator is gone: a namespace that always exists. */
+const FELIX_CLEANUP_NAMESPACE = "kube-system";
 
 export interface CalicoOperatorArgs {
   /** Provider of the target cluster; every object is created through it. */
@@ -146,13 +151,26 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
           ...(timeout === undefined ? {} : { customTimeouts: timeout }),
         },
       );
+    // Felix's rules leave with calico-node: the Installation depends on the cleanup step, so Pulumi
+    // deletes the step after it, once the operator has removed calico-node (../felix-cleanup).
+    const felixCleanup = new FelixCleanup(
+      `${name}-felix-cleanup`,
+      {
+        kubeconfig: args.access.kubeconfig,
+        context: args.access.context,
+        namespace: FELIX_CLEANUP_NAMESPACE,
+        image: `${args.registry}/${CALICO_NODE_IMAGE}:${args.version}`,
+        operatorCalicoNode: `${CALICO_SYSTEM_NAMESPACE}/${CALICO_NODE}`,
+      },
+      { parent: this, dependsOn: args.nodes },
+    );
     const installation = custom(
       renderInstallation({
         version: args.version,
         registry: args.registry,
         maxUnavailable: args.maxUnavailable,
       }),
-      [],
+      [felixCleanup],
       timeouts,
     );
     if (args.apiServer) custom(renderApiServer(), [installation], timeouts);
@@ -165,7 +183,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
     // unchanged (../live-status.ts). It follows the Installation's status, which the provider reports
     // only once it has applied the object (and the offline engine never).
     const live = liveCalicoStatus(args.access, installation.status, {
-      calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-node" },
+      calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },
       typha: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-typha" },
       tigeraStatus: "calico",
     });
@@ -183,7 +201,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
     const followers =
       args.afterCalico?.({
         resources: [installation],
-        calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-node" },
+        calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },
       }) ?? [];
     ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
       provider: args.provider,
