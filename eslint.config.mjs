@@ -24,8 +24,8 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
-      // Scripts the workflows run with plain Node (before `npm ci`).
-      globals: { require: "readonly", process: "readonly", console: "readonly" },
+      // Scripts the workflows run with plain Node (before `npm ci`), and .mocharc.js.
+      globals: { require: "readonly", process: "readonly", console: "readonly", module: "writable" },
     },
     rules: {
       ...tseslint.configs.disableTypeChecked.rules,

@@ -6,6 +6,7 @@ import * as assert from "node:assert/strict";
 import { typhaReplicas } from "../components/calico/typha";
 import { derivedTimeoutMinutes, estimateRollout, type MaxUnavailable } from "../components/calico/rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION } from "../components/calico/typha-tls";
+import { type CalicoMinor, supportedMinorOf } from "../components/calico/defaults";
 import {
   KNOWN_AFTER_UP,
   type ResourceRecord,
@@ -71,11 +72,21 @@ function withoutDeployTimeValues(inputs: Record<string, unknown>): Record<string
 }
 
 /**
- * The objects a policy-only install of Calico 3.31 has, as `Kind namespace/name` (cluster-scoped ones with
- * an empty namespace): calico-node, Typha and its autoscaler with their RBAC and TLS, Calico's 22 CRDs of
- * crd.projectcalico.org and the two of policy.networking.k8s.io (test/calico-crds.test.ts lists them).
+ * The policy.networking.k8s.io CRDs each Calico line installs: v3.31's AdminNetworkPolicy and
+ * BaselineAdminNetworkPolicy, v3.32's ClusterNetworkPolicy (components/calico/crds.ts says why).
  */
-function inventory(namespace: string): string[] {
+const POLICY_CRDS: Readonly<Record<CalicoMinor, readonly string[]>> = {
+  "3.31": ["adminnetworkpolicies", "baselineadminnetworkpolicies"],
+  "3.32": ["clusternetworkpolicies"],
+};
+
+/**
+ * The objects a policy-only install of a Calico release has, as `Kind namespace/name` (cluster-scoped ones
+ * with an empty namespace): calico-node, Typha and its autoscaler with their RBAC and TLS, Calico's 22 CRDs
+ * of crd.projectcalico.org and its line's CRDs of policy.networking.k8s.io (test/calico-crds.test.ts lists
+ * them).
+ */
+function inventory(namespace: string, version: string): string[] {
   const ns = (kind: string, name: string) => `${kind} ${namespace}/${name}`;
   const cluster = (kind: string, name: string) => `${kind} /${name}`;
   const crds = [
@@ -103,8 +114,7 @@ function inventory(namespace: string): string[] {
       "stagednetworkpolicies",
       "tiers",
     ].map((plural) => `${plural}.crd.projectcalico.org`),
-    "adminnetworkpolicies.policy.networking.k8s.io",
-    "baselineadminnetworkpolicies.policy.networking.k8s.io",
+    ...POLICY_CRDS[supportedMinorOf(version)].map((plural) => `${plural}.policy.networking.k8s.io`),
   ];
   return [
     ...crds.map((name) => cluster("CustomResourceDefinition", name)),
@@ -153,7 +163,7 @@ for (const stack of STACKS) {
 
     it("registers the policy-only install's objects, each as its own typed resource", async () => {
       const evaluation = await evaluated(stack);
-      assert.deepEqual(registered(evaluation), inventory(calicoConfig.namespace));
+      assert.deepEqual(registered(evaluation), inventory(calicoConfig.namespace, calicoConfig.version));
       // Never a ConfigFile, ConfigGroup, Helm chart or URL: every object is visible to tests and policies.
       assert.ok(
         calicoChildren(evaluation).every(
@@ -323,7 +333,10 @@ describe("Calico readiness and overrides", () => {
     assert.equal((evaluation.outputs.calico as { namespace: string }).namespace, "calico-system");
     assert.deepEqual(
       registered(evaluation),
-      [...inventory("calico-system"), "Namespace /calico-system"].sort(),
+      [
+        ...inventory("calico-system", stackValue<StackCalicoConfig>("dev", "calico").version),
+        "Namespace /calico-system",
+      ].sort(),
     );
   });
 

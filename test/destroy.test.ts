@@ -9,7 +9,9 @@ import * as assert from "node:assert/strict";
 import { type PlanDiff, type ResourceDiff, diffDocuments } from "../offline/diff";
 import { type StackEvaluation, listStacks, loadStackConfig } from "../offline/engine";
 import { resourcesDocument } from "../offline/plan";
-import { evaluated, evaluatedWith, one } from "./helpers";
+import { crdKindsFor } from "../components/calico/crds";
+import { SUPPORTED_CALICO_MINORS, supportedMinorOf } from "../components/calico/defaults";
+import { evaluated, evaluatedWith, one, stackValue } from "./helpers";
 import { readPage } from "./docs-pages";
 
 const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
@@ -76,6 +78,7 @@ function documentedRows(): { mode: Mode | undefined; refuses: string; kept: stri
 
 describe("pulumi destroy, per stack mode", () => {
   const rows = documentedRows();
+  const page = readPage("docs/destroy.md").replace(/\s+/g, " ");
 
   it("docs/destroy.md's table has one row per stack mode, so every stack file has its row", () => {
     assert.deepEqual(
@@ -87,6 +90,11 @@ describe("pulumi destroy, per stack mode", () => {
         rows.some((row) => row.mode === modeOf(stack)),
         stack,
       );
+  });
+
+  it("states how many CRDs each supported Calico line keeps", () => {
+    for (const line of SUPPORTED_CALICO_MINORS)
+      assert.ok(page.includes(`${crdKindsFor(`v${line}.0`).length} on v${line}`), `v${line}`);
   });
 
   for (const stack of listStacks()) {
@@ -126,7 +134,10 @@ describe("pulumi destroy, per stack mode", () => {
       it("keeps exactly what the docs say: Calico's CRDs, and an existing cluster's vpc-cni add-on", () => {
         const kept = retained(diff);
         const crds = kept.filter((r) => typeOf(r) === CRD);
-        assert.ok(row().kept.includes(`Calico's ${crds.length} CRDs`), `${stack}: ${row().kept}`);
+        assert.ok(row().kept.includes("Calico's CRDs"), `${stack}: ${row().kept}`);
+        // The count is the stack's own Calico line's, as the page states it per line.
+        const line = supportedMinorOf(stackValue<{ version: string }>(stack, "calico").version);
+        assert.ok(page.includes(`${crds.length} on v${line}`), `${stack}: ${crds.length} CRDs on v${line}`);
         const others = kept.filter((r) => typeOf(r) !== CRD).map((r) => r.heading);
         assert.deepEqual(
           others,

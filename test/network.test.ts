@@ -1,5 +1,7 @@
 import * as assert from "node:assert/strict";
 import { parseCidr, planSubnets } from "../components/network/subnets";
+import { loadStackConfig } from "../offline/engine";
+import { REGIONS } from "../offline/world";
 import { STACKS, evaluated, input, ofType, one, stackValue } from "./helpers";
 
 const SUBNET = "aws:ec2/subnet:Subnet";
@@ -82,7 +84,9 @@ for (const stack of STACKS) {
       const evaluation = await evaluated(stack);
       const subnets = ofType(evaluation, SUBNET);
       assert.equal(subnets.length, 2 * config.availabilityZones);
-      const zones = ["a", "b", "c", "d"].slice(0, config.availabilityZones).map((l) => `us-west-2${l}`);
+      // The first N AZs of the stack's own region, as the offline world lists them (offline/world/regions.ts).
+      const region = loadStackConfig(stack).values["aws:region"];
+      const zones = REGIONS[region].zones.slice(0, config.availabilityZones).map((l) => `${region}${l}`);
       const plan = planSubnets(config.cidr, config.availabilityZones);
       for (const [kind, cidrs, role] of [
         ["public", plan.public, "kubernetes.io/role/elb"],

@@ -1,31 +1,67 @@
 /**
  * Adding a stack as the README says (`cp Pulumi.staging.yaml Pulumi.<stack>.yaml`) never breaks
- * `npm test`: in a copy of the repository with one more stack file, the tests that read every stack file
- * against the docs (destroy, docs, README, ordering, stacks, workflows) still pass.
+ * `npm test`, whatever region and Calico line the new stack chooses: in a copy of the repository with one
+ * more stack file, in another region on the other Calico line, the tests that read every stack file
+ * (against the docs, its region's AZs, its line's objects) still pass.
  */
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PROJECT_ROOT } from "../offline/engine";
+import { parseDocument } from "yaml";
+import { SUPPORTED_CALICO_MINORS, supportedMinorOf } from "../components/calico/defaults";
+import { CALICO_RELEASES } from "../components/calico/releases";
+import { PROJECT_ROOT, loadStackConfig } from "../offline/engine";
+import { REGIONS } from "../offline/world";
+import { stackValue } from "./helpers";
 
-/** The test files that read every stack file and the docs. */
+/** The test files that read every stack file: the docs, and what depends on its region or Calico line. */
 const SUITES = [
+  "test/calico-stack.test.ts",
+  "test/cluster.test.ts",
   "test/destroy.test.ts",
   "test/docs-inventory.test.ts",
   "test/docs-links.test.ts",
   "test/docs-numbers.test.ts",
+  "test/network.test.ts",
   "test/readme.test.ts",
   "test/ordering.test.ts",
   "test/stacks.test.ts",
   "test/workflows.test.ts",
 ];
 
+const SOURCE = "staging";
+const NEW_STACK = "loadtest";
+
+/**
+ * The copy's region and Calico release: the first region (by name) of the source's partition, other than
+ * its own, that needs no opt-in and has the AZs the stack asks for; the newest release of the other line.
+ */
+function newStackSettings(): { region: string; version: string } {
+  const own = loadStackConfig(SOURCE).values["aws:region"];
+  const azs = stackValue<{ availabilityZones: number }>(SOURCE, "network").availabilityZones;
+  const region = Object.keys(REGIONS)
+    .sort()
+    .find(
+      (name) =>
+        name !== own &&
+        REGIONS[name].partition === REGIONS[own].partition &&
+        !REGIONS[name].optIn &&
+        REGIONS[name].zones.length >= azs,
+    );
+  assert.ok(region !== undefined, `no other region with ${azs} AZs`);
+  const line = supportedMinorOf(stackValue<{ version: string }>(SOURCE, "calico").version);
+  const other = SUPPORTED_CALICO_MINORS.find((minor) => minor !== line);
+  assert.ok(other !== undefined, `no Calico line besides v${line}`);
+  return { region, version: CALICO_RELEASES[other].slice(-1)[0] };
+}
+
 describe("a new stack file", function () {
   this.timeout(10 * 60_000);
 
-  it("copied from staging under a new name, passes the tests that read every stack file and the docs", () => {
+  it("copied from staging under a new name, region and Calico line, passes the tests that read every stack file", () => {
+    const { region, version } = newStackSettings();
     for (const suite of SUITES) assert.ok(fs.existsSync(path.join(PROJECT_ROOT, suite)), suite);
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-new-stack-"));
     try {
@@ -37,19 +73,19 @@ describe("a new stack file", function () {
         fs.copyFileSync(path.join(PROJECT_ROOT, file), path.join(copy, file));
       }
       fs.symlinkSync(path.join(PROJECT_ROOT, "node_modules"), path.join(copy, "node_modules"));
-      fs.copyFileSync(path.join(copy, "Pulumi.staging.yaml"), path.join(copy, "Pulumi.loadtest.yaml"));
+      const file = parseDocument(fs.readFileSync(path.join(copy, `Pulumi.${SOURCE}.yaml`), "utf8"));
+      file.setIn(["config", "aws:region"], region);
+      file.setIn(["config", "eks-calico:calico", "version"], version);
+      fs.writeFileSync(path.join(copy, `Pulumi.${NEW_STACK}.yaml`), file.toString());
+      const written = loadStackConfig(NEW_STACK, {}, copy).values;
+      assert.equal(written["aws:region"], region);
+      assert.equal((JSON.parse(written["eks-calico:calico"]) as { version: string }).version, version);
       const run = spawnSync(
         process.execPath,
         [
           path.join(copy, "node_modules", "mocha", "bin", "mocha.js"),
-          // Only these files: the repository's .mocharc.json would add every test.
-          "--no-config",
-          "--require",
-          "ts-node/register/transpile-only",
-          "--extension",
-          "ts",
-          "--timeout",
-          "60000",
+          // The copy's .mocharc.js (its timeout too), one process: this test already runs beside others.
+          "--no-parallel",
           "--reporter",
           "dot",
           ...SUITES,
