@@ -43,7 +43,7 @@ import { EKS_QUOTAS } from "../stacks/schema/node-groups";
 import { LOG_RETENTION_DAYS, MAX_PUBLIC_ACCESS_CIDRS } from "../stacks/schema/cluster";
 import { MAX_TAGS, RESERVED_TAG_COUNT } from "../stacks/schema/tags";
 import { evaluated, input, one } from "./helpers";
-import { docPages, readPage } from "./docs-pages";
+import { configReference, docPages, readPage } from "./docs-pages";
 
 /** A docs page with its whitespace collapsed, so a phrase may wrap anywhere. */
 const page = (name: string) => readPage(`docs/${name}`).replace(/\s+/g, " ");
@@ -86,13 +86,11 @@ function constantIn(file: string, name: string): unknown {
   throw new Error(`${file} has no top-level const ${name}`);
 }
 
-/** The config reference's "Rule and effect" cell of `key`. */
+/** The config reference's rule of `key`, its bullets joined into one line. */
 function rule(key: string): string {
-  const row = readPage("docs/config-reference.md")
-    .split("\n")
-    .find((line) => line.startsWith(`| \`${key}\` `));
-  assert.ok(row, `docs/config-reference.md has no row for ${key}`);
-  return row.split("|")[3].trim();
+  const entry = configReference().get(key);
+  assert.ok(entry, `docs/config-reference.md does not document ${key}`);
+  return entry.rule;
 }
 
 interface JsonSchema {

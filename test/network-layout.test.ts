@@ -20,7 +20,7 @@ import { validateConfig } from "../stacks";
 import { type RegionZones, type ZoneRequest } from "../stacks/zones";
 import { networkLayout } from "../stacks/previous-network";
 import { MAX_VPC_PREFIX, MIN_SUBNET_PREFIX } from "../stacks/schema/network";
-import { readPage } from "./docs-pages";
+import { configReference, readPage } from "./docs-pages";
 
 const GROUP = { name: "general", minSize: 1, desiredSize: 1, maxSize: 3 };
 const ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d", "us-west-2e", "us-west-2f"];
@@ -204,9 +204,7 @@ describe("the docs state the layout the code computes", () => {
   });
 
   it("docs/config-reference.md: the smallest VPC and its subnets", () => {
-    const row = readPage("docs/config-reference.md")
-      .split("\n")
-      .find((line) => line.startsWith("| `network.cidr` "));
+    const row = configReference().get("network.cidr")?.rule;
     const sizes = slotPrefixes(MAX_VPC_PREFIX);
     assert.ok(row?.includes(`/16 to /${MAX_VPC_PREFIX},`), row);
     assert.ok(

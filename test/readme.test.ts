@@ -4,6 +4,7 @@ import * as path from "path";
 import { z } from "zod";
 import { stackConfigSchema } from "../stacks/schema";
 import { PROJECT_ROOT } from "../offline/engine";
+import { configReference } from "./docs-pages";
 
 interface JsonSchema {
   type?: string;
@@ -33,12 +34,9 @@ function schemaKeys(schema: JsonSchema, prefix = "", required = true): Map<strin
   return keys;
 }
 
-/** The config reference (docs/config-reference.md): key -> default column. */
+/** The config reference (docs/config-reference.md): key -> its default line. */
 function referenceKeys(): Map<string, string> {
-  const reference = fs.readFileSync(path.join(PROJECT_ROOT, "docs", "config-reference.md"), "utf8");
-  const section = reference.split("\n## ")[0];
-  const rows = [...section.matchAll(/^\| `([^`]+)` +\| (?:`([^`]*)`|(required|optional)) +\|/gm)];
-  return new Map(rows.map((row) => [row[1], row[2] ?? row[3]]));
+  return new Map([...configReference()].map(([key, entry]) => [key, entry.default]));
 }
 
 describe("README and the config reference", () => {
