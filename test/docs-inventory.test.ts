@@ -70,6 +70,26 @@ describe("docs: the lists the code defines", () => {
     });
   }
 
+  it("the README's table of outputs names each kind of stack's outputs, exactly", async () => {
+    const rows = tableRows(readPage("README.md"), "Output").map(([output, kinds]) => ({
+      output: output.replaceAll("`", ""),
+      kinds: kinds.split(", "),
+    }));
+    for (const [stack, kind] of [
+      ["dev", "full"],
+      ["existing.example", "existing"],
+      ["kubeconfig.example", "kubeconfig"],
+    ] as const) {
+      const outputs = Object.keys((await evaluatedWith(stack, { preview: false })).outputs).sort();
+      const documented = rows.filter((row) => row.kinds.includes(kind)).map((row) => row.output);
+      assert.deepEqual(documented.sort(), outputs, `README outputs of a ${kind} stack (${stack})`);
+    }
+    assert.ok(
+      rows.every((row) => row.kinds.every((kind) => ["full", "existing", "kubeconfig"].includes(kind))),
+      JSON.stringify(rows),
+    );
+  });
+
   it("components.md lists the keys of the calico output, in both install modes", async () => {
     const list =
       components.split("`calico` has the same keys in every kind of stack:")[1]?.split("\n\n")[1] ?? "";

@@ -63,6 +63,7 @@ describe("README and the config reference", () => {
     for (const command of [
       "npm ci && npm start",
       "npm ci && npm test",
+      "npm run test:cluster",
       "pulumi login",
       "pulumi stack select dev",
       "pulumi up",
