@@ -4,7 +4,6 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
 import { partitionOfRegion } from "../components/cluster/partitions";
@@ -44,7 +43,8 @@ import { clusterReplacementProblems, deployedCluster } from "./deployed-cluster"
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
-import { type RegionZones, type ZoneRequest } from "./zones";
+import type { RegionZones } from "./zones";
+import { availabilityZones, zoneRequest } from "./region-zones";
 import { layoutPodAddressProblems } from "./schema/pod-addresses";
 import { nodePodSettings } from "./schema/pod-capacity";
 import { groupNodes, podPlacementProblems } from "./pod-placement";
@@ -392,43 +392,4 @@ function accessPartitionProblems(config: StackConfig, region: string): ConfigPro
       },
     ];
   });
-}
-
-/** What `network` asks of the region's AZs (stacks/zones.ts). */
-function zoneRequest(network: StackConfig["network"]): ZoneRequest {
-  return {
-    count: network.availabilityZones,
-    ...(network.zones !== undefined ? { zones: network.zones } : {}),
-    exclude: network.excludeZones,
-  };
-}
-
-/**
- * The region's AZs that need no opt-in (Local and Wavelength zones do), by name with their zone IDs, and
- * those AWS offers now (state available); or the problem: a region AWS cannot list (without `state` the
- * data source lists every AZ the account has, whatever its state:
- * https://www.pulumi.com/registry/packages/aws/api-docs/getavailabilityzones/). Which AZs a stack uses is
- * decided with what it has deployed (zones.ts, previous-network.ts).
- */
-async function availabilityZones(region: string): Promise<RegionZones | { problem: ConfigProblem }> {
-  const filters = [{ name: "opt-in-status", values: ["opt-in-not-required"] }];
-  try {
-    const [every, available] = await Promise.all([
-      aws.getAvailabilityZones({ filters }),
-      aws.getAvailabilityZones({ state: "available", filters }),
-    ]);
-    const all = every.names
-      .map((name, i) => ({ name, id: every.zoneIds[i] }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-    return { region, all, offered: [...available.names].sort() };
-  } catch (error) {
-    // An unknown or disabled region fails here first: report it as the config key it comes from.
-    return {
-      problem: {
-        path: "aws:region",
-        value: region,
-        rule: `AWS could not list the region's availability zones: ${(error as Error).message}`,
-      },
-    };
-  }
 }

@@ -5,7 +5,7 @@
  *
  * kwok runs no container: a pod becomes Ready by kwok's stages, not by its readiness probe, so this shows
  * the order (patch, every node's cleanup pod Ready, then the DaemonSet deleted), not the script, which
- * test/felix-cleanup.test.ts runs against stand-ins for iptables, nft and ipset.
+ * test/felix-cleanup-script.test.ts runs against stand-ins for iptables, nft and ipset.
  */
 import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
