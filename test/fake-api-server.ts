@@ -13,6 +13,8 @@ export type Answer = { status: number; body: unknown };
 export class FakeApiServer {
   readonly requests: string[] = [];
   routes: Record<string, Answer> = {};
+  /** Answers given once each, in order, before a path's route: a server that recovers. */
+  firstAnswers: Record<string, Answer[]> = {};
   private constructor(private readonly server: https.Server) {}
 
   static async start(): Promise<FakeApiServer> {
@@ -25,7 +27,8 @@ export class FakeApiServer {
       const answer =
         url === "/version"
           ? { status: 200, body: { gitVersion: "v1.33.0" } }
-          : (fake.routes[url] ?? { status: 404, body: { kind: "Status", reason: "NotFound" } });
+          : (fake.firstAnswers[url]?.shift() ??
+            fake.routes[url] ?? { status: 404, body: { kind: "Status", reason: "NotFound" } });
       res.writeHead(answer.status, { "content-type": "application/json" });
       res.end(JSON.stringify(answer.body));
     });

@@ -68,6 +68,7 @@ describe("the line check step", function () {
   after(() => api.stop());
   beforeEach(() => {
     api.routes = {};
+    api.firstAnswers = {};
     api.requests.length = 0;
   });
 
@@ -120,6 +121,27 @@ describe("the line check step", function () {
     });
     const created = await lineCheckProvider.create(inputs("v3.32.1"));
     assert.equal(created.id, "line-check");
+  });
+
+  it("waits out a kind whose storage is (re)initializing (429 with retryAfterSeconds), then reads it", async () => {
+    const initializing = {
+      status: 429,
+      body: {
+        kind: "Status",
+        status: "Failure",
+        message: "storage is (re)initializing",
+        reason: "TooManyRequests",
+        details: { retryAfterSeconds: 1 },
+        code: 429,
+      },
+    };
+    api.firstAnswers = { [anp]: [initializing] };
+    api.routes = { [anp]: list("deny-egress") };
+    await assert.rejects(lineCheckProvider.create(inputs("v3.32.1")), /AdminNetworkPolicy deny-egress/);
+    assert.deepEqual(
+      api.requests.filter((r) => r === `GET ${anp}`),
+      [`GET ${anp}`, `GET ${anp}`],
+    );
   });
 
   it("a first install on a line checks too", async () => {

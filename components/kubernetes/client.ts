@@ -180,6 +180,38 @@ export function kubeRequest<T>(
   });
 }
 
+/** How many times a GET the API server answers 429 is sent in all. */
+const GET_ATTEMPTS = 10;
+
+/**
+ * A GET, sent again while the API server answers 429 Too Many Requests, after the `retryAfterSeconds` of
+ * its Status (1 s when absent, at most 10 s). The API server answers so for a kind whose CRD was just
+ * created, "storage is (re)initializing" with retryAfterSeconds 1 (seen on the local control plane right
+ * after `kubectl apply` of a manifest with CRDs), and when API Priority and Fairness rejects a request.
+ */
+async function kubeGetRetried<T>(credentials: Credentials, path: string, attempt = 1): Promise<T> {
+  try {
+    return await kubeRequest<T>(credentials, "GET", path);
+  } catch (error) {
+    if (!isKubeRequestError(error, 429) || attempt >= GET_ATTEMPTS) throw error;
+    await new Promise((resolve) => setTimeout(resolve, retryAfterMs(error.body)));
+    return kubeGetRetried<T>(credentials, path, attempt + 1);
+  }
+}
+
+/** The wait a 429 Status asks for (details.retryAfterSeconds), from 1 to 10 s. */
+function retryAfterMs(body: string): number {
+  let seconds = 1;
+  try {
+    const asked = (JSON.parse(body) as { details?: { retryAfterSeconds?: unknown } }).details
+      ?.retryAfterSeconds;
+    if (typeof asked === "number" && asked > 0) seconds = Math.min(asked, 10);
+  } catch {
+    // Not a Status: wait the default.
+  }
+  return seconds * 1000;
+}
+
 /**
  * A GET of one object, or undefined when the server answers 404. A 404 means "absent" only from a
  * Kubernetes API server: one that answers `/version` with its version. A proxy or a wrong server URL
@@ -187,7 +219,7 @@ export function kubeRequest<T>(
  */
 export async function kubeGetOrMissing<T>(credentials: Credentials, path: string): Promise<T | undefined> {
   try {
-    return await kubeRequest<T>(credentials, "GET", path);
+    return await kubeGetRetried<T>(credentials, path);
   } catch (error) {
     if (!isKubeRequestError(error, 404)) throw error;
     await requireApiServer(credentials, `GET ${path}`);
