@@ -126,6 +126,18 @@ function aws(type: string, more: Partial<ReplacementRule> = {}): ReplacementRule
 /** The rules by type token. A type missing here is shown as "may replace" by the diff, never as an update. */
 
 /**
+ * New code of a dynamic provider whose diff compares only named inputs: the dynamic provider host hands the
+ * inputs to the provider's own diff and "does not take any special action if the provider has changed"
+ * (@pulumi/pulumi cmd/dynamic-provider/index.js diff), so `__provider` alone takes no step. The checking
+ * steps and the Felix cleanup compare every input, `__provider` too, and do update.
+ */
+const NEW_PROVIDER_CODE = {
+  path: "__provider",
+  when: () => true,
+  why: "new provider code: its diff compares only named inputs",
+};
+
+/**
  * The tls resources' rows, from terraform-provider-tls's schema as tools/tls-provider/replace-rules.ts
  * records it (the `tls` stand-in serves the same rules): a PEM input replaces while the state holds a PEM,
  * which it always does here; an input without RequiresReplace (`earlyRenewalHours`) updates in place.
@@ -258,11 +270,13 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       except: [],
       why: "the step reads the cluster's CRD schemas again, known only once it has run",
     },
+    ignored: [NEW_PROVIDER_CODE],
     source: "components/calico/takeover/index.ts takeoverProvider.diff (changes, never replaces)",
   },
   [LINE_CHECK_TYPE]: {
     // Its diff names no replaced property: a new line or new credentials update it.
     replaceOn: [],
+    ignored: [NEW_PROVIDER_CODE],
     source: "components/calico/line-check.ts lineCheckProvider.diff (changes, never replaces)",
   },
   [FELIX_CLEANUP_TYPE]: {

@@ -1,0 +1,66 @@
+/**
+ * New code of a dynamic provider (`__provider`): a step whose diff compares only named inputs takes no
+ * step for it, as the real dynamic provider host hands the diff to the provider; a checking step, whose
+ * diff compares every input, updates.
+ */
+import * as assert from "node:assert/strict";
+import { LINE_CHECK_TYPE, lineCheckProvider } from "../components/calico/line-check";
+import { TAKEOVER_TYPE, takeoverProvider } from "../components/calico/takeover";
+import { TYPHA_RETIREMENT_TYPE, retirementProvider } from "../components/calico/takeover/typha-retirement";
+import { effectOf } from "../offline/diff-effects";
+import type { ResourceEntry } from "../offline/plan";
+
+const providers = { before: new Map(), after: new Map() };
+const change = { path: "inputs.__provider", before: "<code a>", after: "<code b>" };
+
+function entry(type: string): ResourceEntry {
+  return {
+    type,
+    inputs: { __provider: "<code b>" },
+    options: { ignoreChanges: [], replaceOnChanges: [] },
+  } as unknown as ResourceEntry;
+}
+
+describe("a dynamic provider's new code", () => {
+  const inputs = { kubeconfig: "k", line: "3.31", kinds: [] };
+
+  it("takes no step for the takeover and the line check, whose diffs ignore it", async () => {
+    for (const type of [TAKEOVER_TYPE, LINE_CHECK_TYPE]) {
+      assert.equal(effectOf(entry(type), change, providers).effect, "ignored", type);
+    }
+    // The providers' own diffs, as the host calls them: only __provider differs.
+    const line = await lineCheckProvider.diff!(
+      "id",
+      { ...inputs, __provider: "a" },
+      {
+        ...inputs,
+        __provider: "b",
+      },
+    );
+    assert.equal(line.changes, false);
+    const takeover = {
+      kubeconfig: "k",
+      fieldManager: "m",
+      adopt: false,
+      objects: [],
+      openSchemas: [],
+      calicoLine: "3.31",
+    };
+    const taken = await takeoverProvider.diff!(
+      "id",
+      { ...takeover, __provider: "a" },
+      {
+        ...takeover,
+        __provider: "b",
+      },
+    );
+    assert.equal(taken.changes, false);
+  });
+
+  it("updates a checking step, whose diff compares every input", async () => {
+    assert.equal(effectOf(entry(TYPHA_RETIREMENT_TYPE), change, providers).effect, "update");
+    const olds = { kubeconfig: "k", namespace: "kube-system", __provider: "a" };
+    const diff = await retirementProvider.diff!("id", olds, { ...olds, __provider: "b" });
+    assert.equal(diff.changes, true);
+  });
+});
