@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import { EXPIRY_WARNING_DAYS, earliestExpiry, expiryWarning } from "../components/calico/certificate-expiry";
 import { certificateNotice } from "../stacks/previous";
-import { evaluatedWith } from "./helpers";
+import { evaluatedWith, withWarnings } from "./helpers";
 
 const NOW = new Date("2030-06-01T00:00:00Z");
 const days = (n: number) => new Date(NOW.getTime() + n * 86_400_000).toISOString();
@@ -50,15 +50,7 @@ describe("Typha's certificates: when they expire", () => {
       ...deployed.outputs,
       calico: { ...(deployed.outputs.calico as object), typhaCertificatesExpire: soon },
     };
-    const warnings: string[] = [];
-    const original = console.warn;
-    // Under the mock runtime the SDK writes pulumi.log.warn to console.warn (sdk/nodejs/log/index.ts).
-    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
-    try {
-      await evaluatedWith("dev", { previousOutputs });
-    } finally {
-      console.warn = original;
-    }
+    const { warnings } = await withWarnings(() => evaluatedWith("dev", { previousOutputs }));
     assert.equal(
       warnings.filter((w) => w.includes(`Typha's TLS certificates expire in`) && w.includes(soon)).length,
       1,

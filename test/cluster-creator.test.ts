@@ -18,7 +18,7 @@ import {
 } from "../offline/engine";
 import { ConfigError } from "../stacks";
 import { clusterCreator, creatorAccessProblems } from "../stacks/creator";
-import { evaluatedWith as evaluatedAs, ofType, stackValue } from "./helpers";
+import { evaluatedWith as evaluatedAs, ofType, stackValue, withWarnings } from "./helpers";
 
 /**
  * The program as `pulumi up` runs it, unless told `preview: true`: only an update records the creator (a
@@ -53,27 +53,6 @@ async function deployedDev(clusterCreatorOutput: string | undefined): Promise<Re
     Object.entries((await evaluated("dev")).outputs).filter(([name]) => name !== "clusterCreator"),
   );
   return clusterCreatorOutput === undefined ? outputs : { ...outputs, clusterCreator: clusterCreatorOutput };
-}
-
-/**
- * What `run` logs with pulumi.log.warn, by the text of each warning. Under the mock runtime no engine takes
- * the log: the SDK writes it to console.warn as "warning: [runtime] <text>" (sdk/nodejs/log/index.ts).
- */
-async function withWarnings<T>(run: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
-  const warnings: string[] = [];
-  const original = console.warn;
-  console.warn = (...args: unknown[]) =>
-    void warnings.push(
-      args
-        .map(String)
-        .join(" ")
-        .replace(/^warning: \[runtime\] /, ""),
-    );
-  try {
-    return { result: await run(), warnings };
-  } finally {
-    console.warn = original;
-  }
 }
 
 async function refusal(options: EvaluateOptions) {

@@ -151,3 +151,24 @@ export const UNREACHABLE_KUBECONFIG = [
 export function unwrapped(message: string): string {
   return message.replace(/\n(?! {2}- | {6}- | {6}hint: | {8}\(\d+\) ) +/g, " ");
 }
+
+/**
+ * What `run` logs with pulumi.log.warn, by the text of each warning. Under the mock runtime no engine takes
+ * the log: the SDK writes it to console.warn as "warning: [runtime] <text>" (sdk/nodejs/log/index.ts).
+ */
+export async function withWarnings<T>(run: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
+  const warnings: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) =>
+    void warnings.push(
+      args
+        .map(String)
+        .join(" ")
+        .replace(/^warning: \[runtime\] /, ""),
+    );
+  try {
+    return { result: await run(), warnings };
+  } finally {
+    console.warn = original;
+  }
+}

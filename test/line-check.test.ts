@@ -9,7 +9,7 @@ import { LINE_POLICY_NOTES, lineRefusal, unenforcedPolicyKinds } from "../compon
 import { KUBERNETES_POLICY_CRD_KINDS } from "../components/calico/crds";
 import { SUPPORTED_CALICO_MINORS, type CalicoMinor } from "../components/calico/defaults";
 import { FakeApiServer } from "./fake-api-server";
-import { evaluatedWith, stackValue } from "./helpers";
+import { evaluatedWith, stackValue, withWarnings } from "./helpers";
 import syncer from "./fixtures/felix-syncer-policy-kinds.json";
 
 /** The kinds Felix's syncer lists on `line`, upstream: "KindKubernetesAdminNetworkPolicy" -> "AdminNetworkPolicy". */
@@ -185,15 +185,9 @@ describe("a plan of a line change", function () {
       "eks-calico:calico": { ...stackValue<object>("dev", "calico"), version: v },
     });
     const deployed = await evaluatedWith("dev", { preview: false, config: calico("v3.31.7") });
-    const warnings: string[] = [];
-    const original = console.warn;
-    // Under the mock runtime the SDK writes pulumi.log.warn to console.warn (sdk/nodejs/log/index.ts).
-    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
-    try {
-      await evaluatedWith("dev", { previousOutputs: deployed.outputs, config: calico(version) });
-    } finally {
-      console.warn = original;
-    }
+    const { warnings } = await withWarnings(() =>
+      evaluatedWith("dev", { previousOutputs: deployed.outputs, config: calico(version) }),
+    );
     return warnings.filter((w) => w.includes("calico-line-check"));
   }
 

@@ -10,7 +10,7 @@ import { newLayout } from "../components/network/layout";
 import { evaluateStackExpectingError } from "../offline/engine";
 import { ConfigError } from "../stacks";
 import { nodeCapacity } from "../stacks/node-capacity";
-import { evaluatedWith, stackValue } from "./helpers";
+import { evaluatedWith, stackValue, withWarnings } from "./helpers";
 
 // A /22 VPC: each AZ's private slot is an eighth of it, a /25 (docs/stacks.md).
 const SMALL = newLayout("10.0.0.0/22", ["us-west-2a", "us-west-2b"]);
@@ -126,18 +126,12 @@ describe("node capacity through the program", () => {
   });
 
   it("plans with a warning when only maxSize does not fit", async () => {
-    // Under the mock runtime the SDK writes pulumi.log.warn to console.warn (sdk/nodejs/log/index.ts).
-    const warnings: string[] = [];
-    const original = console.warn;
-    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
-    try {
-      const plan = await evaluatedWith("dev", {
+    const { result: plan, warnings } = await withWarnings(() =>
+      evaluatedWith("dev", {
         config: { "eks-calico:network": network, "eks-calico:nodeGroups": groups(2, 12) },
-      });
-      assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
-    } finally {
-      console.warn = original;
-    }
+      }),
+    );
+    assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
     assert.equal(warnings.filter((w) => w.includes("nodeGroups: at maxSize one AZ would take ")).length, 1);
   });
 
@@ -146,19 +140,14 @@ describe("node capacity through the program", () => {
     const deployed = await evaluatedWith("dev", { config });
     const scaling = deployed.outputs.nodeGroupScaling as Record<string, { nodeGroupName: string }>;
     const grown = { [Object.values(scaling)[0].nodeGroupName]: 12 };
-    const warnings: string[] = [];
-    const original = console.warn;
-    console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
-    try {
-      const plan = await evaluatedWith("dev", {
+    const { result: plan, warnings } = await withWarnings(() =>
+      evaluatedWith("dev", {
         config,
         previousOutputs: deployed.outputs,
         simulate: { nodeGroups: { autoscaledDesiredSizes: grown } },
-      });
-      assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
-    } finally {
-      console.warn = original;
-    }
+      }),
+    );
+    assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
     assert.equal(warnings.filter((w) => w.includes("nodeGroups: the nodes the groups run now")).length, 1);
   });
 });
