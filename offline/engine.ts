@@ -21,7 +21,6 @@ export {
 } from "./config";
 import { decodeConfigValue } from "../stacks/config-values";
 import { secretLeaves } from "../stacks/secrets";
-import { fixSupportToday } from "../stacks/support";
 import { type ComponentOutputs, byField, plainObject } from "./outputs";
 export { placeholder, type AwsSimulation } from "./world";
 export { KNOWN_AFTER_UP } from "./plan";
@@ -52,8 +51,8 @@ export interface EvaluateOptions {
    */
   preview?: boolean;
   /**
-   * The date the program's EKS support checks read (stacks/support.ts), so that a test does not follow the
-   * clock; default: today.
+   * The date the program's EKS support and certificate checks read (index.ts passes it to
+   * loadStackSettings), so that a test does not follow the clock; default: today.
    */
   today?: Date;
   /** Called with each registration as it happens, also when the program fails later. */
@@ -213,12 +212,12 @@ function forgetPendingPromises(): void {
 }
 
 /** The program's entry point: index.ts exports an async function, as Pulumi's nodejs host runs it. */
-function loadProgram(): () => Promise<Record<string, unknown>> {
+function loadProgram(): (today?: Date) => Promise<Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const program = require(path.join(PROJECT_ROOT, "index.ts")) as unknown;
   if (typeof program !== "function")
     throw new Error("index.ts must export an async function (export = async () => ...)");
-  return program as () => Promise<Record<string, unknown>>;
+  return program as (today?: Date) => Promise<Record<string, unknown>>;
 }
 
 // The Pulumi runtime is process-global: evaluations run one at a time.
@@ -306,10 +305,10 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   const onRejection = (reason: unknown) => stray.push(reason);
   process.on("unhandledRejection", onRejection);
   let failure: { error: unknown } | undefined;
-  fixSupportToday(options.today);
   try {
     const run = async () => {
-      await pulumi.runtime.runInPulumiStack(loadProgram());
+      const program = loadProgram();
+      await pulumi.runtime.runInPulumiStack(() => program(options.today));
       await pulumi.runtime.disconnect();
     };
     await Promise.race([run(), refused]);
@@ -319,7 +318,6 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     // engine ends the update, so the leak check at exit does not turn a finished plan into a failure.
     forgetPendingPromises();
   } finally {
-    fixSupportToday(undefined);
     await new Promise((resolve) => setTimeout(resolve, 0));
     process.off("unhandledRejection", onRejection);
   }

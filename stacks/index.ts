@@ -7,7 +7,7 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
 import { partitionOfRegion } from "../components/cluster/partitions";
-import { deployedUpgradePolicy, extendedSupportNotice, supportToday, upgradePolicyFor } from "./support";
+import { deployedUpgradePolicy, extendedSupportNotice, upgradePolicyFor } from "./support";
 import {
   CONFIG_NAMESPACE,
   ConfigError,
@@ -167,9 +167,10 @@ function readNamespace(): Record<string, unknown> {
 
 /**
  * Reads and validates the current stack's configuration, and checks the AZ count against the region
- * (the only check that asks AWS). Throws one ConfigError with every problem, before any resource exists.
+ * (the only check that asks AWS) and what EKS supports on `today`. Throws one ConfigError with every problem,
+ * before any resource exists.
  */
-export async function loadStackSettings(): Promise<StackSettings> {
+export async function loadStackSettings(today: Date): Promise<StackSettings> {
   const project = pulumi.getProject();
   const stack = pulumi.getStack();
   const raw = readNamespace();
@@ -229,7 +230,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
     : clusterSchema.safeParse(raw.cluster ?? {}).data;
   const policy =
     clusterKeys !== undefined && clusterKeys.existing === undefined && clusterKeys.kubeconfig === undefined
-      ? upgradePolicyOf(clusterKeys, previous, supportToday())
+      ? upgradePolicyOf(clusterKeys, previous, today)
       : undefined;
   if (policy !== undefined && "problem" in policy) problems.push(policy.problem);
   if (!validated.ok || problems.length > 0) throw new ConfigError(stack, problems);
@@ -245,7 +246,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
   const deployed = previousCalico(previous);
   const step = calicoStep(deployed, config.calico);
-  const expiring = certificateNotice(previous, new Date());
+  const expiring = certificateNotice(previous, today);
   if (expiring !== undefined) void pulumi.log.warn(expiring);
   const lineChange =
     "step" in step && step.step === "install" ? lineNotice(deployed, config.calico) : undefined;
@@ -257,7 +258,7 @@ export async function loadStackSettings(): Promise<StackSettings> {
       : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
   if (elsewhere === undefined) {
-    const support = extendedSupportNotice(config.cluster.version, upgradePolicy, supportToday());
+    const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
     if (support !== undefined) void pulumi.log.warn(support);
   }
   const layout = "layout" in network ? network.layout : undefined;

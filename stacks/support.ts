@@ -18,19 +18,6 @@ import type { PreviousOutputs } from "./previous-outputs";
 import type { ConfigProblem } from "./problems";
 import { END_OF_STANDARD_SUPPORT, UPGRADE_POLICIES, type UpgradePolicy } from "./schema";
 
-/** The date an offline run fixes (offline/engine.ts `today`), so that its tests do not follow the clock. */
-let fixedToday: Date | undefined;
-
-/** Today's date for the support checks: the clock's, or the one an offline run fixed. */
-export function supportToday(): Date {
-  return fixedToday ?? new Date();
-}
-
-/** Fixes the date the support checks read, until called again with undefined (the offline engine only). */
-export function fixSupportToday(day: Date | undefined): void {
-  fixedToday = day;
-}
-
 /** The day `today` is, in UTC, as the dates table writes days. */
 const dayOf = (today: Date) => today.toISOString().slice(0, 10);
 
