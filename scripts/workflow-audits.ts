@@ -13,7 +13,8 @@
  *   otherwise (action.yml of v4.3.1: `role-duration-seconds`, "Default is one hour"; src/index.ts
  *   DEFAULT_ROLE_DURATION = 3600), so a job that assumes a role sets `timeout-minutes` and a
  *   `role-duration-seconds` of at least that many minutes, at most STS's 43,200 s (12 hours, the highest
- *   MaxSessionDuration IAM accepts: AWS STS AssumeRoleWithWebIdentity, DurationSeconds).
+ *   MaxSessionDuration IAM accepts: AWS STS AssumeRoleWithWebIdentity, DurationSeconds). Likewise a job
+ *   that exchanges its OIDC token for a Pulumi token sets `token-expiration` to cover it (PULUMI_TOKEN).
  */
 import YAML from "yaml";
 
@@ -41,6 +42,19 @@ export const SESSION = {
   /** AssumeRoleWithWebIdentity DurationSeconds: 900 to the role's MaxSessionDuration, at most 43,200. */
   minSeconds: 900,
   maxSeconds: 43_200,
+} as const;
+
+/**
+ * What pulumi/auth-actions v1.0.1 allows: `token-expiration` is optional and sent as the token exchange's
+ * `expiration` only when set (src/config.ts, src/oauth2.ts); without it Pulumi Cloud picks the lifetime,
+ * and "It is up to the Pulumi authorization server to grant or reduce it" (action.yml). So the audit asks
+ * for it explicitly; the OIDC issuer's maximum expiration in Pulumi Cloud must allow it (docs/pull-requests.md).
+ */
+export const PULUMI_TOKEN = {
+  defaultSeconds: undefined,
+  minSeconds: 1,
+  /** The action sets no ceiling: the issuer's maximum expiration, a Pulumi Cloud setting, is the bound. */
+  maxSeconds: Number.MAX_SAFE_INTEGER,
 } as const;
 
 interface Step {
@@ -132,39 +146,69 @@ export function persistedCredentials(file: WorkflowSource): AuditProblem[] {
   return problems;
 }
 
-/** Every job that assumes an AWS role for less than it may run, or may run unbounded. */
+/** A credential step's lifetime input: its action, the input, its default, and the range it accepts. */
+interface Credential {
+  readonly action: string;
+  /** The input that names the credential's scope: a step without it asks for no credential. */
+  readonly asks: string;
+  readonly input: string;
+  readonly defaultSeconds: number | undefined;
+  readonly minSeconds: number;
+  readonly maxSeconds: number;
+}
+
+const CREDENTIALS: readonly Credential[] = [
+  {
+    action: "aws-actions/configure-aws-credentials",
+    asks: "role-to-assume",
+    input: "role-duration-seconds",
+    ...SESSION,
+  },
+  { action: "pulumi/auth-actions", asks: "organization", input: "token-expiration", ...PULUMI_TOKEN },
+];
+
+/** Every job whose AWS session or Pulumi token may expire before the job ends, or that nothing bounds. */
 export function sessionDuration(file: WorkflowSource): AuditProblem[] {
   const { lines, jobs } = jobsOf(file);
   const problems: AuditProblem[] = [];
   for (const [id, job, start] of jobs) {
-    const assumes = (job.steps ?? []).filter(
-      (s) =>
-        s.uses !== undefined &&
-        actionOf(s.uses) === "aws-actions/configure-aws-credentials" &&
-        s.with?.["role-to-assume"] !== undefined,
+    const steps = (job.steps ?? []).flatMap((step) =>
+      CREDENTIALS.filter(
+        (c) =>
+          step.uses !== undefined && actionOf(step.uses) === c.action && step.with?.[c.asks] !== undefined,
+      ).map((credential) => ({ step, credential })),
     );
-    if (assumes.length === 0) continue;
+    if (steps.length === 0) continue;
     const where = { audit: "session-duration" as const, file: file.name, line: start };
     const timeout = job["timeout-minutes"];
     if (typeof timeout !== "number") {
       problems.push({
         ...where,
-        message: `job ${id} assumes a role but sets no timeout-minutes: nothing bounds it by its session`,
+        message: `job ${id} takes credentials but sets no timeout-minutes: nothing bounds it by their lifetime`,
       });
       continue;
     }
-    for (const step of assumes) {
-      const seconds = Number(step.with?.["role-duration-seconds"] ?? SESSION.defaultSeconds);
-      const at = { ...where, line: lineOf(lines, /aws-actions\/configure-aws-credentials@/, start) };
-      if (!Number.isInteger(seconds) || seconds < SESSION.minSeconds || seconds > SESSION.maxSeconds)
+    let searchFrom = start;
+    for (const { step, credential: c } of steps) {
+      const line = lineOf(lines, new RegExp(`${c.action}@`), searchFrom);
+      searchFrom = line;
+      const at = { ...where, line };
+      const given = step.with?.[c.input];
+      const seconds = Number(given ?? c.defaultSeconds);
+      if (given === undefined && c.defaultSeconds === undefined)
         problems.push({
           ...at,
-          message: `job ${id}: role-duration-seconds ${String(step.with?.["role-duration-seconds"])} is not a whole number of seconds from ${SESSION.minSeconds} to ${SESSION.maxSeconds}`,
+          message: `job ${id}: ${c.action} sets no ${c.input}, so the server picks the lifetime: set it to at least ${timeout * 60}`,
+        });
+      else if (!Number.isInteger(seconds) || seconds < c.minSeconds || seconds > c.maxSeconds)
+        problems.push({
+          ...at,
+          message: `job ${id}: ${c.input} ${String(given)} is not a whole number of seconds from ${c.minSeconds} to ${c.maxSeconds}`,
         });
       else if (seconds < timeout * 60)
         problems.push({
           ...at,
-          message: `job ${id}: its AWS session lasts ${seconds} s but the job may run ${timeout * 60} s (timeout-minutes ${timeout}): set role-duration-seconds to at least ${timeout * 60}`,
+          message: `job ${id}: its ${c.action} credential lasts ${seconds} s but the job may run ${timeout * 60} s (timeout-minutes ${timeout}): set ${c.input} to at least ${timeout * 60}`,
         });
     }
   }

@@ -2,7 +2,7 @@
  * The workflows pass the security audits of scripts/workflow-audits.ts (zizmor's unpinned-uses,
  * secrets-inherit and artipacked, and AWS sessions as long as their jobs), and each audit fails on the
  * workflows as they were before it: actions on movable tags, `secrets: inherit` into up.yml, checkouts that
- * kept the token, and a 90-minute deploy on a one-hour session.
+ * kept the token, a 90-minute deploy on a one-hour session, and Pulumi tokens of the server's lifetime.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -120,6 +120,34 @@ describe("workflows: security audits", () => {
       ),
       { "session-duration": assuming.length },
     );
+  });
+
+  it("refuses a Pulumi token whose lifetime the job leaves to the server, or that ends before the job", () => {
+    // As before: no token-expiration, so Pulumi Cloud chooses how long the deploy's token lasts.
+    const exchanges = FILES.flatMap((f) =>
+      f.text.split("\n").filter((line) => /uses:\s*pulumi\/auth-actions@/.test(line)),
+    );
+    assert.ok(exchanges.length > 0);
+    const before = auditWorkflows(
+      FILES.map((f) => ({ ...f, text: f.text.replace(/\n\s+token-expiration: \d+/g, "") })),
+    );
+    assert.equal(before.length, exchanges.length);
+    assert.ok(
+      before.every((p) => p.audit === "session-duration" && /sets no token-expiration/.test(p.message)),
+    );
+    const shorter = auditWorkflows(
+      FILES.map((f) => ({ ...f, text: f.text.replace(/token-expiration: \d+/g, "token-expiration: 1200") })),
+    );
+    assert.equal(shorter.length, exchanges.length);
+    assert.ok(
+      shorter.every((p) => /lasts 1200 s but the job may run/.test(p.message)),
+      shorter[0]?.message,
+    );
+    const lineOf = (p: { file: string; line: number }) =>
+      FILES.find((f) => f.name === p.file)
+        ?.text.split("\n")
+        .at(p.line - 1) ?? "";
+    assert.ok(shorter.every((p) => lineOf(p).includes("pulumi/auth-actions@")));
   });
 
   it("documents the deploy role's MaxSessionDuration as up.yml's session, and the others' sessions", () => {
