@@ -51,6 +51,20 @@ const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
  */
 const NO_AWS = ["kubernetes:", "tls:", "eks-calico:", "pulumi-nodejs:dynamic/", "pulumi:"];
 
+/**
+ * The actions AWS checks on the caller itself, beyond the service, for a resource type. A managed node
+ * group from a launch template: EKS authorizes the caller to launch instances with it (CreateNodegroup's
+ * InvalidRequestException "You are not authorized to launch instances with this launch template", as
+ * terraform-aws-modules/terraform-aws-eks#3199 shows it in CloudTrail), as EC2 Auto Scaling does ("An IAM
+ * user or role that creates or updates an Auto Scaling group using a launch template must have permission
+ * to use the ec2:RunInstances action", EC2 Auto Scaling User Guide, "Launch template support"); it reads
+ * the template's version (UpdateNodegroupVersion: "You are not authorized to describe the launch template
+ * version") and passes the node role.
+ */
+const CALLER_ACTIONS: Readonly<Record<string, readonly string[]>> = {
+  "eks:index:ManagedNodeGroup": ["ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole"],
+};
+
 /** The IAM actions each invoke (data source) the program calls needs. */
 const CALL_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   "aws:index/getAvailabilityZones:getAvailabilityZones": ["ec2:DescribeAvailabilityZones"],
@@ -202,6 +216,16 @@ describe("a fork that deploys (docs/fork.md, docs/iam/)", function () {
       [],
     );
     assert.deepEqual([...needed].sort(), ["ec2", "eks", "iam", "kms", "logs"]);
+  });
+
+  it("the deploy policy allows what AWS checks on the caller for the types the plans register", () => {
+    const policy = readPolicy(policyFile("deploy", "policy"));
+    const needed = [...plan.types].flatMap((type) => CALLER_ACTIONS[type] ?? []);
+    assert.ok(needed.includes("ec2:RunInstances"), "the plans register managed node groups");
+    assert.deepEqual(
+      needed.filter((action) => !grants(policy, action)),
+      [],
+    );
   });
 
   it("every policy allows each read the program makes, in previews and updates", () => {
