@@ -130,6 +130,15 @@ export async function readExistingCluster(
       rule: `names a cluster in status ${cluster.status}: Calico installs only on an ACTIVE cluster`,
     });
   }
+  const family = cluster?.kubernetesNetworkConfigs[0]?.ipFamily;
+  if (family !== undefined && family !== "ipv4") {
+    problems.push({
+      path: "cluster.existing.name",
+      value: existing.name,
+      rule: `names a cluster whose ipFamily is ${family}: calico-node as this stack installs it enforces IPv4 only, so NetworkPolicy would not hold for the pods' IPv6 traffic`,
+      hint: "FELIX_IPV6SUPPORT is false in the manifest (components/calico/daemonset.ts), and the Tigera operator sets it false for an Installation without nodeAddressAutodetectionV6 (tigera/operator pkg/render/node.go); install Calico on this cluster another way",
+    });
+  }
   const vpcCni = cluster === undefined ? undefined : await readVpcCni(existing.name);
   if (vpcCni?.managed === false && !existing.vpcCniConfigured) {
     problems.push({

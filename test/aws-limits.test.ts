@@ -131,10 +131,17 @@ describe("a registry the nodes can reach", () => {
     });
   }
 
-  it("takes an IPv6 literal on a cluster made elsewhere, whose IP family is not known before up", () => {
+  it("refuses an IPv6 literal on an existing cluster, which must be IPv4, and takes it by kubeconfig", () => {
+    const calico = { ...stackValue<Record<string, unknown>>("dev", "calico"), registry: V6 };
+    const existing = problems({ cluster: { existing: { name: "platform-prod", maxNodes: 20 } }, calico });
+    assert.match(
+      existing.find(([at]) => at === "calico.registry")?.[1] ?? "",
+      /its host is an IPv6 address, and the cluster must be IPv4 \(cluster\.existing takes no IPv6 cluster/,
+    );
+    // A cluster reached by kubeconfig may be of either family: nothing reads it before up.
     const result = validateConfig({
-      cluster: { existing: { name: "platform-prod", maxNodes: 20 } },
-      calico: { ...stackValue<Record<string, unknown>>("dev", "calico"), registry: V6 },
+      cluster: { kubeconfig: { path: "kubeconfig.yaml", maxNodes: 20, vpcCniConfigured: true } },
+      calico,
     });
     const paths = result.ok ? [] : result.problems.map((p) => p.path);
     assert.ok(!paths.includes("calico.registry"), JSON.stringify(paths));

@@ -200,6 +200,15 @@ describe("existing-cluster stack", () => {
     assert.match(creating.problems.join("\n"), /names a cluster in status CREATING/);
   });
 
+  it("refuses an IPv6 cluster, whose pods' IPv6 traffic calico-node here would not police", async () => {
+    const refused = await refusal({ simulate: { existingCluster: { ipFamily: "ipv6" } } });
+    assert.deepEqual(refused.types, ["pulumi:pulumi:Stack"], "refused before any resource");
+    assert.match(
+      refused.problems.join("\n"),
+      /^cluster\.existing\.name: names a cluster whose ipFamily is ipv6: calico-node as this stack installs it enforces IPv4 only/,
+    );
+  });
+
   it("refuses every key for what the stack does not create, all at once", async () => {
     const { problems } = await refusal({
       config: {

@@ -38,6 +38,8 @@ export interface ExistingClusterSimulation {
   /** Kubernetes minor version of the control plane. */
   readonly version?: string;
   readonly status?: string;
+  /** `kubernetesNetworkConfig.ipFamily`: `ipv4` or `ipv6`. */
+  readonly ipFamily?: string;
   /** The VPC CNI: the EKS add-on with these configuration values, or self-managed (no add-on). */
   readonly vpcCni?:
     { readonly managed: true; readonly configurationValues?: string } | { readonly managed: false };
@@ -45,11 +47,12 @@ export interface ExistingClusterSimulation {
 
 /**
  * What the world assumes of a cluster it was told nothing about: what `eksctl create cluster` makes by
- * default (the vpc-cni EKS add-on with no configuration values), on Kubernetes 1.35.
+ * default (the vpc-cni EKS add-on with no configuration values, IPv4), on Kubernetes 1.35.
  */
 export const DEFAULT_EXISTING_CLUSTER = {
   version: "1.35",
   status: "ACTIVE",
+  ipFamily: "ipv4",
   vpcCni: { managed: true, configurationValues: "" },
 } as const;
 
@@ -67,7 +70,7 @@ export class ExistingClusterWorld {
     const cni = f.vpcCni.managed
       ? `the vpc-cni EKS add-on with ${f.vpcCni.configurationValues ? `configuration values ${f.vpcCni.configurationValues}` : "no configuration values"}`
       : "a self-managed VPC CNI (no add-on)";
-    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${cni}`;
+    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${f.ipFamily}, ${cni}`;
   }
 
   private requireCluster(name: unknown): void {
@@ -77,9 +80,10 @@ export class ExistingClusterWorld {
   /** aws.eks.getCluster, as the Terraform data source answers it. */
   getCluster(args: Record<string, unknown>, region: string): Record<string, unknown> {
     this.requireCluster(args.name);
-    const { name, version, status } = this.facts;
+    const { name, version, status, ipFamily } = this.facts;
     return describeCluster(name, region, {
       certificateAuthorities: [{ data: placeholder("cluster-ca", name) }],
+      kubernetesNetworkConfigs: [{ ipFamily }],
       version,
       status,
     });

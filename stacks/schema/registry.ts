@@ -112,22 +112,29 @@ function registryKeys(value: unknown, path: string): [string, string][] {
 }
 
 /**
- * Registry keys whose host is an IPv6 literal, on a stack that makes its own cluster: EKS makes an IPv4
- * cluster unless `kubernetesNetworkConfig.ipFamily` says ipv6 ("If you don't specify a value, ipv4 is used
- * by default", EKS API Reference, KubernetesNetworkConfigRequest, read 2026-11-28). This program never
- * sets it, and its VPC has no IPv6 block, so its nodes have IPv4 addresses only and cannot reach the
- * registry. The class is every registry key, found by name, not a list of today's keys. A cluster made elsewhere or reached by kubeconfig may be IPv6: its family
- * is not known before `up`, and its registry keys are taken.
+ * Registry keys whose host is an IPv6 literal, on a stack whose cluster is IPv4:
+ * - a cluster the stack makes: EKS makes an IPv4 cluster unless `kubernetesNetworkConfig.ipFamily` says
+ *   ipv6 ("If you don't specify a value, ipv4 is used by default", EKS API Reference,
+ *   KubernetesNetworkConfigRequest, read 2026-11-28). This program never sets it, and its VPC has no IPv6
+ *   block, so its nodes have IPv4 addresses only and cannot reach the registry;
+ * - a cluster made elsewhere (`cluster.existing`): stacks/existing.ts refuses one whose ipFamily is not
+ *   ipv4, as calico-node here enforces IPv4 only.
+ * The class is every registry key, found by name, not a list of today's keys. A cluster reached by
+ * kubeconfig may be of either family, which nothing reads before `up`: its registry keys are taken.
  */
 export function registryAddressProblems(raw: Record<string, unknown>): ConfigProblem[] {
   const cluster = isRecord(raw.cluster) ? raw.cluster : {};
-  if (cluster.existing !== undefined || cluster.kubeconfig !== undefined) return [];
+  if (cluster.kubeconfig !== undefined) return [];
+  const whose =
+    cluster.existing !== undefined
+      ? "the cluster must be IPv4 (cluster.existing takes no IPv6 cluster: calico-node here enforces IPv4 only)"
+      : "the cluster this stack makes is IPv4 (EKS's default ipFamily, which the program keeps)";
   return registryKeys(raw, "")
     .filter(([, prefix]) => hasIpv6LiteralHost(prefix))
     .map(([path, prefix]) => ({
       path,
       value: prefix,
-      rule: "must name a registry the nodes can reach: its host is an IPv6 address, and the cluster this stack makes is IPv4 (EKS's default ipFamily, which the program keeps), so its nodes have no IPv6 address to pull from it",
+      rule: `must name a registry the nodes can reach: its host is an IPv6 address, and ${whose}, so its nodes have no IPv6 address to pull from it`,
       hint: "name the registry by a host name or an IPv4 address",
     }));
 }
