@@ -128,3 +128,50 @@ export function configReference(root = PROJECT_ROOT): Map<string, ReferenceEntry
   }
   return entries;
 }
+
+/** The prose of a page: its paragraphs, list items and table cells, one string each, markup kept. */
+function proseBlocks(markdown: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] = [];
+  const flush = () => {
+    if (current.length > 0) blocks.push(current.join(" "));
+    current = [];
+  };
+  for (const line of pageLines(markdown)) {
+    const text = line.text.trim();
+    const item = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(text);
+    if (line.code || text === "" || /^#{1,6}\s/.test(text) || text.startsWith("<")) {
+      flush();
+    } else if (text.startsWith("|")) {
+      flush();
+      blocks.push(...text.split("|").filter((cell) => !/^[\s:-]*$/.test(cell)));
+    } else if (item !== null) {
+      flush();
+      current = [item[1]];
+    } else {
+      current.push(text.replace(/^>\s?/, ""));
+    }
+  }
+  flush();
+  return blocks;
+}
+
+export interface PageSentence {
+  readonly text: string;
+  /** Words as a reader counts them: a code span or a link is one. */
+  readonly words: number;
+}
+
+/** A page's sentences, as ICU's sentence segmenter splits its prose (code blocks and headings left out). */
+export function pageSentences(markdown: string): PageSentence[] {
+  const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
+  return proseBlocks(markdown)
+    .flatMap((block) => [...segmenter.segment(block)].map((part) => part.segment.trim()))
+    .filter((text) => text !== "")
+    .map((text) => {
+      const plain = text
+        .replace(/(`+)[\s\S]*?\1/g, "code")
+        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, (_, label: string) => label.replace(/\s+/g, "-"));
+      return { text, words: plain.split(/\s+/).filter((word) => /\w/.test(word)).length };
+    });
+}
