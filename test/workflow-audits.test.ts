@@ -167,6 +167,28 @@ describe("workflows: security audits", () => {
     assert.ok(doc.includes(`ask for ${String(others[0])} s`), `ask for ${String(others[0])} s`);
   });
 
+  it("documents the token lifetime each job asks Pulumi Cloud for, and the issuer's maximum it needs", () => {
+    const lifetimes = (file: string, job: string) => [
+      ...new Set(
+        (workflow(file).jobs[job].steps ?? [])
+          .filter((s) => s.uses?.startsWith("pulumi/auth-actions@"))
+          .map((s) => s.with?.["token-expiration"]),
+      ),
+    ];
+    const [deploy] = lifetimes("up.yml", "up");
+    assert.deepEqual(lifetimes("up.yml", "up"), [deploy]);
+    const [others] = lifetimes("pr.yml", "preview");
+    assert.deepEqual(lifetimes("drift.yml", "drift"), [others]);
+    const doc = readPage("docs/pull-requests.md");
+    assert.ok(doc.includes(`${String(deploy)} s in \`up.yml\``), `${String(deploy)} s in up.yml`);
+    assert.ok(doc.includes(`${String(others)} s in the preview and drift jobs`), String(others));
+    assert.ok(doc.includes(`OIDC issuer's maximum expiration`));
+    assert.ok(
+      readPage("docs/fork.md").includes(`maximum expiration of at least ${String(deploy)} s`),
+      "fork.md: the issuer's maximum expiration",
+    );
+  });
+
   it("keeps the pinned actions and the npm packages current with Dependabot", () => {
     const config = YAML.parse(
       fs.readFileSync(path.join(PROJECT_ROOT, ".github", "dependabot.yml"), "utf8"),
