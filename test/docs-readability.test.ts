@@ -18,6 +18,10 @@ describe("docs: readable sentences", () => {
     });
   }
 
+  it("docs/testing.md states the limit", () => {
+    assert.ok(readPage("docs/testing.md").includes(`no sentence runs over ${MOST_WORDS} words`));
+  });
+
   it("counts a code span and a link as one word, and splits at sentence ends", () => {
     const sentences = pageSentences(
       "Run `npm run test:cluster -- --grep x` once. See [the testing page](docs/testing.md) then.\n\n| a b | c |\n|---|---|\n\n```\nnot prose at all\n```",
