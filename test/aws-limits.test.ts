@@ -10,6 +10,7 @@ import { validateConfig, stackConfigSchema } from "../stacks";
 import { AWS_LIMITS, type PlatformLimit } from "../stacks/schema/aws-limits";
 import { hasIpv6LiteralHost } from "../stacks/schema/registry";
 import { stackValue } from "./helpers";
+import EKS_SERVICE_QUOTAS from "./fixtures/eks-service-quotas.json";
 
 const SELF_HOSTED = { runner: "self-hosted", labels: ["self-hosted", "linux"] };
 
@@ -43,6 +44,23 @@ describe("AWS limits as data", () => {
         `${key}: a real day`,
       );
       assert.equal(typeof limit.adjustable, "boolean", `${key}: adjustable`);
+    }
+  });
+
+  it("holds every EKS quota row to the EKS service quotas table as read (name, default, adjustable)", () => {
+    const table = EKS_SERVICE_QUOTAS.quotas;
+    const eksRows = (Object.values(AWS_LIMITS) as PlatformLimit[]).filter((limit) =>
+      limit.source.includes("/eks/latest/userguide/service-quotas.html"),
+    );
+    assert.ok(eksRows.length >= 3, `${eksRows.length} rows cite the EKS quotas page`);
+    for (const limit of eksRows) {
+      const row = table.find((quota) => quota.name === limit.name);
+      assert.ok(row !== undefined, `${limit.name}: not in the EKS quotas table`);
+      assert.deepEqual(
+        { value: limit.value, adjustable: limit.adjustable, read: limit.read },
+        { value: row.default, adjustable: row.adjustable, read: EKS_SERVICE_QUOTAS.read },
+        limit.name,
+      );
     }
   });
 

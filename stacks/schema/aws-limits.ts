@@ -24,7 +24,9 @@ export interface PlatformLimit {
 
 const VPC_QUOTAS =
   "https://docs.aws.amazon.com/vpc/latest/userguide/amazon-vpc-limits.html#vpc-limits-security-groups";
-const EKS_QUOTAS_PAGE = "https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html";
+/** Its table as read is test/fixtures/eks-service-quotas.json, which the limits' test holds these rows to. */
+const EKS_QUOTAS =
+  "Amazon EKS User Guide, service quotas (https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html), in its docs.amazonaws.cn edition";
 const TAG_RESTRICTIONS =
   "AWS's tag restrictions as AWS::EKS::AccessEntry Tag (CloudFormation User Guide) and AWS Batch (Tag restrictions) state them: 50 tags per resource, keys of 128 and values of 256 Unicode characters";
 
@@ -60,23 +62,23 @@ export const AWS_LIMITS = {
   nodeGroupsPerCluster: {
     value: 30,
     name: "Managed node groups per cluster",
-    source: `Amazon EKS User Guide, service quotas (${EKS_QUOTAS_PAGE}); cdk-eks-blueprints GenericClusterPropsV2Constraints cites the same 30`,
+    source: EKS_QUOTAS,
     read: "2026-11-28",
     adjustable: true,
   },
   nodesPerNodeGroup: {
     value: 450,
     name: "Nodes per managed node group",
-    source: `Amazon EKS User Guide, service quotas (${EKS_QUOTAS_PAGE})`,
-    read: "2026-11-22",
+    source: EKS_QUOTAS,
+    read: "2026-11-28",
     adjustable: true,
   },
   publicAccessCidrsPerCluster: {
     value: 40,
     name: "Public endpoint access CIDR ranges per cluster",
-    source: `Amazon EKS User Guide, service quotas (${EKS_QUOTAS_PAGE})`,
-    read: "2026-11-22",
-    adjustable: true,
+    source: EKS_QUOTAS,
+    read: "2026-11-28",
+    adjustable: false,
   },
   /** With a launch template, as this program's node groups have. */
   instanceTypesPerNodeGroup: {
