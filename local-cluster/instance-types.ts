@@ -89,8 +89,8 @@ export function nodeResources(instanceType: string): {
 } {
   const shape = instanceShape(instanceType);
   const demand = nodeAddressDemand(instanceType);
-  // The VPC CNI's max pods: interfaces x (addresses - 1) + 2 (amazon-vpc-cni-k8s misc/eni-max-pods.txt).
-  const pods = demand && demand.maxInterfaces * (demand.addressesPerInterface - 1) + 2;
+  // The kubelet's max pods on a managed node: the VPC CNI's, capped by EKS (pod-addresses.ts).
+  const pods = demand?.maxPods;
   if (shape === undefined || pods === undefined) {
     throw new Error(
       `instance type ${instanceType}: its vCPUs, memory or pod limit are not in local-cluster/instance-types.ts or the ENI table`,

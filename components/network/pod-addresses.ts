@@ -23,7 +23,9 @@ export interface NodeAddressDemand {
   readonly maxInterfaces: number;
   /** IPv4 addresses one interface holds: its primary address and the secondaries ipamd gives pods. */
   readonly addressesPerInterface: number;
-  /** The kubelet's max pods on a managed node: the VPC CNI's count, capped by EKS. */
+  /** The VPC CNI's max pods, interfaces x (addresses - 1) + 2 (amazon-vpc-cni-k8s misc/eni-max-pods.txt). */
+  readonly eniMaxPods: number;
+  /** The kubelet's max pods on a managed node: eniMaxPods, capped by EKS. */
   readonly maxPods: number;
   /** Interfaces ipamd attaches before its secondary addresses reach maxPods. */
   readonly interfaces: number;
@@ -50,18 +52,11 @@ function vcpusByName(instanceType: string): number {
   return size.startsWith("metal") ? Infinity : 4;
 }
 
-/**
- * The VPC CNI's max pods for an instance type, interfaces x (addresses - 1) + 2
- * (amazon-vpc-cni-k8s misc/eni-max-pods.txt; amazon-eks-ami max-pods-calculator.sh
- * calculate_max_ip_addresses_secondary_ips), capped as EKS caps a managed node's.
- */
-function managedMaxPods(instanceType: string, interfaces: number, perInterface: number): number {
-  const eniMaxPods = interfaces * (perInterface - 1) + 2;
-  const cap =
-    vcpusByName(instanceType) > MANAGED_MAX_PODS.aboveVcpus
-      ? MANAGED_MAX_PODS.manyVcpus
-      : MANAGED_MAX_PODS.fewVcpus;
-  return Math.min(eniMaxPods, cap);
+/** EKS's cap on a managed node's max pods (MANAGED_MAX_PODS) for an instance type. */
+function managedCap(instanceType: string): number {
+  return vcpusByName(instanceType) > MANAGED_MAX_PODS.aboveVcpus
+    ? MANAGED_MAX_PODS.manyVcpus
+    : MANAGED_MAX_PODS.fewVcpus;
 }
 
 /**
@@ -88,12 +83,16 @@ export function nodeAddressDemand(instanceType: string): NodeAddressDemand | und
   const limits = LIMITS.get(instanceType);
   if (limits === undefined) return undefined;
   const [maxInterfaces, addressesPerInterface] = limits;
-  const maxPods = managedMaxPods(instanceType, maxInterfaces, addressesPerInterface);
+  // amazon-vpc-cni-k8s misc/eni-max-pods.txt; amazon-eks-ami max-pods-calculator.sh
+  // calculate_max_ip_addresses_secondary_ips.
+  const eniMaxPods = maxInterfaces * (addressesPerInterface - 1) + 2;
+  const maxPods = Math.min(eniMaxPods, managedCap(instanceType));
   const interfaces = interfacesAttached(maxInterfaces, addressesPerInterface, maxPods);
   return {
     instanceType,
     maxInterfaces,
     addressesPerInterface,
+    eniMaxPods,
     maxPods,
     interfaces,
     addresses: interfaces * addressesPerInterface,

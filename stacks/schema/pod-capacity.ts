@@ -4,26 +4,17 @@
  * small leaves calico-node, Typha, CoreDNS or the probe Pending and `pulumi up` fails waiting for them.
  */
 import type { z } from "zod";
-import { ENI_LIMIT_ROWS } from "../../components/cluster/eni-limits";
+import { nodeAddressDemand } from "../../components/network/pod-addresses";
 import { familySizes } from "./instance-types";
 import { type NodePodSettings, type NodeWorkload, type Taint, podsOnOneNode } from "./node-pods";
 import { isRecord } from "./records";
 
 /**
- * Max pods of an instance type with the VPC CNI as this stack runs it (no prefix delegation,
- * components/cluster/addons.ts): interfaces x (IPv4 addresses per interface - 1) + 2, the formula of
- * amazon-vpc-cni-k8s misc/eni-max-pods.txt, whose 1,391 rows (commit b5218838, August 2026) it matches
- * for every type of components/cluster/eni-limits.ts.
+ * The most pods a node of `instanceType` runs: the kubelet's max pods on a managed node, the VPC CNI's
+ * count capped by EKS (components/network/pod-addresses.ts); undefined for a type the table lacks.
  */
-const MAX_PODS = new Map<string, { pods: number; interfaces: number; addresses: number }>(
-  ENI_LIMIT_ROWS.flatMap(([interfaces, addresses, types]) =>
-    types.split(" ").map((type) => [type, { pods: interfaces * (addresses - 1) + 2, interfaces, addresses }]),
-  ),
-);
-
-/** The most pods a node of `instanceType` runs; undefined for a type the table lacks. */
 export function maxPods(instanceType: string): number | undefined {
-  return MAX_PODS.get(instanceType)?.pods;
+  return nodeAddressDemand(instanceType)?.maxPods;
 }
 
 function taintsOf(group: unknown): Taint[] {
@@ -77,16 +68,16 @@ export function checkPodCapacity(config: Record<string, unknown>, ctx: z.core.$R
     const needed = workloads.reduce((sum, w) => sum + w.perNode, 0);
     types.forEach((instanceType: unknown, typeIndex) => {
       // A type missing from the table is refused on its own rule.
-      const limits = typeof instanceType === "string" ? MAX_PODS.get(instanceType) : undefined;
-      if (limits === undefined || limits.pods >= needed || typeof instanceType !== "string") return;
+      const limits = typeof instanceType === "string" ? nodeAddressDemand(instanceType) : undefined;
+      if (limits === undefined || limits.maxPods >= needed || typeof instanceType !== "string") return;
       const larger = largerSize(instanceType, needed);
       ctx.addIssue({
         code: "custom",
         path: ["nodeGroups", groupIndex, "instanceTypes", typeIndex],
         input: instanceType,
         message:
-          `holds at most ${limits.pods} pods (${limits.interfaces} network interfaces x (${limits.addresses} - 1) addresses + 2, ` +
-          `the VPC CNI's max pods), but up to ${needed} of the stack's own pods may run on one node of this group: ` +
+          `holds at most ${limits.maxPods} pods (${limits.maxInterfaces} network interfaces x (${limits.addressesPerInterface} - 1) addresses + 2, ` +
+          `the VPC CNI's max pods${limits.maxPods < limits.eniMaxPods ? ", capped by EKS" : ""}), but up to ${needed} of the stack's own pods may run on one node of this group: ` +
           `${describe(workloads)}`,
         params: {
           hint: `${larger === undefined ? "use a larger instance type" : `use ${larger} (${maxPods(larger)} pods) or larger`}; a group tainted NoSchedule gets only the pods that tolerate its taints`,
