@@ -14,6 +14,15 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /**
+ * Whether the program changed an input: each of `news` against the same key of `olds` (which may also
+ * hold outputs), as JSON, so that the order the engine returns keys in does not count.
+ */
+export function inputsChanged(olds: object, news: object): boolean {
+  const old = olds as Record<string, unknown>;
+  return Object.entries(news).some(([key, value]) => JSON.stringify(value) !== JSON.stringify(old[key]));
+}
+
+/**
  * The step's outputs: its inputs and what the check found, as JSON holds them. The dynamic provider host
  * sends outputs as a protobuf Struct (@pulumi/pulumi cmd/dynamic-provider, Struct.fromJavaScript), which
  * refuses an undefined value ("Unexpected struct type."): a finding left undefined would fail the step.
@@ -36,10 +45,7 @@ export function checkingStep<I extends object, O extends object>(
     },
     async diff(_id: string, olds: I & O, news: I) {
       // Outputs are not in `news`; an input the program changed is.
-      const changed = Object.entries(news).some(
-        ([key, value]) => JSON.stringify(value) !== JSON.stringify((olds as Record<string, unknown>)[key]),
-      );
-      if (changed) return { changes: true };
+      if (inputsChanged(olds, news)) return { changes: true };
       try {
         return { changes: await pending(news) };
       } catch {

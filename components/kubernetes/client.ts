@@ -131,8 +131,24 @@ export function requestUrl(server: string, path: string): URL {
   return new URL(`${server.replace(/\/+$/, "")}${path}`);
 }
 
-/** One request to the API server (JSON body; JSON or text answer); a non-2xx answer is a KubeRequestError. */
+/**
+ * One request to the API server (JSON body; JSON or text answer); a non-2xx answer is a KubeRequestError.
+ * A GET is sent again while the server answers 429 (getRetried); other methods are sent once.
+ */
 export function kubeRequest<T>(
+  credentials: Credentials,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = "application/json",
+): Promise<T> {
+  return method === "GET"
+    ? getRetried<T>(credentials, path)
+    : sendOnce<T>(credentials, method, path, body, contentType);
+}
+
+/** The request itself, sent once. */
+function sendOnce<T>(
   credentials: Credentials,
   method: string,
   path: string,
@@ -189,13 +205,13 @@ const GET_ATTEMPTS = 10;
  * created, "storage is (re)initializing" with retryAfterSeconds 1 (seen on the local control plane right
  * after `kubectl apply` of a manifest with CRDs), and when API Priority and Fairness rejects a request.
  */
-async function kubeGetRetried<T>(credentials: Credentials, path: string, attempt = 1): Promise<T> {
+async function getRetried<T>(credentials: Credentials, path: string, attempt = 1): Promise<T> {
   try {
-    return await kubeRequest<T>(credentials, "GET", path);
+    return await sendOnce<T>(credentials, "GET", path);
   } catch (error) {
     if (!isKubeRequestError(error, 429) || attempt >= GET_ATTEMPTS) throw error;
     await new Promise((resolve) => setTimeout(resolve, retryAfterMs(error.body)));
-    return kubeGetRetried<T>(credentials, path, attempt + 1);
+    return getRetried<T>(credentials, path, attempt + 1);
   }
 }
 
@@ -219,7 +235,7 @@ function retryAfterMs(body: string): number {
  */
 export async function kubeGetOrMissing<T>(credentials: Credentials, path: string): Promise<T | undefined> {
   try {
-    return await kubeGetRetried<T>(credentials, path);
+    return await kubeRequest<T>(credentials, "GET", path);
   } catch (error) {
     if (!isKubeRequestError(error, 404)) throw error;
     await requireApiServer(credentials, `GET ${path}`);

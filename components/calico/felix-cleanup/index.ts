@@ -24,6 +24,7 @@ import {
   kubeGetOrMissing,
   kubeRequest,
 } from "../../kubernetes/client";
+import { inputsChanged } from "../../kubernetes/checking-step";
 import {
   type LiveDaemonSet,
   type LivePod,
@@ -196,13 +197,8 @@ export const felixCleanupProvider: pulumi.dynamic.ResourceProvider = {
     return Promise.resolve({ id: "felix-cleanup", outs: inputs });
   },
   diff(_id: string, olds: FelixCleanupInputs, news: FelixCleanupInputs) {
-    // The delete runs with the inputs of the last update: keep them current. Key by key: the engine
-    // returns the old ones in its own order.
-    const changes = Object.entries(news).some(
-      ([key, value]) =>
-        JSON.stringify(value) !== JSON.stringify((olds as unknown as Record<string, unknown>)[key]),
-    );
-    return Promise.resolve({ changes });
+    // The delete runs with the inputs of the last update: keep them current.
+    return Promise.resolve({ changes: inputsChanged(olds, news) });
   },
   update(_id: string, _olds: FelixCleanupInputs, news: FelixCleanupInputs) {
     return Promise.resolve({ outs: news });

@@ -5,6 +5,7 @@
 import { CALICO_NODE_HOST_MOUNTS } from "../daemonset";
 import { appLabels, selectorLabels } from "../labels";
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../scheduling";
+import { type DaemonSetCounts, count, isDaemonSetReady } from "../status";
 import { CLEANED_MARKER, CLEANUP_DIR, felixCleanupScript } from "./script";
 
 /** On the cleanup pods and their template: the pod runs the cleanup, not Felix. */
@@ -37,12 +38,7 @@ export interface LiveDaemonSet {
       };
     };
   };
-  status?: {
-    observedGeneration?: number;
-    desiredNumberScheduled?: number;
-    updatedNumberScheduled?: number;
-    numberReady?: number;
-  };
+  status?: DaemonSetCounts & { observedGeneration?: number };
 }
 
 /** A calico-node pod as the API server returns it: the fields the cleanup reads. */
@@ -189,10 +185,10 @@ export function cleanupProgress(
   if ((status.observedGeneration ?? 0) < generation) {
     waiting.push("the DaemonSet controller has not seen the cleanup template yet");
   }
-  const desired = status.desiredNumberScheduled ?? 0;
-  const updated = status.updatedNumberScheduled ?? 0;
-  const ready = status.numberReady ?? 0;
-  if (updated !== desired || ready !== desired) {
+  // No node to clean (desired 0) is done; otherwise as `kubectl rollout status` (isDaemonSetReady).
+  const desired = count(status, "desiredNumberScheduled");
+  if (desired > 0 && !isDaemonSetReady(status)) {
+    const [ready, updated] = [count(status, "numberReady"), count(status, "updatedNumberScheduled")];
     waiting.push(`${ready} of ${desired} nodes ready, ${updated} updated`);
   }
   for (const pod of pods) {
