@@ -51,10 +51,7 @@ export const SESSION = {
  * for it explicitly; the OIDC issuer's maximum expiration in Pulumi Cloud must allow it (docs/pull-requests.md).
  */
 export const PULUMI_TOKEN = {
-  defaultSeconds: undefined,
   minSeconds: 1,
-  /** The action sets no ceiling: the issuer's maximum expiration, a Pulumi Cloud setting, is the bound. */
-  maxSeconds: Number.MAX_SAFE_INTEGER,
 } as const;
 
 interface Step {
@@ -152,9 +149,11 @@ interface Credential {
   /** The input that names the credential's scope: a step without it asks for no credential. */
   readonly asks: string;
   readonly input: string;
-  readonly defaultSeconds: number | undefined;
+  /** What the action asks for without the input; none: the server chooses. */
+  readonly defaultSeconds?: number;
   readonly minSeconds: number;
-  readonly maxSeconds: number;
+  /** None: the action sets no ceiling (the Pulumi OIDC issuer's maximum expiration is the bound). */
+  readonly maxSeconds?: number;
 }
 
 const CREDENTIALS: readonly Credential[] = [
@@ -200,10 +199,10 @@ export function sessionDuration(file: WorkflowSource): AuditProblem[] {
           ...at,
           message: `job ${id}: ${c.action} sets no ${c.input}, so the server picks the lifetime: set it to at least ${timeout * 60}`,
         });
-      else if (!Number.isInteger(seconds) || seconds < c.minSeconds || seconds > c.maxSeconds)
+      else if (!Number.isInteger(seconds) || seconds < c.minSeconds || seconds > (c.maxSeconds ?? Infinity))
         problems.push({
           ...at,
-          message: `job ${id}: ${c.input} ${String(given)} is not a whole number of seconds from ${c.minSeconds} to ${c.maxSeconds}`,
+          message: `job ${id}: ${c.input} ${String(given)} is not a whole number of seconds from ${c.minSeconds}${c.maxSeconds === undefined ? "" : ` to ${c.maxSeconds}`}`,
         });
       else if (seconds < timeout * 60)
         problems.push({
