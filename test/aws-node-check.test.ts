@@ -9,13 +9,7 @@ import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import requireFromString from "require-from-string";
 import { ConfigError } from "../stacks";
-import {
-  KNOWN_AFTER_UP,
-  type ResourceRecord,
-  type StackEvaluation,
-  evaluateStackExpectingError,
-} from "../offline/engine";
-import { dependenciesOf, dependencyGraph } from "../offline/graph";
+import { KNOWN_AFTER_UP, type ResourceRecord, evaluateStackExpectingError } from "../offline/engine";
 import type { ExistingClusterSimulation } from "../offline/world/existing";
 import {
   type AwsNodeContainer,
@@ -30,7 +24,7 @@ import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
 import { configuredSetting, ownedSettings } from "../components/existing-cluster/vpc-cni";
 import { changedElsewhere, changedElsewhereWarning } from "../components/existing-cluster/vpc-cni-owner";
 import { previousVpcCniSettings } from "../stacks/previous-vpc-cni";
-import { UNREACHABLE_KUBECONFIG, evaluatedWith, one, unwrapped } from "./helpers";
+import { UNREACHABLE_KUBECONFIG, evaluatedWith, one, unwrapped, dependsOn } from "./helpers";
 
 const STACK = "existing.example";
 const ADDON = "aws:eks/addon:Addon";
@@ -53,10 +47,6 @@ const aws = (env: AwsNodeContainer["env"], envFrom?: unknown[]): AwsNodeContaine
 });
 /** The network-policy agent's container with these args. */
 const agent = (...args: string[]): AwsNodeContainer => ({ name: "aws-eks-nodeagent", args });
-
-function dependsOn(evaluation: StackEvaluation, later: ResourceRecord, earlier: ResourceRecord): boolean {
-  return dependenciesOf(dependencyGraph(evaluation), later.urn).has(earlier.urn);
-}
 
 describe("the aws-node check of an existing cluster's VPC CNI", () => {
   describe("reading aws-node as the VPC CNI's programs read it", () => {

@@ -18,13 +18,9 @@ import * as assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { CALICO_RELEASES } from "../components/calico/releases";
-import {
-  DEFAULT_MAX_UNAVAILABLE,
-  type MaxUnavailable,
-  estimateRollout,
-  minutesOf,
-} from "../components/calico/rollout";
-import { maxRolloutNodes } from "../stacks/schema";
+import { CONFIG_NAMESPACE, validateConfig } from "../stacks";
+import { decodeConfigValue } from "../stacks/config-values";
+import { loadStackConfig } from "../offline/config";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
 import { operatorRules } from "../components/calico/operator/rbac";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
@@ -225,20 +221,19 @@ function patchRelease(generated: GeneratedStack, pick: number): Change | undefin
 }
 
 /**
- * Whether a configured calico.readinessTimeoutMinutes stays valid in `generated`: no shorter than the
- * rollout estimate at every group's maxSize, or a cluster's maxNodes (stacks/schema checkRolloutTimeout).
- * A change that breaks it (more nodes, fewer at a time) is refused by the stack, not planned.
+ * Whether calico.readinessTimeoutMinutes stays valid in `generated`, as the stack's own schema judges it
+ * (stacks/schema checkRolloutTimeout: a configured timeout no shorter than the rollout at every group's
+ * maxSize, or a cluster's maxNodes). A change that breaks it is refused by the stack, not planned.
  */
 function fitsTimeout(generated: GeneratedStack): boolean {
-  const calico = calicoOf(generated);
-  const timeout = calico.readinessTimeoutMinutes;
-  if (typeof timeout !== "number") return true;
-  const elsewhere = Object.entries(generated.config).find(([key]) => key.endsWith(".maxNodes"));
-  const groups = elsewhere
-    ? [{ maxSize: Number(elsewhere[1]) }]
-    : (generated.config["eks-calico:nodeGroups"] as { maxSize: number }[]);
-  const value = (calico.maxUnavailable as MaxUnavailable | undefined) ?? DEFAULT_MAX_UNAVAILABLE;
-  return minutesOf(estimateRollout(maxRolloutNodes(groups), value).seconds) <= timeout;
+  const { values } = loadStackConfig(generated.stack, generated.config);
+  const raw = Object.fromEntries(
+    Object.entries(values)
+      .filter(([key]) => key.startsWith(`${CONFIG_NAMESPACE}:`))
+      .map(([key, value]) => [key.slice(CONFIG_NAMESPACE.length + 1), decodeConfigValue(value)]),
+  );
+  const result = validateConfig(raw);
+  return result.ok || !result.problems.some((p) => p.path === "calico.readinessTimeoutMinutes");
 }
 
 /** A new calico.maxUnavailable, among those the configured readiness timeout allows. */

@@ -9,25 +9,7 @@ import { PROJECT_ROOT, type StackEvaluation } from "../offline/engine";
 import { policies } from "../policy/policies";
 import { TYPED_SPEC_KINDS } from "../components/calico/crd-schemas";
 import { evaluated, evaluatedWith, evaluatedWithOperator, stackValue } from "./helpers";
-import { readPage } from "./docs-pages";
-
-/** The cells of a markdown table's body rows, the table being the one whose header starts with `first`. */
-function tableRows(markdown: string, first: string): string[][] {
-  const lines = markdown.split("\n");
-  const start = lines.findIndex((line) => new RegExp(`^\\| *${first} *\\|`).test(line));
-  assert.ok(start >= 0, `no table headed "${first}"`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith("|")) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split("|")
-        .map((cell) => cell.trim()),
-    );
-  }
-  return rows;
-}
+import { readPage, tableRows } from "./docs-pages";
 
 /** The code spans of `text` that are plain identifiers (output names, keys). */
 const identifiers = (text: string) =>

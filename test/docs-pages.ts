@@ -175,3 +175,21 @@ export function pageSentences(markdown: string): PageSentence[] {
       return { text, words: plain.split(/\s+/).filter((word) => /\w/.test(word)).length };
     });
 }
+
+/** The body rows of the markdown table whose header row starts with `first`, as trimmed cells. */
+export function tableRows(markdown: string, first: string): string[][] {
+  const lines = markdown.split("\n");
+  const start = lines.findIndex((line) => new RegExp(`^\\| *${first} *\\|`).test(line));
+  if (start < 0) throw new Error(`no table headed "${first}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim()),
+    );
+  }
+  return rows;
+}

@@ -4,6 +4,7 @@
  * diff compares every input, updates.
  */
 import * as assert from "node:assert/strict";
+import type * as pulumi from "@pulumi/pulumi";
 import { LINE_CHECK_TYPE, lineCheckProvider } from "../components/calico/line-check";
 import { TAKEOVER_TYPE, takeoverProvider } from "../components/calico/takeover";
 import { TYPHA_RETIREMENT_TYPE, retirementProvider } from "../components/calico/takeover/typha-retirement";
@@ -21,6 +22,10 @@ function entry(type: string): ResourceEntry {
   } as unknown as ResourceEntry;
 }
 
+/** A dynamic provider's diff, as the host calls it, of inputs that differ only in `__provider`. */
+const onlyProviderChanged = (provider: pulumi.dynamic.ResourceProvider, inputs: object) =>
+  provider.diff!("id", { ...inputs, __provider: "a" }, { ...inputs, __provider: "b" });
+
 describe("a dynamic provider's new code", () => {
   const inputs = { kubeconfig: "k", line: "3.31", kinds: [] };
 
@@ -29,14 +34,7 @@ describe("a dynamic provider's new code", () => {
       assert.equal(effectOf(entry(type), change, providers).effect, "ignored", type);
     }
     // The providers' own diffs, as the host calls them: only __provider differs.
-    const line = await lineCheckProvider.diff!(
-      "id",
-      { ...inputs, __provider: "a" },
-      {
-        ...inputs,
-        __provider: "b",
-      },
-    );
+    const line = await onlyProviderChanged(lineCheckProvider, inputs);
     assert.equal(line.changes, false);
     const takeover = {
       kubeconfig: "k",
@@ -46,14 +44,7 @@ describe("a dynamic provider's new code", () => {
       openSchemas: [],
       calicoLine: "3.31",
     };
-    const taken = await takeoverProvider.diff!(
-      "id",
-      { ...takeover, __provider: "a" },
-      {
-        ...takeover,
-        __provider: "b",
-      },
-    );
+    const taken = await onlyProviderChanged(takeoverProvider, takeover);
     assert.equal(taken.changes, false);
   });
 

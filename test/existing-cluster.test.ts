@@ -7,17 +7,11 @@
 import * as assert from "node:assert/strict";
 import { vpcCniChange } from "../components/existing-cluster/vpc-cni";
 import { ConfigError, validateConfig } from "../stacks";
-import {
-  KNOWN_AFTER_UP,
-  type ResourceRecord,
-  type StackEvaluation,
-  evaluateStackExpectingError,
-} from "../offline/engine";
+import { KNOWN_AFTER_UP, type StackEvaluation, evaluateStackExpectingError } from "../offline/engine";
 import type { ExistingClusterSimulation } from "../offline/world/existing";
-import { dependenciesOf, dependencyGraph } from "../offline/graph";
 import { policies, vpcCniNetworkPolicyOff } from "../policy/policies";
 import { broken, expectOne, replaced } from "./policy-records";
-import { evaluated, evaluatedWith, input, one, ofType, providerFor } from "./helpers";
+import { evaluated, evaluatedWith, input, one, ofType, providerFor, dependsOn } from "./helpers";
 import { runPack } from "./policy-harness";
 
 const STACK = "existing.example";
@@ -40,10 +34,6 @@ async function refusal(options: Parameters<typeof evaluatedWith>[1]) {
 }
 
 /** Whether `later` depends, directly or through others, on `earlier`. */
-function dependsOn(evaluation: StackEvaluation, later: ResourceRecord, earlier: ResourceRecord): boolean {
-  return dependenciesOf(dependencyGraph(evaluation), later.urn).has(earlier.urn);
-}
-
 const EXISTING = (extra: Record<string, unknown> = {}) => ({
   "eks-calico:cluster": { existing: { name: "platform-prod", maxNodes: 20, ...extra } },
 });

@@ -12,7 +12,7 @@ import { PROJECT_ROOT, evaluateStack, listStacks } from "../offline/engine";
 import { AWS_CALLS } from "../offline/world/aws-calls";
 import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
 import { workflowFiles } from "../scripts/lint-workflows";
-import { pageLinks, readPage } from "./docs-pages";
+import { pageLinks, readPage, tableRows } from "./docs-pages";
 import { stepUsing, workflow, workflowText } from "./workflow-files";
 
 /**
@@ -149,21 +149,10 @@ function workflowSettings(): string[] {
 }
 
 /** The rows of fork.md's settings table, as `kind name`. */
-function pageSettings(page: string): string[] {
-  const lines = page.split("\n");
-  const start = lines.findIndex((line) => /^\| *Name *\| *Kind *\|/.test(line));
-  assert.ok(start >= 0, "fork.md has no table headed | Name | Kind |");
-  const rows: string[] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith("|")) break;
-    const [name, kind] = line
-      .split("|")
-      .slice(1, 3)
-      .map((cell) => cell.trim());
-    rows.push(`${kind} ${name.replaceAll("`", "")}`);
-  }
-  return rows.sort();
-}
+const pageSettings = (page: string) =>
+  tableRows(page, "Name")
+    .map(([name, kind]) => `${kind} ${name.replaceAll("`", "")}`)
+    .sort();
 
 describe("a fork that deploys (docs/fork.md, docs/iam/)", function () {
   this.timeout(600_000);

@@ -1,5 +1,6 @@
 /** Shared test helpers over the offline engine: one evaluation per stack, cached, plus lookups. */
 import * as assert from "node:assert/strict";
+import { dependenciesOf, dependencyGraph } from "../offline/graph";
 import {
   type EvaluateOptions,
   type ResourceRecord,
@@ -97,16 +98,18 @@ export function byUrn(evaluation: StackEvaluation, urn: string | undefined): Res
   return match;
 }
 
-/** Whether `later` depends, directly or through others, on `earlier`: created after, deleted before. */
-export function dependsOn(evaluation: StackEvaluation, later: string, earlier: string): boolean {
-  const seen = new Set<string>();
-  const walk = (urn: string): boolean => {
-    if (urn === earlier) return true;
-    if (seen.has(urn)) return false;
-    seen.add(urn);
-    return byUrn(evaluation, urn).dependencies.some(walk);
-  };
-  return byUrn(evaluation, later).dependencies.some(walk);
+/**
+ * Whether `later` depends, directly or through others, on `earlier` (URNs or records): created after,
+ * deleted before, by the graph Pulumi orders them by (offline/graph.ts).
+ */
+export function dependsOn(
+  evaluation: StackEvaluation,
+  later: string | ResourceRecord,
+  earlier: string | ResourceRecord,
+): boolean {
+  const urnOf = (r: string | ResourceRecord) => (typeof r === "string" ? r : r.urn);
+  byUrn(evaluation, urnOf(later));
+  return dependenciesOf(dependencyGraph(evaluation), urnOf(later)).has(urnOf(earlier));
 }
 
 /** Reads a nested input by a dotted path (`metadata.name`). */

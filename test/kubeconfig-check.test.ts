@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { type KubeconfigProblem, checkKubeconfig } from "../components/kubeconfig-cluster/check";
 import { KUBECONFIG_RULES } from "../components/kubeconfig-cluster/rules";
 import { type ClientPki, clientPki } from "./kubeconfig-pki";
-import { tableRows } from "./pulumi-tokens";
+import { tableRows } from "./docs-pages";
 
 type Entry = Record<string, unknown>;
 

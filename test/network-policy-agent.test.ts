@@ -13,12 +13,10 @@ import { ConfigError } from "../stacks";
 import {
   KNOWN_AFTER_UP,
   PROJECT_ROOT,
-  type ResourceRecord,
   type StackEvaluation,
   evaluateStackExpectingError,
 } from "../offline/engine";
 import type { ExistingClusterSimulation } from "../offline/world/existing";
-import { dependenciesOf, dependencyGraph } from "../offline/graph";
 import {
   HAND_OVER_STEPS,
   calicoNodeNotReady,
@@ -28,7 +26,7 @@ import { HAND_OVER_TYPE, handOverProvider } from "../components/existing-cluster
 import { networkPolicyAgentOn, vpcCniChange } from "../components/existing-cluster/vpc-cni";
 import { policies, vpcCniNetworkPolicyOff } from "../policy/policies";
 import { broken, expectOne, replaced } from "./policy-records";
-import { UNREACHABLE_KUBECONFIG, evaluatedWith, input, one, ofType, unwrapped } from "./helpers";
+import { UNREACHABLE_KUBECONFIG, evaluatedWith, input, one, ofType, unwrapped, dependsOn } from "./helpers";
 import { runPack } from "./policy-harness";
 
 const STACK = "existing.example";
@@ -50,10 +48,6 @@ function withAgent(agent: "on" | "off" | undefined, simulation: ExistingClusterS
     config: existing(agent === undefined ? {} : { networkPolicyAgent: agent }),
     simulate: { existingCluster: simulation },
   });
-}
-
-function dependsOn(evaluation: StackEvaluation, later: ResourceRecord, earlier: ResourceRecord): boolean {
-  return dependenciesOf(dependencyGraph(evaluation), later.urn).has(earlier.urn);
 }
 
 const configurationOf = (plan: StackEvaluation) =>

@@ -8,7 +8,7 @@
  */
 import * as assert from "node:assert/strict";
 import { WORKFLOWS_DIR } from "../scripts/lint-workflows";
-import { readPage } from "./docs-pages";
+import { readPage, tableRows } from "./docs-pages";
 import {
   REPOSITORY_FORMS,
   type TokenRow,
@@ -20,7 +20,6 @@ import {
   runsPullRequestCode,
   subjectForm,
   subjects,
-  tableRows,
   tokenProblems,
   tokenRows,
 } from "./pulumi-tokens";

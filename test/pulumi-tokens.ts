@@ -26,6 +26,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
 import { PROJECT_ROOT } from "../offline/engine";
+import { tableRows } from "./docs-pages";
 
 /** Pulumi Cloud's facts, as test/fixtures/pulumi-cloud-tokens.yaml records them. */
 export interface PulumiFacts {
@@ -87,24 +88,6 @@ export interface TokenRow {
   permission: string;
   can: string;
   cannot: string;
-}
-
-/** The body rows of the markdown table whose header row starts with `first`, as trimmed cells. */
-export function tableRows(markdown: string, first: string): string[][] {
-  const lines = markdown.split("\n");
-  const start = lines.findIndex((line) => new RegExp(`^\\| *${first} *\\|`).test(line));
-  if (start < 0) throw new Error(`no table headed "${first}"`);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith("|")) break;
-    rows.push(
-      line
-        .slice(1, -1)
-        .split("|")
-        .map((cell) => cell.trim()),
-    );
-  }
-  return rows;
 }
 
 const unquote = (cell: string) => cell.replaceAll("`", "").trim();
