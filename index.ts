@@ -237,5 +237,6 @@ function installCalico(
         namespace: settings.calico.namespace,
         autoscalerRegistry: settings.calico.autoscalerRegistry,
         adopt: settings.calico.adopt,
+        deployedVersion: settings.calicoDeployedVersion,
       });
 }

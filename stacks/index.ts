@@ -36,6 +36,7 @@ import {
 } from "./schema";
 import { derivedTimeoutMinutes, estimateRollout } from "../components/calico/rollout";
 import { type CalicoStep, calicoStep, certificateNotice, lineNotice, previousCalico } from "./previous";
+import { deployedCalicoVersion, rolloutProblems } from "./calico-rollout";
 import { type PreviousOutputs, readPreviousOutputs } from "./previous-outputs";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
@@ -96,6 +97,11 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups" | "cluster
   readonly clusterCreator?: string;
   /** Install the configured Calico, or (first half of a reinstall) remove the deployed one. */
   readonly calicoStep: CalicoStep;
+  /**
+   * The release the deployed install of the configured mode runs, undefined when Calico is installed anew:
+   * it decides whether Typha or calico-node rolls first (stacks/calico-rollout.ts).
+   */
+  readonly calicoDeployedVersion?: string;
   /**
    * Nodes the node groups run once the update is done: desiredSize summed over new groups, the desired
    * size AWS shows for deployed ones; 1 on a cluster made elsewhere.
@@ -246,10 +252,11 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
   const deployed = previousCalico(previous);
   const step = calicoStep(deployed, config.calico);
+  const installs = "step" in step && step.step === "install";
+  const deployedVersion = installs ? deployedCalicoVersion(deployed, config.calico) : undefined;
   const expiring = certificateNotice(previous, today);
   if (expiring !== undefined) void pulumi.log.warn(expiring);
-  const lineChange =
-    "step" in step && step.step === "install" ? lineNotice(deployed, config.calico) : undefined;
+  const lineChange = installs ? lineNotice(deployed, config.calico) : undefined;
   if (lineChange !== undefined) void pulumi.log.warn(lineChange);
   // The network keeps what is deployed, and refuses what EKS cannot change in place (previous-network.ts).
   const network =
@@ -295,6 +302,8 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   // Every change the deployed stack cannot take, at once; a value set with --secret is not echoed.
   const deployedProblems = [
     ...("problems" in step ? step.problems : []),
+    // A new release that no order of Typha and calico-node can roll out with every Felix connected.
+    ...(installs ? rolloutProblems(deployed, config.calico) : []),
     ...("problems" in network ? network.problems : []),
     // Node groups' pod addresses against the deployed private subnets they get (a new stack's slots: the schema).
     ...(layout === undefined || previous.network === undefined
@@ -341,6 +350,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     networkLayout: network.layout,
     secretLeaves: secretLeaves(raw, secrets),
     calicoStep: step.step,
+    ...(deployedVersion === undefined ? {} : { calicoDeployedVersion: deployedVersion }),
     previous,
     ...(creator.creator === undefined ? {} : { clusterCreator: creator.creator }),
   };

@@ -18,7 +18,16 @@ export interface ResourceSet {
   readonly name?: RegExp;
 }
 
+/**
+ * Which workload an update rolls first: Typha, unless Typha's new release would disconnect the Felix the
+ * cluster runs (components/calico/typha-felix.ts), when calico-node goes first. Each case of
+ * test/ordering.test.ts says which its update does.
+ */
+export type FirstRolled = "Typha" | "calico-node";
+
 export interface OrderingRule {
+  /** The row holds only in updates that roll this workload first; unset, in every update. */
+  readonly firstRolled?: FirstRolled;
   readonly before: ResourceSet;
   readonly after: ResourceSet;
   /** Pair resources of the two sets by Pulumi name instead of requiring every pair. */
@@ -136,6 +145,13 @@ export const OPERATOR: ResourceSet = {
 
 /** Pulumi names of Typha's objects: `calico-typha`, or `calico-typha-takeover` during a takeover. */
 export const TYPHA = /-calico-typha(-takeover)?$/;
+
+/** The calico-node DaemonSet of the manifest install (the operator's is no resource of the stack). */
+export const CALICO_NODE_DAEMONSET: ResourceSet = {
+  label: "the calico-node DaemonSet",
+  types: [T.daemonSet],
+  name: /-calico-node$/,
+};
 
 /** Pulumi names of Typha's autoscaler objects: `<component>-<kind>-calico-typha-autoscaler`. */
 export const AUTOSCALER = /-calico-typha-autoscaler$/;

@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ORDERING, type OrderingRule, type ResourceSet } from "./ordering";
+import { type FirstRolled, ORDERING, type OrderingRule, type ResourceSet } from "./ordering";
 import { PROJECT_ROOT, type ResourceRecord, type StackEvaluation } from "../offline/engine";
 import {
   type DependencyGraph,
@@ -15,6 +15,7 @@ import {
   explicitDependencies,
 } from "../offline/graph";
 import { STACKS, evaluated, evaluatedWith, evaluatedWithOperator, stackValue } from "./helpers";
+import { deploy } from "./deployed-stack";
 
 function members(evaluation: StackEvaluation, set: ResourceSet): ResourceRecord[] {
   return evaluation.resources.filter(
@@ -22,8 +23,15 @@ function members(evaluation: StackEvaluation, set: ResourceSet): ResourceRecord[
   );
 }
 
+/** A case's evaluation, and which workload its update rolls first. */
+interface Planned {
+  readonly evaluation: StackEvaluation;
+  readonly firstRolled: FirstRolled;
+}
+
 /** The (before, after) pairs a row requires, by URN. */
-function requiredPairs(evaluation: StackEvaluation, rule: OrderingRule): [string, string][] {
+function requiredPairs({ evaluation, firstRolled }: Planned, rule: OrderingRule): [string, string][] {
+  if (rule.firstRolled !== undefined && rule.firstRolled !== firstRolled) return [];
   if (rule.unlessPresent !== undefined && members(evaluation, rule.unlessPresent).length > 0) return [];
   const before = members(evaluation, rule.before);
   const after = members(evaluation, rule.after);
@@ -33,7 +41,7 @@ function requiredPairs(evaluation: StackEvaluation, rule: OrderingRule): [string
 }
 
 /** Rows whose pairs do not all hold in `graph`, with the first missing pair of each. */
-function brokenRows(evaluation: StackEvaluation, graph: DependencyGraph): string[] {
+function brokenRows(planned: Planned, graph: DependencyGraph): string[] {
   const closure = new Map<string, Set<string>>();
   const reach = (urn: string) => {
     let deps = closure.get(urn);
@@ -44,7 +52,7 @@ function brokenRows(evaluation: StackEvaluation, graph: DependencyGraph): string
     return deps;
   };
   return ORDERING.flatMap((rule) => {
-    const missing = requiredPairs(evaluation, rule).find(([b, a]) => !reach(a).has(b));
+    const missing = requiredPairs(planned, rule).find(([b, a]) => !reach(a).has(b));
     return missing === undefined
       ? []
       : [`${rule.before.label} before ${rule.after.label}: ${missing[1]} does not wait for ${missing[0]}`];
@@ -55,7 +63,7 @@ function brokenRows(evaluation: StackEvaluation, graph: DependencyGraph): string
  * Stacks as configured, plus the rows no stack file exercises: a Calico namespace and access entries, and
  * the operator install mode with every custom resource.
  */
-const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
+const CASES: { title: string; evaluation: () => Promise<StackEvaluation>; firstRolled?: FirstRolled }[] = [
   ...STACKS.map((stack) => ({ title: stack, evaluation: () => evaluated(stack) })),
   {
     title: "staging with a Calico namespace and access entries",
@@ -128,22 +136,43 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation> }[] = [
     title: "prod in operator mode with the API server, Goldmane and Whisker",
     evaluation: () => evaluatedWithOperator("prod"),
   },
+  // A v3.32 Typha disconnects a v3.31 Felix; a v3.32 Felix keeps a v3.31 Typha (projectcalico/calico
+  // v3.32.1 typha/pkg/syncserver/sync_server.go, typha/pkg/syncclient/sync_client.go).
+  {
+    title: "dev upgrading Calico from v3.31.7 to v3.32.1",
+    evaluation: () => lineChange("v3.31.7", "v3.32.1"),
+    firstRolled: "calico-node",
+  },
+  {
+    title: "dev rolling Calico back from v3.32.1 to v3.31.7",
+    evaluation: () => lineChange("v3.32.1", "v3.31.7"),
+  },
 ];
 
+/** The plan of dev deployed at Calico `from` and updated to `to`. */
+async function lineChange(from: string, to: string): Promise<StackEvaluation> {
+  const version = (v: string) => ({ "eks-calico:calico.version": v });
+  const deployed = await deploy({ stack: "dev", config: version(from) });
+  return evaluatedWith("dev", { config: version(to), previousOutputs: deployed.outputs });
+}
+
 describe("creation and deletion order", () => {
-  const evaluations = new Map<string, StackEvaluation>();
+  const evaluations = new Map<string, Planned>();
   before(async () => {
-    for (const c of CASES) evaluations.set(c.title, await c.evaluation());
+    for (const c of CASES) {
+      evaluations.set(c.title, { evaluation: await c.evaluation(), firstRolled: c.firstRolled ?? "Typha" });
+    }
   });
 
   for (const c of CASES) {
     it(`holds every row of test/ordering.ts in ${c.title}`, () => {
-      const evaluation = evaluations.get(c.title) as StackEvaluation;
-      assert.deepEqual(brokenRows(evaluation, dependencyGraph(evaluation)), []);
+      const planned = evaluations.get(c.title) as Planned;
+      assert.deepEqual(brokenRows(planned, dependencyGraph(planned.evaluation)), []);
     });
 
     it(`needs every explicit dependsOn edge of ${c.title} for some row, or has another path for it`, () => {
-      const evaluation = evaluations.get(c.title) as StackEvaluation;
+      const planned = evaluations.get(c.title) as Planned;
+      const { evaluation } = planned;
       const graph = dependencyGraph(evaluation);
       const unexplained: string[] = [];
       for (const resource of evaluation.resources) {
@@ -154,7 +183,7 @@ describe("creation and deletion order", () => {
             new Set([...(graph.get(resource.urn) ?? [])].filter((u) => u !== dependency)),
           );
           if (dependenciesOf(without, resource.urn).has(dependency)) continue; // redundant: another path
-          if (brokenRows(evaluation, without).length === 0) {
+          if (brokenRows(planned, without).length === 0) {
             unexplained.push(`${resource.name} -> ${dependency.split("::").pop()}`);
           }
         }
@@ -171,7 +200,8 @@ describe("creation and deletion order", () => {
   });
 
   it("fails a row when one of its edges is removed from the graph", () => {
-    const evaluation = evaluations.get("staging") as StackEvaluation;
+    const planned = evaluations.get("staging") as Planned;
+    const { evaluation } = planned;
     const graph = dependencyGraph(evaluation);
     const group = evaluation.resources.find((r) => r.type === "eks:index:ManagedNodeGroup") as ResourceRecord;
     const association = evaluation.resources.find(
@@ -179,15 +209,16 @@ describe("creation and deletion order", () => {
     ) as ResourceRecord;
     graph.set(group.urn, new Set([...(graph.get(group.urn) ?? [])].filter((u) => u !== association.urn)));
     assert.match(
-      brokenRows(evaluation, graph).join("\n"),
+      brokenRows(planned, graph).join("\n"),
       /every private subnet's route-table association before every node group/,
     );
   });
 
   it("fails the operator row when the Installation does not wait for the operator", () => {
-    const evaluation = evaluations.get(
+    const planned = evaluations.get(
       "prod in operator mode with the API server, Goldmane and Whisker",
-    ) as StackEvaluation;
+    ) as Planned;
+    const { evaluation } = planned;
     const graph = dependencyGraph(evaluation);
     const operator = evaluation.resources.find((r) => r.name === "calico-deployment-tigera-operator");
     const installation = evaluation.resources.find(
@@ -197,7 +228,7 @@ describe("creation and deletion order", () => {
     const edges = graph.get(installation.urn) ?? [];
     graph.set(installation.urn, new Set([...edges].filter((u) => u !== operator.urn)));
     assert.match(
-      brokenRows(evaluation, graph).join("\n"),
+      brokenRows(planned, graph).join("\n"),
       /the operator's Deployment before every operator custom resource/,
     );
   });

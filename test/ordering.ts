@@ -23,10 +23,11 @@ import {
   OPERATOR,
   AUTOSCALER,
   TYPHA,
+  CALICO_NODE_DAEMONSET,
   type OrderingRule,
 } from "./ordering-sets";
 
-export type { OrderingRule, ResourceSet } from "./ordering-sets";
+export type { FirstRolled, OrderingRule, ResourceSet } from "./ordering-sets";
 
 export const ORDERING: readonly OrderingRule[] = [
   {
@@ -209,14 +210,32 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
   },
   {
+    before: { label: "Typha's Service", types: [T.service], name: TYPHA },
+    after: CALICO_NODE_DAEMONSET,
+    why: "Felix finds Typha through the Service's ready endpoints and is not ready until it connects to one",
+    source: "https://github.com/projectcalico/calico/blob/v3.31.7/typha/pkg/discovery/discovery.go",
+  },
+  {
+    firstRolled: "Typha",
     before: {
-      label: "Typha's Deployment and Service",
-      types: [T.deployment, T.service],
+      label: "Typha's Deployment (a first install, or a new release whose Typha keeps the running Felix)",
+      types: [T.deployment],
       name: TYPHA,
     },
-    after: { label: "the calico-node DaemonSet", types: [T.daemonSet] },
-    why: "Felix connects to Typha through its Service and is not ready until it can",
-    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+    after: CALICO_NODE_DAEMONSET,
+    why: "with no Typha, no Felix gets ready; on a change of release every old Felix meets the new Typha while calico-node waits for its rollout, and keeps it",
+    source: "../components/calico/rollout-order.ts",
+  },
+  {
+    firstRolled: "calico-node",
+    before: {
+      label: "the calico-node DaemonSet (a new release whose Typha disconnects the running Felix)",
+      types: [T.daemonSet],
+      name: /-calico-node$/,
+    },
+    after: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    why: "a v3.32 Typha disconnects every v3.31 Felix, and the DaemonSet controller replaces each NotReady pod at once: calico-node rolls first, its new Felix reading the old Typha",
+    source: "../components/calico/typha-felix.ts",
   },
   {
     before: {
@@ -312,11 +331,17 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/tigera/operator/blob/master/pkg/render/finalizers.go",
   },
   {
-    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    before: CALICO_NODE_DAEMONSET,
     after: PROBE_NAMESPACE,
     why: "the probe proves that Felix enforces policy: run before calico-node is ready, its denied client could connect and fail the update",
     source:
       "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
+  },
+  {
+    before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    after: PROBE_NAMESPACE,
+    why: "while Typha rolls, each Felix it sheds exits and reconnects, and a pod started meanwhile waits for its policy: the probe runs once both workloads have rolled",
+    source: "https://github.com/projectcalico/calico/blob/v3.31.7/felix/daemon/daemon.go",
   },
   {
     before: INSTALLATION,
@@ -326,13 +351,13 @@ export const ORDERING: readonly OrderingRule[] = [
       "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
   },
   {
-    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    before: CALICO_NODE_DAEMONSET,
     after: { label: "the Typha retirement step (`calico.adopt`)", types: [T.typhaRetirement] },
     why: "an old manifest's Typha serves the calico-node pods not yet replaced, which cannot reach this program's mutual-TLS Typha: it is deleted only once the DaemonSet's update, awaited until every pod is replaced, is done",
     source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.34.2/provider/pkg/await/daemonset.go",
   },
   {
-    before: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    before: CALICO_NODE_DAEMONSET,
     after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
     why: "Felix leaves its rules when it stops, and they drop every pod started on the node afterwards: the step, deleted first, turns calico-node into a cleanup of those rules on every node before the DaemonSet is deleted",
     source: "https://github.com/projectcalico/calico/issues/5100",

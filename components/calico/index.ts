@@ -31,6 +31,7 @@ import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
 import { FelixCleanup } from "./felix-cleanup";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
+import { type RolloutOrder, rolloutOrder } from "./rollout-order";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
 
@@ -56,6 +57,13 @@ export interface CalicoPolicyOnlyArgs {
    * update); a new line may add CRDs. @default "v3.31.7" (DEFAULT_CALICO_VERSION)
    */
   version?: string;
+  /**
+   * The Calico release the deployed install runs (the stack's last `calico.version` output), undefined for
+   * a first install. From it to `version`, Typha or calico-node rolls first, whichever keeps every Felix
+   * connected (./rollout-order.ts): the other waits for its rollout. A change no order can make throws;
+   * the stack refuses it first (stacks/calico-rollout.ts).
+   */
+  deployedVersion?: string;
   /** Registry of the `node` and `typha` images; changing it rolls both workloads. @default "quay.io/calico" */
   registry?: string;
   /** Registry of the cluster-proportional-autoscaler image. @default "registry.k8s.io/cpa" */
@@ -197,16 +205,35 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       ),
     ];
     const foundations = [...nodes, ...namespace, ...crds, ...rbac, ...tlsObjects];
-    const typha = createTypha(
-      name,
-      {
-        ...objects.typha,
-        deployment: withTemplateAnnotation(objects.typha.deployment, certificates.server.validUntil),
-      },
-      inNamespace,
-      foundations,
-      timeouts,
-    );
+    const order = orderOf(args.deployedVersion, settings.version);
+    const typha = createTyphaService(name, objects.typha, inNamespace);
+    // Felix finds Typha through its Service. Which workload rolls first keeps every Felix connected: Typha
+    // (Felix needs one to be ready; a first install), or calico-node when the new Typha would refuse the
+    // running Felix. Not skipAwait: `pulumi up` fails with the rollout state if a workload is not ready
+    // within the timeout, and the second waits for the first's rollout.
+    const createNode = (first: pulumi.Resource[]) =>
+      new k8s.apps.v1.DaemonSet(
+        childResourceName(name, objects.node),
+        withTemplateAnnotation(objects.node, certificates.client.validUntil),
+        { ...base, dependsOn: [...foundations, typha.service, ...first], customTimeouts: timeouts },
+      );
+    const createTyphaDeployment = (first: pulumi.Resource[]) =>
+      typhaDeployment(
+        name,
+        withTemplateAnnotation(objects.typha.deployment, certificates.server.validUntil),
+        { ...inNamespace, dependsOn: [...foundations, ...first], customTimeouts: timeouts },
+      );
+    let node: k8s.apps.v1.DaemonSet;
+    let deployment: k8s.apps.v1.Deployment;
+    if (order === "typha-first") {
+      deployment = createTyphaDeployment([]);
+      node = createNode([deployment]);
+    } else {
+      node = createNode([]);
+      deployment = createTyphaDeployment([node]);
+    }
+    // What follows Calico waits for the workload that rolls last.
+    const last = order === "typha-first" ? node : deployment;
 
     // The autoscaler's RBAC and ladder, then the autoscaler itself, once its target exists.
     const autoscalerDeployment = objects.autoscaler.deployment;
@@ -215,21 +242,9 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       .map((object) => createObject(childResourceName(name, object), object, scoped(object)));
     createObject(childResourceName(name, autoscalerDeployment), autoscalerDeployment, {
       ...inNamespace,
-      dependsOn: [...nodes, ...namespace, ...support, typha.deployment],
+      dependsOn: [...nodes, ...namespace, ...support, deployment],
       customTimeouts: timeouts,
     });
-
-    // Felix waits for Typha, so calico-node goes last. Not skipAwait: `pulumi up` fails with the
-    // DaemonSet's rollout state if calico-node is not ready within the timeout.
-    const node = new k8s.apps.v1.DaemonSet(
-      childResourceName(name, objects.node),
-      withTemplateAnnotation(objects.node, certificates.client.validUntil),
-      {
-        ...base,
-        dependsOn: [...foundations, typha.deployment, typha.service],
-        customTimeouts: timeouts,
-      },
-    );
 
     // Removing calico-node removes Felix's rules from every node first: deleted before the DaemonSet, it
     // turns calico-node into a cleanup and waits for every node (./felix-cleanup).
@@ -267,7 +282,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // at its last change. Typha's own would be worse: pulumi-kubernetes returns as soon as the new
     // ReplicaSet's pods are ready, which can be before the Deployment controller has counted them
     // (provider/pkg/await/deployment.go, v4.25.0: checkReplicaSetStatus, then the last Deployment event).
-    const live = liveCalicoStatus(args.access, node.status, {
+    const live = liveCalicoStatus(args.access, last.status, {
       calicoNode: { namespace: settings.namespace, name: objects.node.metadata.name },
       typha: {
         namespace: settings.namespace,
@@ -292,12 +307,12 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // Proof that policy is enforced, once calico-node is ready on every node.
     const followers =
       args.afterCalico?.({
-        resources: [node],
+        resources: [last],
         calicoNode: { namespace: settings.namespace, name: objects.node.metadata.name },
       }) ?? [];
     ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
       provider: args.provider,
-      after: [node, ...followers],
+      after: [last, ...followers],
       probe: args.probe,
       calico: {
         calicoVersion: settings.version,
@@ -340,26 +355,22 @@ function withTemplateAnnotation<T extends Deployment | DaemonSet>(
 }
 
 /**
- * Typha's Deployment (awaited like calico-node; its pods need the CRDs and RBAC in `foundations`),
- * Service and PodDisruptionBudget (which need only their namespace).
+ * The order of Typha's and calico-node's rollouts from the deployed release to `version` (./rollout-order.ts);
+ * a change no order can make with every Felix connected is an error (the stack refuses it before this).
  */
-function createTypha(
-  name: string,
-  typha: CalicoObjectGroups["typha"],
-  opts: Options,
-  foundations: pulumi.Resource[],
-  timeouts: pulumi.CustomTimeouts,
-) {
+function orderOf(deployed: string | undefined, version: string): RolloutOrder {
+  const order = rolloutOrder(deployed, version);
+  if (order === undefined) {
+    throw new Error(
+      `Calico ${deployed} to ${version}: no order of Typha and calico-node keeps every Felix connected (stacks/calico-rollout.ts)`,
+    );
+  }
+  return order;
+}
+
+/** Typha's Service and PodDisruptionBudget, which need only their namespace. */
+function createTyphaService(name: string, typha: CalicoObjectGroups["typha"], opts: Options) {
   return {
-    deployment: new k8s.apps.v1.Deployment(childResourceName(name, typha.deployment), typha.deployment, {
-      ...opts,
-      dependsOn: foundations,
-      customTimeouts: timeouts,
-      // The autoscaler owns the replica count after creation. With server-side apply, pulumi-kubernetes
-      // leaves an ignored field out of its patch when another manager owns it, and re-sends the live
-      // value otherwise (handleSSAIgnoreFields, provider/pkg/await/await.go): Pulumi never resets it.
-      ignoreChanges: ["spec.replicas"],
-    }),
     service: new k8s.core.v1.Service(childResourceName(name, typha.service), typha.service, opts),
     disruptionBudget: new k8s.policy.v1.PodDisruptionBudget(
       childResourceName(name, typha.disruptionBudget),
@@ -367,4 +378,15 @@ function createTypha(
       opts,
     ),
   };
+}
+
+/** Typha's Deployment, awaited like calico-node (its pods need the CRDs and RBAC of the foundations). */
+function typhaDeployment(name: string, deployment: Deployment, opts: Options) {
+  return new k8s.apps.v1.Deployment(childResourceName(name, deployment), deployment, {
+    ...opts,
+    // The autoscaler owns the replica count after creation. With server-side apply, pulumi-kubernetes
+    // leaves an ignored field out of its patch when another manager owns it, and re-sends the live
+    // value otherwise (handleSSAIgnoreFields, provider/pkg/await/await.go): Pulumi never resets it.
+    ignoreChanges: ["spec.replicas"],
+  });
 }
