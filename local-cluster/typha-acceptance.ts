@@ -10,11 +10,15 @@
  *   Options.requiringTLS and validate); Typha then accepts only a client certificate signed by its CA file
  *   with the CN (or URI SAN) it names, and Felix only a server certificate signed by its CA file with the
  *   CN (or URI SAN) it names (tlsutils.CertificateVerifier).
+ * - a Typha of one Calico line disconnects a Felix of another that its handshake refuses, as
+ *   components/calico/typha-felix.ts records it (a v3.32 Typha refuses a v3.31 Felix), the releases
+ *   read from the two images' tags.
  * Every ready Typha behind the Service must accept the pod, since Felix picks one of them at random.
  * Files are read from the Secrets and ConfigMaps the pods mount. Nothing here runs Felix or Typha: they
  * cannot be built from the Go module proxy these machines reach (the note on issue 22 says why).
  */
 import { X509Certificate, createPrivateKey, createPublicKey } from "node:crypto";
+import { typhaKeepsFelix } from "../components/calico/typha-felix";
 
 interface EnvVar {
   name: string;
@@ -23,6 +27,7 @@ interface EnvVar {
 }
 interface Container {
   name: string;
+  image?: string;
   env?: EnvVar[];
   volumeMounts?: { name: string; mountPath: string }[];
 }
@@ -199,8 +204,17 @@ function certificateProblem(
   return undefined;
 }
 
+/** The release an image is tagged with (`quay.io/calico/node:v3.31.7`: v3.31.7). */
+const releaseOf = (side: Side) => /:(v\d+\.\d+\.\d+)$/.exec(side.container.image ?? "")?.[1];
+
 /** Why `typha` does not accept `felix` on `port`, or undefined when it does. */
 function refusal(felix: Side, typha: Side, port: number, snapshot: ClusterSnapshot): string | undefined {
+  const [felixRelease, typhaRelease] = [releaseOf(felix), releaseOf(typha)];
+  if (felixRelease !== undefined && typhaRelease !== undefined) {
+    if (typhaKeepsFelix(typhaRelease, felixRelease) === false) {
+      return `Typha ${typhaRelease} disconnects a ${felixRelease} Felix (components/calico/typha-felix.ts)`;
+    }
+  }
   const listens = Number(typha.env.get("TYPHA_SERVERPORT") ?? "5473");
   if (listens !== port) return `it listens on ${listens}, the Service sends Felix to ${port}`;
   const felixTls = requiresTls(felix, FELIX_TLS);

@@ -43,7 +43,8 @@ import { EKS_QUOTAS } from "../stacks/schema/node-groups";
 import { LOG_RETENTION_DAYS, MAX_PUBLIC_ACCESS_CIDRS } from "../stacks/schema/cluster";
 import { MAX_TAGS, RESERVED_TAG_COUNT } from "../stacks/schema/tags";
 import { evaluated, input, one } from "./helpers";
-import { configReference, docPages, readPage } from "./docs-pages";
+import { configReference, docPages, readPage, tableRows } from "./docs-pages";
+import { TYPHA_FELIX } from "../components/calico/typha-felix";
 
 /** A docs page with its whitespace collapsed, so a phrase may wrap anywhere. */
 const page = (name: string) => readPage(`docs/${name}`).replace(/\s+/g, " ");
@@ -200,6 +201,31 @@ describe("docs: the numbers the code knows", () => {
       rule("nodeGroups[].instanceTypes"),
       `one of the ${INSTANCE_TYPES.length.toLocaleString("en-US")} types`,
       "nodeGroups[].instanceTypes",
+    );
+  });
+
+  it("which Typha keeps which Felix (operating-calico.md)", () => {
+    const rows = tableRows(readPage("docs/operating-calico.md"), "Typha");
+    const felixLines = SUPPORTED_CALICO_MINORS.map((felix) => `keeps a v${felix} Felix`);
+    const header = readPage("docs/operating-calico.md")
+      .split("\n")
+      .find((line) => /^\| *Typha *\|/.test(line));
+    assert.deepEqual(
+      header
+        ?.slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim()),
+      ["Typha", ...felixLines],
+    );
+    assert.deepEqual(
+      rows,
+      SUPPORTED_CALICO_MINORS.map((typha) => [
+        `v${typha}`,
+        ...SUPPORTED_CALICO_MINORS.map((felix) => {
+          const row = TYPHA_FELIX.find((r) => r.typha === typha && r.felix === felix);
+          return row?.connects ? "yes" : "no";
+        }),
+      ]),
     );
   });
 

@@ -167,6 +167,34 @@ describe("which Typha accepts which calico-node pod", () => {
     assert.equal(plain.service, CALICO_TYPHA);
   });
 
+  it("refuses a v3.31 Felix at a v3.32 Typha, and keeps a v3.32 Felix at a v3.31 Typha", () => {
+    const objects = objectsOf(standard);
+    const tagged = (pod: Pod, release: string) => ({
+      ...pod,
+      spec: {
+        ...pod.spec,
+        containers: pod.spec.containers.map((c) => ({
+          ...c,
+          image: `quay.io/calico/${c.name === "calico-typha" ? "typha" : "node"}:${release}`,
+        })),
+      },
+    });
+    const judge = (felix: string, typha: string) => {
+      const typhaPod = tagged(podOf(find<Workload>(objects, "Deployment", CALICO_TYPHA), "node-a"), typha);
+      const service = find<ServiceObject>(objects, "Service", CALICO_TYPHA);
+      const node = tagged(podOf(find<Workload>(objects, "DaemonSet", "calico-node"), "node-a"), felix);
+      const [verdict] = typhaVerdicts({
+        pods: [node, typhaPod],
+        endpointSlices: [sliceOf(service, [typhaPod])],
+        ...dataOf(standard),
+      });
+      return verdict;
+    };
+    assert.match(judge("v3.31.7", "v3.32.1").detail, /Typha v3\.32\.1 disconnects a v3\.31\.7 Felix/);
+    assert.equal(judge("v3.32.1", "v3.31.7").accepted, true);
+    assert.equal(judge("v3.31.6", "v3.31.7").accepted, true);
+  });
+
   it("refuses a Felix certificate from another CA, another name, a key of another certificate", () => {
     const t = takeoverParts();
     const foreign = dataOf(other).secrets.find((s) => s.metadata.name === "calico-felix-typha-tls");

@@ -1,12 +1,18 @@
 /**
- * A Calico line change on a cluster that holds policies the new line does not enforce, by the real engine
- * on a real control plane: an AdminNetworkPolicy on a v3.31.7 install stops the upgrade to v3.32.1, in
- * `pulumi preview` and in `pulumi up`, with calico-node untouched; once it is deleted, the upgrade passes.
+ * A Calico line change by the real engine on a real control plane. An AdminNetworkPolicy on a v3.31.7
+ * install stops the upgrade to v3.32.1, in `pulumi preview` and in `pulumi up`, with calico-node untouched;
+ * once it is deleted, the upgrade passes. The upgrade rolls calico-node before Typha, and the rollback to
+ * v3.31.7 Typha before calico-node: a v3.32 Typha disconnects a v3.31 Felix, a v3.32 Felix keeps a v3.31
+ * Typha (components/calico/typha-felix.ts, from projectcalico/calico v3.32.1 typha/pkg/syncserver and
+ * syncclient). Both objects' generations are read as `up` runs, and every calico-node pod is judged
+ * against the Typhas it can reach (local-cluster/typha-acceptance.ts).
  */
 import * as assert from "node:assert/strict";
 import { disagreements, summary } from "./agreement";
 import type { OperationResult } from "../../local-cluster/pulumi";
 import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
+import { type Read, outOfTurn, rolloutWatcher } from "./rollout-watch";
+import { watcher } from "./typha-watch";
 
 /** An AdminNetworkPolicy as a user writes one (network-policy-api v1alpha1): deny from every namespace. */
 const ADMIN_POLICY = {
@@ -32,6 +38,44 @@ function calicoNode(c: EngineCase): { generation: number; image: string } {
   return { generation: ds.metadata.generation, image: node?.image ?? "" };
 }
 
+/** What a read shows, for a message: `calico-node g3 rolled out, Typha g2 rolling`. */
+const shown = (read: Read) =>
+  `calico-node g${read.calicoNode.generation} ${read.calicoNode.rolledOut ? "rolled out" : "rolling"}, ` +
+  `Typha g${read.typha.generation} ${read.typha.rolledOut ? "rolled out" : "rolling"}`;
+
+/**
+ * `up` to `version`, watched: `first` must roll out its new generation before `second`'s generation
+ * changes, both must change, and no calico-node pod may meet a Typha that refuses it.
+ */
+async function upInOrder(
+  c: EngineCase,
+  version: string,
+  first: keyof Read,
+  second: keyof Read,
+): Promise<OperationResult> {
+  const rollouts = rolloutWatcher(c.cluster, second === "typha" ? "typha" : "calico-node");
+  const typhas = watcher(c.cluster);
+  const result = await c.up(version, { "eks-calico:calico.version": version }, async (finished) => {
+    await Promise.all([rollouts.watch(finished), typhas.watch(finished)]);
+  });
+  const { reads } = rollouts;
+  const [start, end] = [reads[0], reads[reads.length - 1]];
+  assert.ok(start !== undefined && end !== undefined, "the workloads were read");
+  for (const key of [first, second]) {
+    assert.ok(end[key].generation > start[key].generation, `${key} changed: ${shown(start)} → ${shown(end)}`);
+  }
+  assert.deepEqual(outOfTurn(reads, first, second).map(shown), [], `${second} waits for ${first}'s rollout`);
+  assert.ok(
+    reads.some(
+      (r) =>
+        r[first].generation > start[first].generation && r[second].generation === start[second].generation,
+    ),
+    `a read saw ${first} changed and ${second} not yet: ${[...new Set(reads.map(shown))].join(" | ")}`,
+  );
+  assert.deepEqual(typhas.watched.refused, [], "every calico-node pod keeps a Typha that accepts it");
+  return result;
+}
+
 /** The refusal, as printed (wrapped): it names the policy and the way forward. */
 function assertRefused(result: OperationResult, what: string) {
   assert.equal(result.ok, false, `${what} must refuse the upgrade`);
@@ -47,7 +91,7 @@ function assertRefused(result: OperationResult, what: string) {
 describe("a Calico line change, by the real engine", function () {
   this.timeout(30 * 60_000);
 
-  it("dev: an AdminNetworkPolicy stops the upgrade to v3.32.1 with calico-node untouched; once deleted, it passes", async function () {
+  it("dev: an AdminNetworkPolicy stops the upgrade to v3.32.1 with calico-node untouched; once deleted, it rolls calico-node then Typha, and back Typha then calico-node", async function () {
     const c = await EngineCase.start("line change", {
       stack: "dev",
       config: { "eks-calico:calico.version": "v3.31.7" },
@@ -69,10 +113,15 @@ describe("a Calico line change, by the real engine", function () {
 
       const deleted = c.cluster.kubectl(["delete", "adminnetworkpolicy", ADMIN_POLICY.metadata.name]);
       assert.ok(deleted.ok, deleted.output);
-      const upgraded = await c.up("v3.32.1", { "eks-calico:calico.version": "v3.32.1" });
+      const upgraded = await upInOrder(c, "v3.32.1", "calicoNode", "typha");
       assertSucceeded(upgraded, "the upgrade once the policy is gone");
       assert.match(calicoNode(c).image, /:v3\.32\.1$/);
       await c.kubectlAgrees("v3.32.1", upgraded);
+
+      // Back to v3.31.7: Typha first, so each v3.32 Felix meets a v3.31 Typha, which keeps it.
+      const rolledBack = await upInOrder(c, "v3.31.7", "typha", "calicoNode");
+      assert.match(calicoNode(c).image, /:v3\.31\.7$/);
+      await c.kubectlAgrees("v3.31.7", rolledBack);
     } finally {
       await c.stop();
     }
