@@ -1,117 +1,97 @@
 /**
- * The rollout order of a deployed stack's change of Calico release, as the program registers it: which of
- * Typha's Deployment and the calico-node DaemonSet waits for the other, and what follows Calico waits
- * for; and the refusal, before any resource, of a change no order can make with every Felix connected
- * (stacks/calico-rollout.ts). What is expected of each release pair is written here from
- * projectcalico/calico (v3.32 Typha disconnects a v3.31 Felix: v3.32.1 typha/pkg/syncserver/sync_server.go;
- * a v3.32 Felix reads a v3.31 Typha), and of the operator from tigera/operator v1.42.3, which applies
- * Typha and calico-node in one pass (pkg/controller/installation/core_controller.go).
+ * calico-node rollouts that fit the readiness timeout at any size: the estimate, the derived timeout, and
+ * the configurations refused because the rollout could not meet them.
  */
 import * as assert from "node:assert/strict";
-import type { StackEvaluation } from "../offline/engine";
-import { ConfigError } from "../stacks";
-import { type Deployed, changedResources, deploy, planAgainst } from "./deployed-stack";
-import { dependsOn, one, unwrapped } from "./helpers";
+import {
+  BASE_SECONDS,
+  SECONDS_PER_WAVE,
+  derivedTimeoutMinutes,
+  estimateRollout,
+  unavailableAtOnce,
+} from "../components/calico/rollout";
+import { validateConfig } from "../stacks";
+import { evaluatedWith, one } from "./helpers";
 
-const DAEMONSET = "kubernetes:apps/v1:DaemonSet";
-const DEPLOYMENT = "kubernetes:apps/v1:Deployment";
-const NAMESPACE = "kubernetes:core/v1:Namespace";
+const group = (maxSize: number) => ({ name: "general", minSize: 1, desiredSize: 1, maxSize });
 
-const manifest = (version: string) => ({ stack: "dev", config: { "eks-calico:calico.version": version } });
-const operator = (version: string) => ({
-  stack: "dev",
-  config: { "eks-calico:calico.version": version, "eks-calico:calico.installer": "operator" },
-});
-
-/** Which of calico-node and Typha waits for the other, and whether the autoscaler and probe wait for both. */
-function order(evaluation: StackEvaluation) {
-  const node = one(evaluation, DAEMONSET, "calico-daemonset-calico-node");
-  const typha = one(evaluation, DEPLOYMENT, "calico-deployment-calico-typha");
-  const autoscaler = one(evaluation, DEPLOYMENT, "calico-deployment-calico-typha-autoscaler");
-  const probe = one(evaluation, NAMESPACE, "calico-probe-namespace");
-  return {
-    nodeWaitsForTypha: dependsOn(evaluation, node, typha),
-    typhaWaitsForNode: dependsOn(evaluation, typha, node),
-    autoscalerWaitsForTypha: dependsOn(evaluation, autoscaler, typha),
-    probeWaitsForBoth: dependsOn(evaluation, probe, node) && dependsOn(evaluation, probe, typha),
-  };
+function problems(raw: Record<string, unknown>) {
+  const result = validateConfig(raw);
+  return result.ok ? [] : result.problems;
 }
 
-const TYPHA_FIRST = {
-  nodeWaitsForTypha: true,
-  typhaWaitsForNode: false,
-  autoscalerWaitsForTypha: true,
-  probeWaitsForBoth: true,
-};
-const CALICO_NODE_FIRST = { ...TYPHA_FIRST, nodeWaitsForTypha: false, typhaWaitsForNode: true };
-
-describe("the rollout order of a deployed stack's Calico release change", function () {
-  this.timeout(300_000);
-  let atV331: Deployed;
-  let atV332: Deployed;
-  before(async () => {
-    atV331 = await deploy(manifest("v3.31.7"));
-    atV332 = await deploy(manifest("v3.32.1"));
+describe("calico-node rollouts", () => {
+  it("replaces a percentage of the nodes at once, rounded up, or a count, never less than one", () => {
+    assert.equal(unavailableAtOnce(3, "10%"), 1);
+    assert.equal(unavailableAtOnce(100, "10%"), 10);
+    assert.equal(unavailableAtOnce(101, "10%"), 11);
+    assert.equal(unavailableAtOnce(5000, "1%"), 50);
+    assert.equal(unavailableAtOnce(4, 10), 4);
+    assert.equal(unavailableAtOnce(40, 3), 3);
   });
 
-  it("installs Typha first, on every line", () => {
-    assert.deepEqual(order(atV331.evaluation), TYPHA_FIRST);
-    assert.deepEqual(order(atV332.evaluation), TYPHA_FIRST);
-  });
-
-  it("v3.31.7 → v3.32.1 rolls calico-node first: the new Typha would disconnect every v3.31 Felix", async () => {
-    const { evaluation, diff } = await planAgainst(atV331, manifest("v3.32.1"));
-    assert.deepEqual(order(evaluation), CALICO_NODE_FIRST);
-    const changed = changedResources(diff);
-    assert.ok(changed.includes(`update ${DAEMONSET} calico-daemonset-calico-node`), changed.join("\n"));
-    assert.ok(changed.includes(`update ${DEPLOYMENT} calico-deployment-calico-typha`), changed.join("\n"));
-  });
-
-  it("v3.32.1 → v3.31.7 rolls Typha first: a v3.32 Felix keeps a v3.31 Typha, a v3.31 Felix not a v3.32 one", async () => {
-    const { evaluation } = await planAgainst(atV332, manifest("v3.31.7"));
-    assert.deepEqual(order(evaluation), TYPHA_FIRST);
-  });
-
-  it("a patch release rolls Typha first, as before", async () => {
-    const { evaluation } = await planAgainst(atV331, manifest("v3.31.6"));
-    assert.deepEqual(order(evaluation), TYPHA_FIRST);
-  });
-
-  it("the update after the upgrade changes nothing, and orders Typha first again", async () => {
-    const upgraded = await deploy(manifest("v3.32.1"), atV331);
-    const { evaluation, diff } = await planAgainst(upgraded, manifest("v3.32.1"));
-    assert.deepEqual(changedResources(diff), []);
-    assert.deepEqual(order(evaluation), TYPHA_FIRST);
-  });
-});
-
-describe("a Calico release change in operator install mode", function () {
-  this.timeout(300_000);
-
-  it("is refused from v3.31.7 to v3.32.1 before any resource: the operator rolls Typha first", async () => {
-    const deployed = await deploy(operator("v3.31.7"));
-    for (const preview of [true, false]) {
-      await assert.rejects(planAgainst(deployed, operator("v3.32.1"), { preview }), (error: unknown) => {
-        assert.ok(ConfigError.isConfigError(error), String(error));
-        const text = unwrapped(error.message);
-        assert.deepEqual(
-          error.problems.map((p) => [p.path, p.value]),
-          [["calico.version", "v3.32.1"]],
-        );
-        assert.match(
-          text,
-          /calico\.version: cannot move the deployed Calico from v3\.31\.7 to v3\.32\.1 with every Felix connected: the Tigera operator v1\.42\.3 rolls Typha and calico-node together, Typha first/,
-        );
-        assert.match(text, /Typha first: each v3\.31 Felix meets a v3\.32 Typha, which disconnects it/);
-        assert.match(text, /keep calico\.version at v3\.31\.7: no sequence of the releases the operator/);
-        return true;
-      });
+  it("estimates a rollout as a base plus one wave per batch of nodes", () => {
+    assert.deepEqual(estimateRollout(300, 1), {
+      nodes: 300,
+      atOnce: 1,
+      waves: 300,
+      seconds: BASE_SECONDS + 300 * SECONDS_PER_WAVE,
+    });
+    // 10%: about ten waves at any size, so the default timeout holds from 3 to 5,000 nodes.
+    for (const nodes of [3, 100, 1000, 5000]) {
+      const estimate = estimateRollout(nodes, "10%");
+      assert.ok(estimate.waves <= 10, `${nodes} nodes: ${estimate.waves} waves`);
+      assert.ok(derivedTimeoutMinutes(estimate) <= 15, `${nodes} nodes`);
     }
+    assert.equal(derivedTimeoutMinutes(estimateRollout(300, 1)), 303);
   });
 
-  it("goes back from v3.32.1 to v3.31.7: a v3.32 Felix keeps the v3.31 Typha the operator rolls first", async () => {
-    const deployed = await deploy(operator("v3.32.1"));
-    const { diff } = await planAgainst(deployed, operator("v3.31.7"));
-    assert.ok(changedResources(diff).length > 0);
+  it("derives the timeout from the node groups' maximum size when none is configured", async () => {
+    const evaluation = await evaluatedWith("dev", {
+      config: {
+        "eks-calico:nodeGroups": [group(300)],
+        "eks-calico:calico": { maxUnavailable: 1 },
+      },
+    });
+    const node = one(evaluation, "kubernetes:apps/v1:DaemonSet");
+    assert.deepEqual(node.options.customTimeouts, { create: "303m", update: "303m" });
+  });
+
+  it("refuses a configured timeout the rollout cannot meet, with the estimate", () => {
+    const found = problems({
+      nodeGroups: [group(300)],
+      calico: { maxUnavailable: 1, readinessTimeoutMinutes: 10 },
+    });
+    assert.deepEqual(
+      found.map((p) => p.path),
+      ["calico.readinessTimeoutMinutes"],
+    );
+    assert.match(
+      found[0].rule,
+      /shorter than the estimated calico-node rollout \(300 nodes at maxUnavailable 1 \(1 at a time\): 300 waves x 40 s \+ 120 s = 202 min\): raise it to at least 202/,
+    );
+    assert.deepEqual(problems({ nodeGroups: [group(300)], calico: { readinessTimeoutMinutes: 10 } }), []);
+  });
+
+  it("refuses a maxUnavailable so low that no timeout could wait for the rollout", () => {
+    // 5,000 nodes in groups within EKS's 450-node quota.
+    const groups = Array.from({ length: 12 }, (_, i) => ({ ...group(420), name: `g${i}` }));
+    const found = problems({ nodeGroups: groups, calico: { maxUnavailable: 1 } });
+    assert.deepEqual(
+      found.map((p) => p.path),
+      ["calico.maxUnavailable"],
+    );
+    assert.match(found[0].rule, /too slow to wait for \(5040 nodes/);
+  });
+
+  it("refuses maxUnavailable values Kubernetes would not take", () => {
+    for (const bad of [0, -1, 1.5, "0%", "150%", "ten", "10"]) {
+      const found = problems({ nodeGroups: [group(3)], calico: { maxUnavailable: bad } });
+      assert.deepEqual(
+        found.map((p) => p.path),
+        ["calico.maxUnavailable"],
+        JSON.stringify(bad),
+      );
+    }
   });
 });
