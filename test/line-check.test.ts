@@ -5,12 +5,11 @@
  * kinds each line enforces are held to what Felix's syncer lists upstream.
  */
 import * as assert from "node:assert/strict";
-import * as pulumi from "@pulumi/pulumi";
-import requireFromString from "require-from-string";
 import { lineCheckProvider, type LineCheckInputs } from "../components/calico/line-check";
 import { LINE_POLICY_NOTES, lineRefusal, unenforcedPolicyKinds } from "../components/calico/line-policies";
 import { KUBERNETES_POLICY_CRD_KINDS } from "../components/calico/crds";
 import { SUPPORTED_CALICO_MINORS, type CalicoMinor } from "../components/calico/defaults";
+import { loadedProvider } from "./cluster/takeover-step";
 import { FakeApiServer } from "./fake-api-server";
 import { evaluatedWith, stackValue, withWarnings } from "./helpers";
 import syncer from "./fixtures/felix-syncer-policy-kinds.json";
@@ -327,12 +326,7 @@ describe("the line check step", function () {
 
   it("serializes into a provider the dynamic provider host can load, whose diff refuses a tier move", async () => {
     // What @pulumi/pulumi's dynamic Resource sends as __provider, and cmd/dynamic-provider loads.
-    const serialized = await pulumi.runtime.serializeFunction(() => lineCheckProvider, {
-      allowSecrets: true,
-    });
-    const loaded = (
-      requireFromString(serialized.text) as { handler: () => pulumi.dynamic.ResourceProvider }
-    ).handler();
+    const loaded = await loadedProvider(lineCheckProvider);
     api.routes = { [np]: policies({ name: "security.allow-dns", namespace: "apps" }) };
     await assert.rejects(
       loaded.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
