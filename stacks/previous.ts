@@ -50,7 +50,7 @@ export function lineNotice(previous: PreviousCalico | undefined, calico: CalicoC
   const from = previous?.installer === "none" ? undefined : previous?.version;
   const fromLine = from === undefined ? undefined : calicoMinorOf(from);
   if (from === undefined || fromLine === undefined) return undefined;
-  return lineChangeNotice(from, fromLine, calico.version, supportedMinorOf(calico.version));
+  return lineChangeNotice(from, fromLine, calico.version, supportedMinorOf(calico.version), calico.installer);
 }
 
 /**

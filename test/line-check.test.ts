@@ -1,13 +1,15 @@
 /**
  * The line check (components/calico/line-check.ts): a change of Calico line refuses while the cluster
- * holds policies the new line does not enforce, naming each, in the preview's diff and in the update;
- * the kinds each line enforces are held to what Felix's syncer lists upstream.
+ * holds policies the new line does not enforce, or Calico policies the new line puts in another tier,
+ * naming each, in the preview's diff and in the update; an answer it cannot read fails the preview; the
+ * kinds each line enforces are held to what Felix's syncer lists upstream.
  */
 import * as assert from "node:assert/strict";
 import { lineCheckProvider, type LineCheckInputs } from "../components/calico/line-check";
 import { LINE_POLICY_NOTES, lineRefusal, unenforcedPolicyKinds } from "../components/calico/line-policies";
 import { KUBERNETES_POLICY_CRD_KINDS } from "../components/calico/crds";
 import { SUPPORTED_CALICO_MINORS, type CalicoMinor } from "../components/calico/defaults";
+import { loadedProvider } from "./cluster/takeover-step";
 import { FakeApiServer } from "./fake-api-server";
 import { evaluatedWith, stackValue, withWarnings } from "./helpers";
 import syncer from "./fixtures/felix-syncer-policy-kinds.json";
@@ -72,9 +74,9 @@ describe("the line check step", function () {
     api.requests.length = 0;
   });
 
-  const inputs = (version: string): LineCheckInputs => {
+  const inputs = (version: string, installer: "manifest" | "operator" = "manifest"): LineCheckInputs => {
     const line = version.startsWith("v3.32") ? "3.32" : "3.31";
-    return { kubeconfig: api.kubeconfig(), line, kinds: unenforcedPolicyKinds(line) };
+    return { kubeconfig: api.kubeconfig(), line, kinds: unenforcedPolicyKinds(line), installer };
   };
   const anp = "/apis/policy.networking.k8s.io/v1alpha1/adminnetworkpolicies";
   const banp = "/apis/policy.networking.k8s.io/v1alpha1/baselineadminnetworkpolicies";
@@ -82,6 +84,35 @@ describe("the line check step", function () {
   const list = (...names: string[]) => ({
     status: 200,
     body: { items: names.map((name) => ({ metadata: { name } })) },
+  });
+  /** The reads of the upstream policy kinds (the Calico ones come after them). */
+  const adminReads = () => api.requests.filter((r) => r.includes("/policy.networking.k8s.io/"));
+  const calico = (plural: string) => `/apis/crd.projectcalico.org/v1/${plural}`;
+  const [np, gnp, snp, sgnp] = [
+    "networkpolicies",
+    "globalnetworkpolicies",
+    "stagednetworkpolicies",
+    "stagedglobalnetworkpolicies",
+  ].map(calico);
+  /** Calico policies as kubectl writes them: a name, a namespace for the namespaced kinds, maybe a tier. */
+  const policies = (...items: { name: string; namespace?: string; tier?: string }[]) => ({
+    status: 200,
+    body: {
+      items: items.map(({ name, namespace, tier }) => ({
+        metadata: { name, ...(namespace === undefined ? {} : { namespace }) },
+        spec: tier === undefined ? {} : { tier },
+      })),
+    },
+  });
+  const forbidden = (path: string) => ({
+    status: 403,
+    body: {
+      kind: "Status",
+      status: "Failure",
+      message: `${path.split("/").pop()} is forbidden: User "pr-preview" cannot list resource`,
+      reason: "Forbidden",
+      code: 403,
+    },
   });
 
   it("an upgrade to v3.32 is refused in the preview's diff, naming every admin policy", async () => {
@@ -92,7 +123,7 @@ describe("the line check step", function () {
         /AdminNetworkPolicy deny-egress\n {2}- AdminNetworkPolicy pin-dns\n/.test(error.message) &&
         !error.message.includes("- BaselineAdminNetworkPolicy"),
     );
-    assert.deepEqual(api.requests, [`GET ${anp}`, `GET ${banp}`]);
+    assert.deepEqual(adminReads(), [`GET ${anp}`, `GET ${banp}`]);
   });
 
   it("and in the update, before it reports anything applied", async () => {
@@ -111,7 +142,7 @@ describe("the line check step", function () {
         /ClusterNetworkPolicy tenants/.test(error.message) &&
         /AdminNetworkPolicy or BaselineAdminNetworkPolicy/.test(error.message),
     );
-    assert.deepEqual(api.requests, [`GET ${cnp}`]);
+    assert.deepEqual(adminReads(), [`GET ${cnp}`]);
   });
 
   it("passes when none exists or the kind's CRD is absent (404 from a real API server)", async () => {
@@ -164,15 +195,145 @@ describe("the line check step", function () {
     assert.deepEqual(api.requests, []);
   });
 
-  it("a cluster it cannot read makes the step run, and the update says why", async () => {
+  it("a cluster it cannot reach fails the preview's diff, naming the kind and the answer", async () => {
     const unreachable = { ...inputs("v3.32.1"), kubeconfig: api.kubeconfig("https://127.0.0.1:1") };
-    assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.31.7"), unreachable), {
-      changes: true,
-    });
+    await assert.rejects(
+      lineCheckProvider.diff!("line-check", inputs("v3.31.7"), unreachable),
+      /could not list AdminNetworkPolicy \(adminnetworkpolicies\.policy\.networking\.k8s\.io\): .*ECONNREFUSED/,
+    );
     await assert.rejects(
       lineCheckProvider.update!("line-check", inputs("v3.31.7"), unreachable),
       /ECONNREFUSED/,
     );
+  });
+
+  describe("an answer it cannot read (only a 404 means no such kind)", () => {
+    it("fails the preview's diff, naming the kind and the answer: a 403 to credentials that may not list it", async () => {
+      api.routes = { [anp]: forbidden(anp), [banp]: list() };
+      await assert.rejects(
+        lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+        (error: Error) =>
+          /^calico\.version: the line check could not list AdminNetworkPolicy \(adminnetworkpolicies\.policy\.networking\.k8s\.io\): GET \/apis\/policy\.networking\.k8s\.io\/v1alpha1\/adminnetworkpolicies: HTTP 403: .*cannot list resource/.test(
+            error.message,
+          ) && /Nothing was changed/.test(error.message),
+      );
+    });
+
+    it("a Calico policy kind too, and a server error", async () => {
+      api.routes = { [gnp]: forbidden(gnp) };
+      await assert.rejects(
+        lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+        /could not list GlobalNetworkPolicy \(globalnetworkpolicies\.crd\.projectcalico\.org\): .*HTTP 403/,
+      );
+      api.routes = { [banp]: { status: 500, body: { message: "etcdserver: request timed out" } } };
+      await assert.rejects(
+        lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+        /could not list BaselineAdminNetworkPolicy .*HTTP 500: .*etcdserver: request timed out/,
+      );
+    });
+
+    it("a cluster known only once the update runs (a kubeconfig the preview leaves unknown) is checked there", async () => {
+      const unknown = { ...inputs("v3.32.1"), kubeconfig: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" };
+      assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.31.7"), unknown), {
+        changes: true,
+      });
+      assert.deepEqual(api.requests, []);
+    });
+  });
+
+  describe("Calico policies whose tier the new line reads otherwise", () => {
+    it("an upgrade to v3.32 is refused in the preview's diff, naming each with its fix, beside the admin policies", async () => {
+      api.routes = {
+        [anp]: list("deny-egress"),
+        [np]: policies(
+          { name: "security.allow-dns", namespace: "apps" },
+          { name: "security.kept", namespace: "apps", tier: "security" },
+        ),
+        [gnp]: policies({ name: "deny-all", tier: "security" }, { name: "plain" }),
+      };
+      await assert.rejects(
+        lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+        (error: Error) =>
+          /^calico\.version: Calico v3\.32 does not enforce AdminNetworkPolicy, and the cluster has 1/.test(
+            error.message,
+          ) &&
+          /- AdminNetworkPolicy deny-egress\n/.test(error.message) &&
+          /\n\ncalico\.version: on Calico v3\.32, 2 Calico policies would no longer be evaluated where they are now/.test(
+            error.message,
+          ) &&
+          /- NetworkPolicy apps\/security\.allow-dns: tier security on v3\.31, tier default on v3\.32; set spec\.tier: security\n/.test(
+            error.message,
+          ) &&
+          /- GlobalNetworkPolicy deny-all: tier default on v3\.31, tier security on v3\.32; set spec\.tier: default\n/.test(
+            error.message,
+          ) &&
+          !/security\.kept|plain/.test(error.message),
+      );
+      assert.deepEqual(
+        api.requests.filter((r) => r !== "GET /version"),
+        [anp, banp, np, gnp, snp, sgnp].map((path) => `GET ${path}`),
+      );
+    });
+
+    it("and in the update; a staged policy counts too", async () => {
+      api.routes = { [snp]: policies({ name: "ops.try-deny", namespace: "apps" }) };
+      await assert.rejects(
+        lineCheckProvider.update!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+        /- StagedNetworkPolicy apps\/ops\.try-deny: tier ops on v3\.31, tier default on v3\.32; set spec\.tier: ops/,
+      );
+    });
+
+    it("passes once name and spec.tier agree", async () => {
+      api.routes = { [np]: policies({ name: "security.allow-dns", namespace: "apps", tier: "security" }) };
+      assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")), {
+        changes: true,
+      });
+    });
+
+    it("a rollback to v3.31 is refused for a spec.tier the name does not start with", async () => {
+      api.routes = { [gnp]: policies({ name: "deny-all", tier: "security" }) };
+      await assert.rejects(
+        lineCheckProvider.diff!("line-check", inputs("v3.32.1"), inputs("v3.31.7")),
+        /- GlobalNetworkPolicy deny-all: tier security on v3\.32, tier default on v3\.31; create it again named security\.deny-all/,
+      );
+    });
+
+    it("with the operator, an upgrade to v3.32 is refused while a policy of the user's is in tier allow-tigera", async () => {
+      api.routes = {
+        [np]: policies({ name: "allow-tigera.team-dns", namespace: "apps", tier: "allow-tigera" }),
+      };
+      assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")), {
+        changes: true,
+      });
+      await assert.rejects(
+        lineCheckProvider.diff!("line-check", inputs("v3.31.7", "operator"), inputs("v3.32.1", "operator")),
+        /- NetworkPolicy apps\/allow-tigera\.team-dns: stays in tier allow-tigera, which the Tigera operator of v3\.32 .* moved to tier calico-system; create it again as calico-system\.team-dns/,
+      );
+      await assert.rejects(lineCheckProvider.create(inputs("v3.32.1", "operator")), /allow-tigera\.team-dns/);
+    });
+
+    it("the same line reads nothing, whatever the cluster holds", async () => {
+      api.routes = { [np]: policies({ name: "security.allow-dns", namespace: "apps" }) };
+      assert.deepEqual(await lineCheckProvider.diff!("line-check", inputs("v3.32.0"), inputs("v3.32.1")), {
+        changes: false,
+      });
+      assert.deepEqual(await lineCheckProvider.update!("line-check", inputs("v3.32.1"), inputs("v3.32.1")), {
+        outs: inputs("v3.32.1"),
+      });
+      assert.deepEqual(api.requests, []);
+    });
+  });
+
+  it("serializes into a provider the dynamic provider host can load, whose diff refuses a tier move", async () => {
+    // What @pulumi/pulumi's dynamic Resource sends as __provider, and cmd/dynamic-provider loads.
+    const loaded = await loadedProvider(lineCheckProvider);
+    api.routes = { [np]: policies({ name: "security.allow-dns", namespace: "apps" }) };
+    await assert.rejects(
+      loaded.diff!("line-check", inputs("v3.31.7"), inputs("v3.32.1")),
+      /NetworkPolicy apps\/security\.allow-dns: tier security on v3\.31/,
+    );
+    const unknown = { ...inputs("v3.32.1"), kubeconfig: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" };
+    assert.deepEqual(await loaded.diff!("line-check", inputs("v3.31.7"), unknown), { changes: true });
   });
 });
 
@@ -197,6 +358,10 @@ describe("a plan of a line change", function () {
     assert.match(
       warnings[0],
       /from v3\.31\.7 to v3\.32\.1, another line: v3\.32\.1 does not enforce AdminNetworkPolicy or BaselineAdminNetworkPolicy/,
+    );
+    assert.match(
+      warnings[0],
+      /refuses while any exists, or while a Calico policy would change tier \(v3\.31 takes it from the prefix of its name, v3\.32 from its spec\.tier\)\.$/,
     );
   });
 

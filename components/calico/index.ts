@@ -160,7 +160,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // else the CRDs, which an earlier deployment of the stack may have left.
     const taken = args.adopt ? renderCalicoObjects(settings) : objects.crds;
     // Before any object, the takeover included: the line must enforce every policy the cluster holds.
-    const checks = [lineCheckOf(name, this, args.access, settings.version)];
+    const checks = [lineCheckOf(name, this, args.access, settings.version, "manifest")];
     const takeover = takeoverOf(name, { parent: this, dependsOn: checks }, args, taken, objects.crds);
     const nodes = [...args.nodes, ...checks, takeover];
     const base: Options = { parent: this, provider: args.provider, dependsOn: nodes };

@@ -1,18 +1,20 @@
 /**
  * The line check: before any Calico object is applied on a line (a first install, or a change of line),
  * it lists the cluster's objects of the policy kinds that line does not enforce (line-policies.ts) and
- * refuses while any exists, naming each. Every Calico object depends on it, so a refusal leaves the
- * install as it runs.
+ * the Calico policies whose tier the line reads otherwise than the deployed one, or leaves in a tier the
+ * install retires (policy-tiers.ts), and refuses while any exists, naming each. Every Calico object
+ * depends on it, so a refusal leaves the install as it runs.
  *
  * A dynamic resource that runs in the Node.js program with the stack's kubeconfig. Its diff reads the
  * cluster when the line changes and throws the refusal there, so `pulumi preview` (and the preview of
- * `pulumi up`) says it before anything changes. With the same line it is unchanged and reads nothing: a
- * policy written later on the same line is the user's own change, and `pulumi preview --expect-no-changes`
- * stays clean on a cluster that did not move.
+ * `pulumi up`) says it before anything changes; so does an answer it cannot read (only a 404 is "no such
+ * kind"). With the same line it is unchanged and reads nothing: a policy written later on the same line
+ * is the user's own change, and `pulumi preview --expect-no-changes` stays clean on a cluster that did
+ * not move.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterAccess } from "../cluster/provider";
-import { credentialsOf, kubeGetOrMissing } from "../kubernetes/client";
+import { type Credentials, credentialsOf, kubeGetOrMissing } from "../kubernetes/client";
 import { type CalicoMinor, supportedMinorOf } from "./defaults";
 import {
   type PolicyKind,
@@ -21,6 +23,15 @@ import {
   policyListPath,
   unenforcedPolicyKinds,
 } from "./line-policies";
+import type { Installer } from "./operator/settings";
+import {
+  RETIRED_TIERS,
+  type StoredPolicy,
+  TIERED_POLICY_KINDS,
+  type TierMove,
+  tierMoves,
+  tierRefusal,
+} from "./policy-tiers";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
 export const LINE_CHECK_TYPE = "pulumi-nodejs:dynamic/calico:LineCheck";
@@ -32,20 +43,45 @@ export interface LineCheckInputs {
   readonly line: CalicoMinor;
   /** The policy kinds `line` does not enforce. */
   readonly kinds: PolicyKind[];
+  /** Who installs it: the tiers an installer retires depend on it. Absent in a step an older program made. */
+  readonly installer?: Installer;
 }
 
-/** Every object of `inputs.kinds` in the cluster; a kind whose CRD is absent has none. */
-async function unenforcedPolicies(inputs: LineCheckInputs): Promise<UnenforcedPolicy[]> {
+/** Every object of `kind`, or none when its CRD is absent; any other answer fails, naming the kind. */
+async function listKind<T>(credentials: Credentials, kind: PolicyKind): Promise<T[]> {
+  try {
+    const list = await kubeGetOrMissing<{ items?: T[] }>(credentials, policyListPath(kind));
+    return list?.items ?? [];
+  } catch (error) {
+    const answer = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `calico.version: the line check could not list ${kind.kind} (${kind.plural}.${kind.group}): ${answer}. Before a change of Calico line it reads every object of this kind, and it cannot tell whether the change is safe without them. Nothing was changed. Give these credentials list on ${kind.plural}.${kind.group} (or fix the answer above), then run it again.`,
+      { cause: error },
+    );
+  }
+}
+
+/** The problems of installing `inputs.line` over line `from` (undefined: a first install), all at once. */
+async function lineProblems(inputs: LineCheckInputs, from: CalicoMinor | undefined): Promise<string[]> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
   const found: UnenforcedPolicy[] = [];
   for (const kind of inputs.kinds) {
-    const list = await kubeGetOrMissing<{ items?: { metadata: { name: string } }[] }>(
-      credentials,
-      policyListPath(kind),
-    );
-    for (const item of list?.items ?? []) found.push({ kind: kind.kind, name: item.metadata.name });
+    const items = await listKind<{ metadata: { name: string } }>(credentials, kind);
+    for (const item of items) found.push({ kind: kind.kind, name: item.metadata.name });
   }
-  return found;
+  const installer = inputs.installer ?? "manifest";
+  const retires = RETIRED_TIERS.some((r) => r.installer === installer && r.line === inputs.line);
+  const moves: TierMove[] = [];
+  if ((from !== undefined && from !== inputs.line) || retires) {
+    for (const kind of TIERED_POLICY_KINDS) {
+      const policies = await listKind<StoredPolicy>(credentials, kind);
+      moves.push(...tierMoves(kind.kind, policies, from, inputs.line, installer));
+    }
+  }
+  return [
+    ...(found.length > 0 ? [lineRefusal(inputs.line, found)] : []),
+    ...(moves.length > 0 ? [tierRefusal(from, inputs.line, moves)] : []),
+  ];
 }
 
 /** Whether the step moves to another line (or the kinds of a line were corrected). */
@@ -53,16 +89,19 @@ function lineChanged(olds: LineCheckInputs, news: LineCheckInputs): boolean {
   return olds.line !== news.line || JSON.stringify(olds.kinds) !== JSON.stringify(news.kinds);
 }
 
-/** Throws the refusal when the cluster has objects the line will not enforce. */
-async function checkLine(inputs: LineCheckInputs): Promise<void> {
-  const found = await unenforcedPolicies(inputs);
-  if (found.length > 0) throw new Error(lineRefusal(inputs.line, found));
+/** Throws every refusal at once when the cluster holds what line `inputs.line` would not apply as now. */
+async function checkLine(inputs: LineCheckInputs, from: CalicoMinor | undefined): Promise<void> {
+  const problems = await lineProblems(inputs, from);
+  if (problems.length > 0) throw new Error(problems.join("\n\n"));
 }
+
+/** Whether a preview left an input unknown (the cluster's kubeconfig, while the cluster is replaced). */
+const unknown = (value: unknown) => value === pulumi.runtime.unknownValue;
 
 /** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
 export const lineCheckProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs: LineCheckInputs) {
-    await checkLine(inputs);
+    await checkLine(inputs, undefined);
     return { id: "line-check", outs: inputs };
   },
   async diff(_id: string, olds: LineCheckInputs, news: LineCheckInputs) {
@@ -70,18 +109,13 @@ export const lineCheckProvider: pulumi.dynamic.ResourceProvider = {
       // The same line enforces what it did: new credentials only update the step, which reads nothing.
       return { changes: olds.kubeconfig !== news.kubeconfig || olds.context !== news.context };
     }
-    let found: UnenforcedPolicy[];
-    try {
-      found = await unenforcedPolicies(news);
-    } catch {
-      // Unreadable now: the update runs the check, which reports why.
-      return { changes: true };
-    }
-    if (found.length > 0) throw new Error(lineRefusal(news.line, found));
+    // A cluster known only once the update runs: the update checks it.
+    if (unknown(news.kubeconfig) || unknown(news.context)) return { changes: true };
+    await checkLine(news, olds.line);
     return { changes: true };
   },
   async update(_id: string, olds: LineCheckInputs, news: LineCheckInputs) {
-    if (lineChanged(olds, news)) await checkLine(news);
+    if (lineChanged(olds, news)) await checkLine(news, olds.line);
     return { outs: news };
   },
 };
@@ -92,6 +126,8 @@ export interface CalicoLineCheckArgs {
   readonly context?: pulumi.Input<string>;
   /** The Calico release about to be installed. */
   readonly version: string;
+  /** Who installs it. */
+  readonly installer: Installer;
 }
 
 export class CalicoLineCheck extends pulumi.dynamic.Resource {
@@ -105,6 +141,7 @@ export class CalicoLineCheck extends pulumi.dynamic.Resource {
         context: args.context,
         line,
         kinds: unenforcedPolicyKinds(line),
+        installer: args.installer,
       },
       opts,
       "calico",
@@ -113,11 +150,20 @@ export class CalicoLineCheck extends pulumi.dynamic.Resource {
   }
 }
 
-/** The line check of Calico `version` on the cluster `access` reaches, a child of the install `parent`. */
-export function lineCheckOf(name: string, parent: pulumi.Resource, access: ClusterAccess, version: string) {
+/**
+ * The line check of Calico `version`, installed by `installer`, on the cluster `access` reaches, a child
+ * of the install `parent`.
+ */
+export function lineCheckOf(
+  name: string,
+  parent: pulumi.Resource,
+  access: ClusterAccess,
+  version: string,
+  installer: Installer,
+) {
   return new CalicoLineCheck(
     `${name}-line-check`,
-    { kubeconfig: access.kubeconfig, context: access.context, version },
+    { kubeconfig: access.kubeconfig, context: access.context, version, installer },
     { parent },
   );
 }

@@ -14,6 +14,8 @@
  */
 import { type CrdKind, KUBERNETES_POLICY_CRD_KINDS } from "./crds";
 import { type CalicoMinor, SUPPORTED_CALICO_MINORS } from "./defaults";
+import type { Installer } from "./operator/settings";
+import { RETIRED_TIERS, tierRuleText } from "./policy-tiers";
 
 /** A kind of policy object, as the API lists it: `/apis/<group>/<version>/<plural>` (cluster-scoped). */
 export interface PolicyKind {
@@ -85,8 +87,20 @@ export function lineRefusal(line: CalicoMinor, found: readonly UnenforcedPolicy[
  * The notice for an update that moves the deployed Calico (version `from`) to another line: said by every
  * preview, offline plan and `up`, since only the cluster knows whether such objects exist.
  */
-export function lineChangeNotice(from: string, fromLine: string, to: string, toLine: CalicoMinor) {
+export function lineChangeNotice(
+  from: string,
+  fromLine: string,
+  to: string,
+  toLine: CalicoMinor,
+  installer: Installer,
+) {
   if (fromLine === toLine) return undefined;
   const kinds = unenforcedPolicyKinds(toLine).map((k) => k.kind);
-  return `calico.version moves Calico from ${from} to ${to}, another line: ${to} does not enforce ${kinds.join(" or ")}. Before any Calico object changes, the update lists them in the cluster (step calico-line-check) and refuses while any exists.`;
+  const rules = (SUPPORTED_CALICO_MINORS as readonly string[]).includes(fromLine)
+    ? ` (v${fromLine} takes it from ${tierRuleText(fromLine as CalicoMinor)}, v${toLine} from ${tierRuleText(toLine)})`
+    : "";
+  const retired = RETIRED_TIERS.filter((r) => r.installer === installer && r.line === toLine).map(
+    (r) => `, or stays in tier ${r.tier}, which ${r.by} no longer uses`,
+  );
+  return `calico.version moves Calico from ${from} to ${to}, another line: ${to} does not enforce ${kinds.join(" or ")}. Before any Calico object changes, the update lists them in the cluster (step calico-line-check) and refuses while any exists, or while a Calico policy would change tier${rules}${retired.join("")}.`;
 }

@@ -1,7 +1,8 @@
 /**
  * A Calico line change by the real engine on a real control plane. An AdminNetworkPolicy on a v3.31.7
  * install stops the upgrade to v3.32.1, in `pulumi preview` and in `pulumi up`, with calico-node untouched;
- * once it is deleted, the upgrade passes. The upgrade rolls calico-node before Typha, and the rollback to
+ * once it is deleted, the upgrade passes. So does a Calico NetworkPolicy that the upgrade would move to
+ * another tier, until its spec.tier agrees. The upgrade rolls calico-node before Typha, and the rollback to
  * v3.31.7 Typha before calico-node: a v3.32 Typha disconnects a v3.31 Felix, a v3.32 Felix keeps a v3.31
  * Typha (components/calico/typha-felix.ts, from projectcalico/calico v3.32.1 typha/pkg/syncserver and
  * syncclient). Both objects' generations are read as `up` runs, and every calico-node pod is judged
@@ -88,6 +89,74 @@ function assertRefused(result: OperationResult, what: string) {
   assert.match(printed, /Rewrite each as a ClusterNetworkPolicy/);
 }
 
+// --- A Calico policy that a line change would move to another tier (components/calico/policy-tiers.ts) ---
+
+/** The tier the policy below is in on v3.31, by its name's prefix. */
+const SECURITY_TIER = {
+  apiVersion: "crd.projectcalico.org/v1",
+  kind: "Tier",
+  metadata: { name: "security" },
+  spec: { order: 100 },
+};
+
+/**
+ * A Calico NetworkPolicy as kubectl writes one (no Calico API server checks it): v3.31 puts it in tier
+ * `security` by its name, v3.32 in `default` by its spec, which names no tier.
+ */
+const TIER_MOVING_POLICY = {
+  apiVersion: "crd.projectcalico.org/v1",
+  kind: "NetworkPolicy",
+  metadata: { name: "security.allow-dns", namespace: "default" },
+  spec: { selector: "all()", types: ["Egress"], egress: [{ action: "Allow" }] },
+};
+
+/** The tier refusal, as printed (wrapped): it names the policy, both tiers and the fix. */
+function assertTierRefused(result: OperationResult, what: string) {
+  assert.equal(result.ok, false, `${what} must refuse the upgrade`);
+  const printed = [...result.errors, result.error ?? ""].join("\n").replace(/\s+/g, " ");
+  assert.match(
+    printed,
+    /calico\.version: on Calico v3\.32, 1 Calico policy would no longer be evaluated where it is now/,
+  );
+  assert.match(
+    printed,
+    /- NetworkPolicy default\/security\.allow-dns: tier security on v3\.31, tier default on v3\.32; set spec\.tier: security/,
+  );
+  assert.doesNotMatch(printed, /AdminNetworkPolicy deny-between-tenants/, "the admin policy is gone by now");
+}
+
+/**
+ * On the v3.31.7 install of `c`, about to be upgraded to v3.32.1: the tier-moving policy stops the
+ * upgrade in preview and up with nothing changed; once its spec.tier agrees with its name, it is no
+ * obstacle (the caller's upgrade passes).
+ */
+async function refusesTierMove(c: EngineCase) {
+  for (const object of [SECURITY_TIER, TIER_MOVING_POLICY]) {
+    const applied = c.cluster.kubectl(["apply", "-f", "-"], JSON.stringify(object));
+    assert.ok(applied.ok, applied.output);
+  }
+  const before = calicoNode(c);
+  assertTierRefused(await c.engine.run("preview"), "pulumi preview");
+  const refused = await c.engine.run("up");
+  assertTierRefused(refused, "pulumi up");
+  assert.deepEqual(engineChanges(refused.steps), {}, "nothing changed");
+  assert.deepEqual(calicoNode(c), before, "calico-node untouched");
+  const fixed = c.cluster.kubectl([
+    "patch",
+    "networkpolicies.crd.projectcalico.org",
+    TIER_MOVING_POLICY.metadata.name,
+    "-n",
+    TIER_MOVING_POLICY.metadata.namespace,
+    "--type",
+    "merge",
+    "-p",
+    JSON.stringify({ spec: { tier: "security" } }),
+  ]);
+  assert.ok(fixed.ok, fixed.output);
+}
+
+// --- The cases ---
+
 describe("a Calico line change, by the real engine", function () {
   this.timeout(30 * 60_000);
 
@@ -113,6 +182,8 @@ describe("a Calico line change, by the real engine", function () {
 
       const deleted = c.cluster.kubectl(["delete", "adminnetworkpolicy", ADMIN_POLICY.metadata.name]);
       assert.ok(deleted.ok, deleted.output);
+      // A Calico policy the upgrade would move to another tier stops it too, until its spec.tier agrees.
+      await refusesTierMove(c);
       const upgraded = await upInOrder(c, "v3.32.1", "calicoNode", "typha");
       assertSucceeded(upgraded, "the upgrade once the policy is gone");
       assert.match(calicoNode(c).image, /:v3\.32\.1$/);

@@ -107,7 +107,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       calicoVersion: args.version,
     });
     // After the node groups and the line check (../line-check.ts); on destroy removed before the node groups.
-    const first = [...args.nodes, lineCheckOf(name, this, args.access, args.version)];
+    const first = [...args.nodes, lineCheckOf(name, this, args.access, args.version, "operator")];
     const base: Options = { parent: this, provider: args.provider, dependsOn: first };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 
