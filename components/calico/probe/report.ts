@@ -15,7 +15,7 @@ export interface ClientResult {
 
 /** One pair: an allowed, a denied and a recheck client on one node. */
 export interface PairReport {
-  /** Where both clients run, relative to the server. */
+  /** Where the pair's clients run, relative to the server. */
   node: string;
   /** False only for the other-node pair when no node but the server's could take it. */
   ran: boolean;
