@@ -21,6 +21,7 @@ import { vpcCniConfiguration } from "./components/cluster/addons";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 import { sizedNodeGroups } from "./stacks/previous-scaling";
 import { nodeGroupScalingOutput } from "./stacks/scaling-output";
+import { probeNodes } from "./stacks/probe-nodes";
 
 // `today` is the date the EKS support and certificate checks read: the clock's under `pulumi`, which calls
 // this with no argument; a fixed one when the offline engine evaluates a plan for a test.
@@ -68,16 +69,11 @@ export = async (today = new Date()) => {
     protect: settings.protect,
   });
 
-  // The enforcement probe runs again when the nodes change: a Kubernetes upgrade, new AMIs, instance
-  // types, labels or taints. Sizes are left out: autoscalers own them, so they change no node.
+  // The enforcement probe runs again on new nodes (a replaced node group, every node rolled) and on
+  // labels or taints changed on the running ones: exactly the changes of stacks/probe-nodes.ts.
   const probe = probeArgs(
     settings,
-    {
-      version: settings.cluster.version,
-      groups: settings.nodeGroups.map(
-        ({ minSize: _min, desiredSize: _desired, maxSize: _max, ...group }) => group,
-      ),
-    },
+    probeNodes(settings.cluster.version, settings.resourceTags, settings.nodeGroups),
     vpcCniConfiguration(),
   );
 

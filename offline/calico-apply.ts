@@ -5,6 +5,7 @@
  */
 import { CERTIFICATE_EXPIRY_ANNOTATION } from "../components/calico/typha-tls";
 import { PROBE_LABELS } from "../components/calico/probe/common";
+import { CLIENTS } from "../components/calico/probe/clients";
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { calicoObjects, describeObject, hasUnknownInputs, tlsRecords } from "./calico-objects";
 import { shellWord } from "./calico-tls";
@@ -143,12 +144,13 @@ export function applySteps(evaluation: StackEvaluation): ApplyStep[] {
       }
     }
   }
-  // The allowed clients first, the denied ones once those connected: then a blocked connection can only
-  // be the policy's doing (components/calico/probe/index.ts). A suspended Job runs no pod: not awaited.
-  for (const access of ["allowed", "denied"]) {
-    const jobs = clients.filter((r) => manifestOf(r).metadata.labels?.[PROBE_LABELS.access] === access);
+  // The allowed clients first, the denied ones once those connected, the recheck ones once those were
+  // blocked: then a blocked connection can only be the policy's doing (components/calico/probe/index.ts).
+  // A suspended Job runs no pod: not awaited.
+  for (const client of CLIENTS) {
+    const jobs = clients.filter((r) => manifestOf(r).metadata.labels?.[PROBE_LABELS.role] === client);
     if (jobs.length === 0) continue;
-    steps.push({ command: apply(`${PROBE_LABELS.access}=${access}`) });
+    steps.push({ command: apply(`${PROBE_LABELS.role}=${client}`) });
     const running = jobs.filter((r) => manifestOf(r).spec?.suspend !== true);
     if (running.length === 0) continue;
     const names = running.map((r) => `job/${manifestOf(r).metadata.name}`).join(" ");

@@ -170,6 +170,8 @@ describe("taking over a Calico installed with kubectl (calico.adopt)", () => {
         "replace kubernetes:batch/v1:Job calico-probe-denied-client",
         "unknown kubernetes:batch/v1:Job calico-probe-other-node-probe-allowed-client",
         "unknown kubernetes:batch/v1:Job calico-probe-other-node-probe-denied-client",
+        "unknown kubernetes:batch/v1:Job calico-probe-other-node-probe-recheck-client",
+        "replace kubernetes:batch/v1:Job calico-probe-recheck-client",
         "replace kubernetes:core/v1:Pod calico-probe-anchor",
       ],
     );

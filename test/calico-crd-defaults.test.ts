@@ -1,10 +1,16 @@
 /**
  * The rendered crd.projectcalico.org CRDs against what upstream's policy-only CRDs state
  * (fixtures/upstream-crds.yaml): every kind whose spec is typed has exactly upstream's field defaults,
- * and exactly upstream's kinds have a status subresource, on each supported line.
+ * exactly upstream's kinds have a status subresource, and each policy.networking.k8s.io CRD carries exactly
+ * upstream's annotations, on each supported line.
  */
 import * as assert from "node:assert/strict";
-import { CALICO_CRD_GROUP, hasOpenSpec, renderCrds } from "../components/calico/crds";
+import {
+  CALICO_CRD_GROUP,
+  KUBERNETES_POLICY_GROUP,
+  hasOpenSpec,
+  renderCrds,
+} from "../components/calico/crds";
 import { SUPPORTED_CALICO_MINORS } from "../components/calico/defaults";
 import { CALICO_RELEASES } from "../components/calico/releases";
 import type { JsonSchema } from "../components/calico/crd-schemas";
@@ -45,6 +51,16 @@ describe("Calico's CRDs against upstream's defaults and subresources", () => {
           kind,
         );
       }
+    });
+
+    it(`${line}: each network-policy-api CRD has exactly upstream's annotations`, () => {
+      const policyApi = renderCrds(CALICO_RELEASES[line].at(-1) as string).filter(
+        (c) => c.spec.group === KUBERNETES_POLICY_GROUP,
+      );
+      assert.deepEqual(
+        Object.fromEntries(policyApi.map((c) => [c.spec.names.kind, c.metadata.annotations])),
+        UPSTREAM[line].policyApiAnnotations,
+      );
     });
 
     it(`${line}: a status subresource on exactly the kinds upstream gives one`, () => {

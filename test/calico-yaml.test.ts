@@ -237,33 +237,34 @@ describe("calico.yaml and calico-tls.sh", () => {
             .sort(),
           all.map((d) => `${d.kind}/${d.metadata.name}`).sort(),
         );
-        const jobs = (access: string) =>
-          all.filter((d) => d.kind === "Job" && d.metadata.labels?.["eks-calico.io/probe-access"] === access);
+        const jobs = (client: string) =>
+          all.filter((d) => d.kind === "Job" && d.metadata.labels?.["eks-calico.io/probe-client"] === client);
         // The same-node pair: the other-node one follows the anchor's placement, known after up.
         assert.equal(jobs("allowed").length, 1);
         const yaml = renderPlanFiles(evaluation)["calico.yaml"];
         const header = yaml.split("\n---\n")[0].replace(/\n#\s*/g, " ");
         assert.ok(
           header.includes(
-            "Not in this file: Job calico-probe-other-node-probe-allowed-client, Job calico-probe-other-node-probe-denied-client: known after up",
+            "Not in this file: Job calico-probe-other-node-probe-allowed-client, Job calico-probe-other-node-probe-denied-client, Job calico-probe-other-node-probe-recheck-client: known after up",
           ),
           header,
         );
-        assert.deepEqual(selected.slice(1), [jobs("allowed"), jobs("denied")]);
-        // The clients wait for Calico's workloads, the denied ones for the allowed ones to complete.
+        assert.deepEqual(selected.slice(1), [jobs("allowed"), jobs("denied"), jobs("recheck")]);
+        // The clients wait for Calico's workloads, the denied ones for the allowed ones to complete, the
+        // recheck ones for the denied ones.
         const at = (prefix: string) => steps.findIndex((s) => s.startsWith(prefix));
         assert.ok(
           at("kubectl rollout status daemonset/calico-node") <
-            at("kubectl apply --server-side -f calico.yaml -l eks-calico.io/probe-access=allowed"),
+            at("kubectl apply --server-side -f calico.yaml -l eks-calico.io/probe-client=allowed"),
         );
         const waits = steps.filter((s) => s.startsWith("kubectl wait --for=condition=Complete"));
-        const running = (access: string) =>
-          jobs(access)
+        const running = (client: string) =>
+          jobs(client)
             .filter((d) => d.spec?.suspend !== true)
             .map((d) => `job/${d.metadata.name}`);
         assert.deepEqual(
           waits.map((w) => w.split(" ").filter((word) => word.startsWith("job/"))),
-          [running("allowed"), running("denied")],
+          [running("allowed"), running("denied"), running("recheck")],
         );
         // No custom resource: its kind would not map in the run that creates its definition.
         const defined = all

@@ -58,8 +58,10 @@ const PROBE_RUN = [
   "kubernetes:core/v1:Pod calico-probe-anchor",
   "kubernetes:batch/v1:Job calico-probe-allowed-client",
   "kubernetes:batch/v1:Job calico-probe-denied-client",
+  "kubernetes:batch/v1:Job calico-probe-recheck-client",
   "kubernetes:batch/v1:Job calico-probe-other-node-probe-allowed-client",
   "kubernetes:batch/v1:Job calico-probe-other-node-probe-denied-client",
+  "kubernetes:batch/v1:Job calico-probe-other-node-probe-recheck-client",
 ];
 
 const calicoOf = (generated: GeneratedStack) => generated.config["eks-calico:calico"] as Config;

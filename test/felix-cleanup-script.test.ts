@@ -159,14 +159,21 @@ interface Run {
   cleaned: boolean;
 }
 
+/** A tool that fails: what it prints on stderr, and its exit status. */
+interface Failure {
+  error: string;
+  status?: number;
+}
+
 /**
  * Runs the script with stand-ins on an otherwise empty PATH: `saves` maps an iptables variant to what its
- * `-save` prints (a variant not in it is not installed; null: its save fails), `nftTables` the tables
- * `nft list table` finds, `ipsets` what `ipset list -n` prints; `restoreFails` makes every restore fail.
+ * `-save` prints (a variant not in it is not installed), or how it fails; `nftTables` the tables
+ * `nft list tables` lists, or how it fails; `ipsets` what `ipset list -n` prints; `restoreFails` makes
+ * every restore fail.
  */
 function runScript(options: {
-  saves: Record<string, string | null>;
-  nftTables?: string[];
+  saves: Record<string, string | Failure>;
+  nftTables?: string[] | Failure;
   ipsets?: string[];
   restoreFails?: boolean;
 }): Run {
@@ -179,19 +186,29 @@ function runScript(options: {
       fs.writeFileSync(path.join(bin, name), `#!/bin/sh\necho "${name} $*" >> ${log}\n${body}\n`, {
         mode: 0o755,
       });
+    const fails = (failure: Failure) => `echo '${failure.error}' >&2\nexit ${failure.status ?? 1}`;
     for (const [variant, saved] of Object.entries(options.saves)) {
       const file = path.join(dir, `${variant}.saved`);
-      if (saved !== null) fs.writeFileSync(file, saved);
-      stub(`${variant}-save`, saved === null ? "exit 1" : `/bin/cat ${file}`);
+      if (typeof saved === "string") fs.writeFileSync(file, saved);
+      stub(`${variant}-save`, typeof saved === "string" ? `/bin/cat ${file}` : fails(saved));
       stub(
         `${variant}-restore`,
         `/bin/cat > ${path.join(dir, `${variant}.restored`)}\nexit ${options.restoreFails ? 1 : 0}`,
       );
     }
     const tables = options.nftTables ?? [];
+    const quoted = Array.isArray(tables) ? tables.map((t) => `'${t}'`) : [];
     stub(
       "nft",
-      `case "$1 $2 $3 $4" in\n${tables.map((t) => `  "list table ${t}"|"delete table ${t}") exit 0 ;;`).join("\n")}\n  *) exit 1 ;;\nesac`,
+      Array.isArray(tables)
+        ? [
+            'case "$1 $2" in',
+            `  "list tables") ${quoted.length > 0 ? `printf 'table %s\\n' ${quoted.join(" ")}` : "true"}; exit 0 ;;`,
+            `  "delete table") case "$3 $4" in ${quoted.length > 0 ? quoted.join("|") : "''"}) exit 0 ;; esac ;;`,
+            "esac",
+            "exit 1",
+          ].join("\n")
+        : fails(tables),
     );
     stub("ipset", `[ "$1" = list ] && printf '%s\\n' ${(options.ipsets ?? []).join(" ")}\nexit 0`);
     const marker = path.join(dir, "cleaned");
@@ -268,13 +285,80 @@ describe("Felix cleanup: the script", () => {
   });
 
   it("cleans both backends and both families, and skips a variant not installed or a family the kernel lacks", () => {
+    // iptables-legacy-save on a kernel without ip6_tables prints no table and exits 0 (iptables v1.8.8
+    // iptables/iptables-save.c for_each_table).
     const run = runScript({
-      saves: { "iptables-legacy": SAVED, "iptables-nft": SAVED, "ip6tables-legacy": null },
+      saves: { "iptables-legacy": SAVED, "iptables-nft": SAVED, "ip6tables-legacy": "" },
     });
     assert.equal(run.status, 0, run.output);
     assert.deepEqual(Object.keys(run.restored).sort(), ["iptables-legacy", "iptables-nft"]);
-    assert.match(run.output, /ip6tables-legacy: no tables/);
+    assert.match(run.output, /ip6tables-legacy: no Calico rules/);
     assert.match(run.output, /ip6tables-nft: not installed/);
+  });
+
+  it("fails, leaving no marker, when a save or the nftables listing fails other than for a missing backend", () => {
+    for (const [options, said] of [
+      [
+        {
+          saves: {
+            "iptables-legacy": {
+              error: "iptables-save v1.8.8 (legacy): Cannot initialize: Permission denied",
+            },
+          },
+        },
+        "iptables-legacy: iptables-legacy-save failed: iptables-save v1.8.8 (legacy): Cannot initialize: Permission denied",
+      ],
+      [
+        {
+          saves: {
+            "ip6tables-nft": {
+              error: "ip6tables-nft-save/1.8.8 Failed to initialize nft: Operation not permitted",
+            },
+          },
+        },
+        "ip6tables-nft: ip6tables-nft-save failed: ip6tables-nft-save/1.8.8 Failed to initialize nft: Operation not permitted",
+      ],
+      [
+        {
+          saves: {},
+          nftTables: { error: "netlink: Error: cache initialization failed: Operation not permitted" },
+        },
+        "nft: nft list tables failed: netlink: Error: cache initialization failed: Operation not permitted",
+      ],
+      // The nft backend's message on a legacy variant says nothing about the legacy backend.
+      [
+        { saves: { "iptables-legacy": { error: "Failed to initialize nft: Protocol not supported" } } },
+        "iptables-legacy: iptables-legacy-save failed: Failed to initialize nft: Protocol not supported",
+      ],
+    ] as const) {
+      const run = runScript(options);
+      assert.equal(run.status, 1, run.output);
+      assert.equal(run.cleaned, false, said);
+      assert.ok(run.output.includes(`${said}\n`), run.output);
+    }
+  });
+
+  it("skips a backend the kernel lacks: no nfnetlink, or nfnetlink without nf_tables", () => {
+    const run = runScript({
+      saves: {
+        "iptables-legacy": SAVED,
+        "iptables-nft": { error: "iptables-nft-save/1.8.8 Failed to initialize nft: Protocol not supported" },
+      },
+      nftTables: {
+        error: "/builddir/src/mnl.c:68: Unable to initialize Netlink socket: Protocol not supported",
+        status: 3,
+      },
+    });
+    assert.equal(run.status, 0, run.output);
+    assert.ok(run.cleaned);
+    assert.match(run.output, /iptables-nft: the kernel lacks the backend \(.*Protocol not supported\)/);
+    assert.match(run.output, /nft: the kernel lacks nftables/);
+    const noTables = runScript({
+      saves: {},
+      nftTables: { error: "netlink: Error: cache initialization failed: Invalid argument" },
+    });
+    assert.equal(noTables.status, 0, noTables.output);
+    assert.ok(noTables.cleaned);
   });
 
   it("deletes the nftables tables ip calico and ip6 calico where they exist", () => {

@@ -47,6 +47,9 @@ describe("Felix cleanup: calico-node's template and rollout", () => {
     assert.deepEqual(template.spec.tolerations, live.tolerations);
     assert.deepEqual(template.spec.nodeSelector, live.nodeSelector);
     assert.deepEqual(template.spec.affinity, live.affinity);
+    // calico-node's service account is kept, its token is not mounted: the script calls no API.
+    assert.equal(template.spec.serviceAccountName, live.serviceAccountName);
+    assert.equal(template.spec.automountServiceAccountToken, false);
     const [container] = template.spec.containers;
     assert.equal(container.image, "quay.io/calico/node:v3.31.7");
     assert.equal(container.securityContext.privileged, true);

@@ -400,4 +400,10 @@ export const ORDERING: readonly OrderingRule[] = [
     why: "a denied connection proves enforcement only if the server is known to answer: the allowed client has connected first",
     source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
   },
+  {
+    before: { label: "the probe's denied client Job", types: [T.job], name: /-probe-denied-client$/ },
+    after: { label: "the probe's recheck client Job", types: [T.job], name: /-probe-recheck-client$/ },
+    why: "kube-proxy rejects a connection to a Service without endpoints as Felix's Reject would: the denied client's blocks count only once an allowed client connects again after them",
+    source: "https://github.com/kubernetes/kubernetes/blob/master/pkg/proxy/iptables/proxier.go",
+  },
 ];

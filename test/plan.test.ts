@@ -267,7 +267,7 @@ describe("offline plan: calico.yaml", () => {
     const tls = [TYPHA_CA_CONFIGMAP, TYPHA_SERVER_SECRET, FELIX_CLIENT_SECRET];
     const named = (r: ResourceRecord) => input<string>(r, "metadata.name");
     const known = objects.filter((r) => r.inputs.metadata !== KNOWN_AFTER_UP);
-    assert.equal(objects.length - known.length, 2);
+    assert.equal(objects.length - known.length, 3);
     assert.equal(docs.length, known.filter((r) => !tls.includes(named(r))).length);
     assert.deepEqual(
       docs

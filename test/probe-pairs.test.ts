@@ -37,13 +37,13 @@ const SAID = `no node other than the server's could take the anchor: ${UNSCHEDUL
 
 describe("policy probe pairs: the objects", () => {
   it("ties the same-node pair to the server's pods and the other-node pair to the run's anchor, by hostname", () => {
-    for (const job of [sameNode.allowed, sameNode.denied]) {
+    for (const job of Object.values(sameNode)) {
       assert.deepEqual(specOf(job).affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution, [
         { labelSelector: objects.server.spec.selector, topologyKey: HOSTNAME },
       ]);
       assert.equal(labelsOfJob(job)["eks-calico.io/probe-pair"], "same-node");
     }
-    for (const job of [otherNode.allowed, otherNode.denied]) {
+    for (const job of Object.values(otherNode)) {
       assert.deepEqual(specOf(job).affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution, [
         { labelSelector: { matchLabels: anchorLabels(id) }, topologyKey: HOSTNAME },
       ]);
@@ -113,7 +113,7 @@ describe("policy probe pairs: the anchor's placement, from its status", () => {
     const placement = anchorPlacement({
       status: { conditions: [{ type: "PodScheduled", status: "False", message: UNSCHEDULABLE }] },
     });
-    for (const job of [otherNode.allowed, otherNode.denied]) {
+    for (const job of Object.values(otherNode)) {
       const suspended = forPlacement(job, placement);
       assert.equal(suspended.spec.suspend, true);
       assert.ok(!Object.keys(suspended.metadata.annotations ?? {}).includes(REPLACE_UNREADY_ANNOTATION));
@@ -142,25 +142,37 @@ describe("policy probe pairs: the report", () => {
       denyPolicy: "default-deny-ingress",
       placement: placed ? { placed: true, node: "n2" } : { placed: false, why: "no node" },
       statuses: {
-        "same-node": { allowed: statuses[0], denied: statuses[1] },
-        "other-node": { allowed: statuses[2], denied: statuses[3] },
+        "same-node": { allowed: statuses[0], denied: statuses[1], recheck: statuses[2] },
+        "other-node": { allowed: statuses[3], denied: statuses[4], recheck: statuses[5] },
       },
     });
+  const all = (status: JobStatus): JobStatus[] => Array.from({ length: 6 }, () => status);
 
   it("proves enforcement only when every pair that ran proved it", () => {
-    assert.equal(policyEnforcedBy(report(true, [done, done, done, done])), true);
-    // Any client of a pair that ran, on either node, that did not succeed.
-    for (let i = 0; i < 4; i++) {
-      const statuses: JobStatus[] = [done, done, done, done];
+    assert.equal(policyEnforcedBy(report(true, all(done))), true);
+    // Any client of a pair that ran, on either node, that did not succeed: the recheck client too, as a
+    // denied client's refusals may be kube-proxy's for a server gone away.
+    for (let i = 0; i < 6; i++) {
+      const statuses = all(done);
       statuses[i] = failed;
       assert.equal(policyEnforcedBy(report(true, statuses)), false, `client ${i}`);
     }
     // The same-node pair always counts.
-    assert.equal(policyEnforcedBy(report(false, [done, failed, failed, failed])), false);
+    assert.equal(policyEnforcedBy(report(false, [done, done, failed, failed, failed, failed])), false);
+  });
+
+  it("names each pair's recheck client and what it proves", () => {
+    const { sameNode: pair } = report(true, all(done));
+    assert.deepEqual(pair.recheckClient, {
+      job: `recheck-client-${id}`,
+      expected:
+        "connects again through allow-probe-clients after the denied client's attempts, so they met a server that answered",
+      succeeded: true,
+    });
   });
 
   it("says the other-node pair did not run, and why, and counts the same-node pair alone", () => {
-    const alone = report(false, [done, done, undefined, undefined]);
+    const alone = report(false, [done, done, done, undefined, undefined, undefined]);
     assert.equal(policyEnforcedBy(alone), true);
     assert.deepEqual(
       { ran: alone.otherNode.ran, notRun: alone.otherNode.notRun },
@@ -187,6 +199,7 @@ describe("policy probe pairs: in the stacks", () => {
     for (const name of [
       "calico-probe-other-node-probe-allowed-client",
       "calico-probe-other-node-probe-denied-client",
+      "calico-probe-other-node-probe-recheck-client",
     ]) {
       const job = jobs.find((j) => j.name === name);
       assert.ok(

@@ -7,14 +7,19 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { CLIENTS, type Client, PAIRS } from "../components/calico/probe/clients";
+import { type JobStatus, policyEnforcedBy, probeReport } from "../components/calico/probe/report";
 import {
   COULD_NOT_RUN,
   DNS_BLOCKED_MESSAGE,
   NOT_ALLOWED_MESSAGE,
   NOT_ENFORCING_MESSAGE,
+  NOT_RECHECKED_MESSAGE,
   allowedClientScript,
   deniedClientScript,
+  recheckClientScript,
 } from "../components/calico/probe/script";
+import { RECHECK_ATTEMPTS } from "../components/calico/probe/timing";
 
 /** Runs a client script with a stand-in for `agnhost connect`, no pauses, and a local termination log. */
 function runScript(script: string, connect: string): { status: number | null; message: string } {
@@ -76,7 +81,7 @@ describe("policy probe: the client scripts", () => {
   it("either client blocked from DNS says the probe could not run and why, never 'not enforcing'", () => {
     // agnhost connect prints `DNS: <error>` when the name does not resolve (test/images/agnhost/connect).
     const dns = 'echo "DNS: lookup server on 10.96.0.10:53: read udp: i/o timeout"; exit 1';
-    for (const script of [allowedClientScript(), deniedClientScript()]) {
+    for (const script of [allowedClientScript(), deniedClientScript(), recheckClientScript()]) {
       const run = runScript(script, dns);
       assert.equal(run.status, 3, run.message);
       assert.ok(run.message.startsWith(DNS_BLOCKED_MESSAGE), run.message);
@@ -102,5 +107,57 @@ describe("policy probe: the client scripts", () => {
     );
     assert.equal(run.status, 0, run.message);
     assert.match(run.message, /connected to server:80 on attempt 3/);
+  });
+
+  it("the recheck client connects after the denied window, retrying a few times", () => {
+    const run = runScript(
+      recheckClientScript(),
+      'f="$(dirname "$0")/n"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) > "$f"; [ "$n" -ge 1 ] || { echo TIMEOUT; exit 1; }',
+    );
+    assert.equal(run.status, 0, run.message);
+    assert.match(run.message, /connected to server:80 after the denied window, on attempt 2/);
+  });
+
+  it("the recheck client says the probe could not run when the server no longer answers", () => {
+    // kube-proxy refuses a connection to a Service without endpoints: the server went away.
+    for (const answer of ["REFUSED", "TIMEOUT"]) {
+      const run = runScript(recheckClientScript(), `echo "${answer}"; exit 1`);
+      assert.equal(run.status, 1, run.message);
+      assert.ok(run.message.startsWith(`${NOT_RECHECKED_MESSAGE} (attempt ${RECHECK_ATTEMPTS}: ${answer})`));
+      assert.ok(run.message.startsWith(`${COULD_NOT_RUN}: `));
+    }
+  });
+
+  it("a server gone inside the denied window never reports policy enforced", () => {
+    // Up for the allowed clients, then kube-proxy's REJECT for a Service without endpoints, which the
+    // denied client counts as blocked: only the recheck client's failure tells the two apart.
+    const answer: Record<Client, string> = {
+      allowed: "exit 0",
+      denied: 'echo "REFUSED"; exit 1',
+      recheck: 'echo "REFUSED"; exit 1',
+    };
+    const script: Record<Client, () => string> = {
+      allowed: allowedClientScript,
+      denied: deniedClientScript,
+      recheck: recheckClientScript,
+    };
+    const statuses = Object.fromEntries(
+      CLIENTS.map((client): [Client, JobStatus] => {
+        const { status } = runScript(script[client](), answer[client]);
+        return [client, status === 0 ? { succeeded: 1 } : {}];
+      }),
+    ) as Record<Client, JobStatus>;
+    assert.deepEqual(statuses, { allowed: { succeeded: 1 }, denied: { succeeded: 1 }, recheck: {} });
+    const report = probeReport({
+      namespace: "calico-policy-probe",
+      id: "0123abcd",
+      allowPolicy: "allow-probe-clients",
+      denyPolicy: "default-deny-ingress",
+      placement: { placed: true, node: "n2" },
+      statuses: Object.fromEntries(PAIRS.map((pair) => [pair, statuses])) as Parameters<
+        typeof probeReport
+      >[0]["statuses"],
+    });
+    assert.equal(policyEnforcedBy(report), false);
   });
 });

@@ -13,7 +13,7 @@ import {
   REPLACE_UNREADY_ANNOTATION,
   renderProbeObjects,
 } from "../components/calico/probe/objects";
-import { PAIRS } from "../components/calico/probe/clients";
+import { CLIENTS, PAIRS } from "../components/calico/probe/clients";
 import { type AwsSimulation, KNOWN_AFTER_UP } from "../offline/engine";
 import { evaluated, evaluatedWith, ofType } from "./helpers";
 import { validateKubernetesObject } from "./k8s-schema";
@@ -30,8 +30,9 @@ const SETTINGS: ProbeSettings = {
 };
 const objects = renderProbeObjects(SETTINGS);
 const { "same-node": sameNode, "other-node": otherNode } = objects.clients;
-const jobs = PAIRS.flatMap((pair) => [objects.clients[pair].allowed, objects.clients[pair].denied]);
-const allowedJobs = [sameNode.allowed, otherNode.allowed];
+const jobs = PAIRS.flatMap((pair) => Object.values(objects.clients[pair]));
+// The recheck clients are allowed clients run again: the policy admits them.
+const allowedJobs = [sameNode.allowed, sameNode.recheck, otherNode.allowed, otherNode.recheck];
 const deniedJobs = [sameNode.denied, otherNode.denied];
 const podSpecs = [
   objects.server.spec.template.spec,
@@ -62,7 +63,7 @@ describe("policy probe: objects", () => {
   });
 
   it("runs every pod non-root, read-only, without a token, with requests and limits, on ordinary nodes", () => {
-    assert.equal(podSpecs.length, 6, "the server, the anchor and four clients");
+    assert.equal(podSpecs.length, 8, "the server, the anchor and six clients");
     for (const spec of podSpecs) {
       assert.equal(spec?.automountServiceAccountToken, false);
       assert.equal(spec?.securityContext?.runAsNonRoot, true);
@@ -96,7 +97,7 @@ describe("policy probe: objects", () => {
   });
 
   it("fails each client Job on its first failed pod, within calico.probe.timeoutMinutes", () => {
-    assert.equal(jobs.length, 4, "two pairs of an allowed and a denied client");
+    assert.equal(jobs.length, 6, "two pairs of an allowed, a denied and a recheck client");
     for (const job of jobs) {
       assert.equal(job.spec.backoffLimit, 0);
       assert.equal(job.spec.activeDeadlineSeconds, 300);
@@ -157,11 +158,11 @@ describe("policy probe: in the stacks", () => {
       .sort();
     const id = /^allowed-client-([0-9a-f]{8})$/.exec(names[0] ?? "")?.[1];
     assert.ok(id !== undefined, names.join(", "));
-    assert.deepEqual(names, [`allowed-client-${id}`, `denied-client-${id}`]);
+    assert.deepEqual(names, [`allowed-client-${id}`, `denied-client-${id}`, `recheck-client-${id}`]);
     // The other-node Jobs follow where the scheduler places the anchor: known after up, as in a preview.
     assert.deepEqual(
       metadata.filter((m) => typeof m !== "object"),
-      [KNOWN_AFTER_UP, KNOWN_AFTER_UP],
+      [KNOWN_AFTER_UP, KNOWN_AFTER_UP, KNOWN_AFTER_UP],
     );
     assert.equal(calico.policyEnforced, KNOWN_AFTER_UP);
     assert.equal(calico.probe, KNOWN_AFTER_UP);
@@ -221,10 +222,10 @@ describe("policy probe: in the stacks", () => {
       enforcementInputs: { ...SETTINGS.enforcementInputs, installer: "operator" },
     });
     for (const pair of PAIRS) {
-      for (const access of ["allowed", "denied"] as const) {
+      for (const client of CLIENTS) {
         assert.notEqual(
-          installer.clients[pair][access].metadata.name,
-          objects.clients[pair][access].metadata.name,
+          installer.clients[pair][client].metadata.name,
+          objects.clients[pair][client].metadata.name,
         );
       }
     }
@@ -243,12 +244,10 @@ describe("policy probe: in the stacks", () => {
     assert.equal(REPLACE_UNREADY_ANNOTATION, "pulumi.com/replaceUnready");
   });
 
-  it("keeps its Jobs when only sizes or tags change", async () => {
+  // Every node change, each way: test/probe-nodes.test.ts.
+  it("keeps its Jobs when only a size changes", async () => {
     const base = (await jobNames({})).join();
-    for (const change of [
-      { "eks-calico:nodeGroups[0].desiredSize": 3 },
-      { "eks-calico:tags.team": "platform" },
-    ]) {
+    for (const change of [{ "eks-calico:nodeGroups[0].desiredSize": 3 }]) {
       assert.equal((await jobNames(change)).join(), base, JSON.stringify(change));
     }
   });

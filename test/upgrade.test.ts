@@ -24,7 +24,7 @@ function probeRunChanges(changed: ReturnType<typeof diffDocuments>["changed"]): 
   const JOB = "kubernetes:batch/v1:Job calico-probe";
   const RUN = '["eks-calico.io/probe-run"]';
   return [
-    ...["allowed", "denied"].flatMap((access): Change[] => [
+    ...["allowed", "denied", "recheck"].flatMap((access): Change[] => [
       [
         `${JOB}-${access}-client`,
         "inputs.metadata.name",

@@ -1,5 +1,5 @@
 /**
- * What upstream's policy-only CRDs state about defaults and status subresources
+ * What upstream's policy-only CRDs state about defaults, status subresources and annotations
  * (fixtures/upstream-crds.yaml), and an object's spec as the API server stores it with those defaults.
  */
 import { readFileSync } from "node:fs";
@@ -10,6 +10,8 @@ export interface UpstreamCrdLine {
   release: string;
   commit: string;
   statusSubresource: string[];
+  /** By kind: the annotations of each policy.networking.k8s.io CRD. */
+  policyApiAnnotations: Record<string, Record<string, string>>;
   /** By kind: `spec.a.b` -> the default of that field. */
   defaults: Record<string, Record<string, unknown>>;
 }

@@ -26,8 +26,12 @@ export interface CrdKind {
   shortNames?: string[];
   /** The lines whose upstream CRD has a status subresource (status written through `/status`). */
   statusSubresource?: readonly CalicoMinor[];
-  /** `api-approved.kubernetes.io`: the API server refuses CRDs in *.k8s.io groups without it (KEP-1111). */
-  apiApproval?: string;
+  /**
+   * The CRD's annotations as upstream's manifest of the line carries them. A network-policy-api kind has
+   * `api-approved.kubernetes.io`, without which the API server refuses a CRD in a *.k8s.io group (KEP-1111),
+   * and the bundle version and channel of the network-policy-api release it comes from.
+   */
+  annotations?: Readonly<Record<string, string>>;
 }
 
 export const CALICO_CRD_GROUP = "crd.projectcalico.org";
@@ -69,12 +73,19 @@ export const CALICO_CRD_KINDS: readonly CrdKind[] = [
 
 export const KUBERNETES_POLICY_GROUP = "policy.networking.k8s.io";
 
+/** The network-policy-api release a kind's CRD comes from: its API-approval PR, bundle version and channel. */
+interface PolicyApiBundle {
+  pr: number;
+  bundleVersion: string;
+  channel: "standard" | "experimental";
+}
+
 function kubernetesPolicy(
   kind: string,
   plural: string,
   version: string,
   shortName: string,
-  pr: number,
+  bundle: PolicyApiBundle,
 ): CrdKind {
   return {
     group: KUBERNETES_POLICY_GROUP,
@@ -84,9 +95,22 @@ function kubernetesPolicy(
     scope: "Cluster",
     shortNames: [shortName],
     statusSubresource: SUPPORTED_CALICO_MINORS,
-    apiApproval: `https://github.com/kubernetes-sigs/network-policy-api/pull/${pr}`,
+    annotations: {
+      "api-approved.kubernetes.io": `https://github.com/kubernetes-sigs/network-policy-api/pull/${bundle.pr}`,
+      [`${KUBERNETES_POLICY_GROUP}/bundle-version`]: bundle.bundleVersion,
+      [`${KUBERNETES_POLICY_GROUP}/channel`]: bundle.channel,
+    },
   };
 }
+
+/**
+ * The bundles of upstream's manifests: v3.31.7 ships AdminNetworkPolicy and BaselineAdminNetworkPolicy from
+ * network-policy-api v0.1.1 (experimental channel, approved in PR 30), v3.32.1 ClusterNetworkPolicy from
+ * v0.2.0 (standard channel, PR 347): projectcalico/calico manifests/calico-policy-only.yaml at each release
+ * (test/fixtures/upstream-crds.yaml).
+ */
+const ADMIN_POLICY_BUNDLE: PolicyApiBundle = { pr: 30, bundleVersion: "v0.1.1", channel: "experimental" };
+const CLUSTER_POLICY_BUNDLE: PolicyApiBundle = { pr: 347, bundleVersion: "v0.2.0", channel: "standard" };
 
 /**
  * Upstream network-policy-api kinds that Felix (through Typha) lists and watches in Kubernetes-datastore
@@ -97,10 +121,24 @@ function kubernetesPolicy(
  */
 export const KUBERNETES_POLICY_CRD_KINDS: Readonly<Record<CalicoMinor, readonly CrdKind[]>> = {
   "3.31": [
-    kubernetesPolicy("AdminNetworkPolicy", "adminnetworkpolicies", "v1alpha1", "anp", 30),
-    kubernetesPolicy("BaselineAdminNetworkPolicy", "baselineadminnetworkpolicies", "v1alpha1", "banp", 30),
+    kubernetesPolicy("AdminNetworkPolicy", "adminnetworkpolicies", "v1alpha1", "anp", ADMIN_POLICY_BUNDLE),
+    kubernetesPolicy(
+      "BaselineAdminNetworkPolicy",
+      "baselineadminnetworkpolicies",
+      "v1alpha1",
+      "banp",
+      ADMIN_POLICY_BUNDLE,
+    ),
   ],
-  "3.32": [kubernetesPolicy("ClusterNetworkPolicy", "clusternetworkpolicies", "v1alpha2", "cnp", 300)],
+  "3.32": [
+    kubernetesPolicy(
+      "ClusterNetworkPolicy",
+      "clusternetworkpolicies",
+      "v1alpha2",
+      "cnp",
+      CLUSTER_POLICY_BUNDLE,
+    ),
+  ],
 };
 
 /** Every CRD kind a Calico release needs: the Calico kinds, then that line's upstream policy kinds. */
@@ -141,9 +179,7 @@ export function renderCrd(kind: CrdKind, minor: CalicoMinor): CustomResourceDefi
     metadata: {
       name: crdName(kind),
       labels: { ...COMMON_LABELS },
-      ...(kind.apiApproval === undefined
-        ? {}
-        : { annotations: { "api-approved.kubernetes.io": kind.apiApproval } }),
+      ...(kind.annotations === undefined ? {} : { annotations: { ...kind.annotations } }),
     },
     spec: {
       group: kind.group,

@@ -36,12 +36,14 @@ async function nodeOf(c: EngineCase, selector: string): Promise<string | undefin
   return pod?.spec.nodeName;
 }
 
-/** The probe's four Jobs by pair, from the `calico.probe` output. */
+/** The probe's six Jobs by pair, from the `calico.probe` output. */
 function jobs(probe: ProbeReport) {
-  return {
-    sameNode: [probe.sameNode.allowedClient.job, probe.sameNode.deniedClient.job],
-    otherNode: [probe.otherNode.allowedClient.job, probe.otherNode.deniedClient.job],
-  };
+  const of = (pair: ProbeReport["sameNode"]) => [
+    pair.allowedClient.job,
+    pair.deniedClient.job,
+    pair.recheckClient.job,
+  ];
+  return { sameNode: of(probe.sameNode), otherNode: of(probe.otherNode) };
 }
 
 const probeOf = (outputs: Record<string, unknown>) => (outputs.calico as { probe: ProbeReport }).probe;
@@ -65,6 +67,28 @@ describe("the probe by the real engine: its pairs of clients on a real scheduler
         const node = await nodeOf(c, `batch.kubernetes.io/job-name=${job}`);
         assert.equal(node, sameNode.includes(job) ? server : anchor, `${job} on ${node}`);
       }
+      // The recheck clients start only once both denied clients have completed: their connections
+      // come after the denied window.
+      const live = async (name: string) =>
+        c.cluster.api.get<{ metadata: { creationTimestamp: string }; status?: { completionTime?: string } }>(
+          `/apis/batch/v1/namespaces/${PROBE_NAMESPACE}/jobs/${name}`,
+        );
+      const deniedDone = await Promise.all(
+        [probe.sameNode, probe.otherNode].map(
+          async (p) => (await live(p.deniedClient.job)).status?.completionTime,
+        ),
+      );
+      for (const pair of [probe.sameNode, probe.otherNode]) {
+        const created = Date.parse((await live(pair.recheckClient.job)).metadata.creationTimestamp);
+        for (const done of deniedDone) {
+          assert.ok(
+            done !== undefined && created >= Date.parse(done),
+            `${pair.recheckClient.job} after ${done}`,
+          );
+        }
+      }
+      // kwok completes every Job it runs: all three clients of both pairs succeeded.
+      assert.equal((up.outputs.calico as { policyEnforced: unknown }).policyEnforced, true);
     } finally {
       await c.stop();
     }

@@ -10,7 +10,8 @@
  * Plain POSIX sh with its builtins only, and the binaries the calico/node image installs: iptables-legacy
  * and iptables-nft (both backends' `ip[6]tables-<backend>-save/-restore`), ipset and nft
  * (projectcalico/calico v3.31.7 node/Dockerfile.amd64: the iptables-legacy, iptables-nft and ipset RPMs
- * and the patched nftables RPM). A binary that is missing, or a family the kernel lacks, is skipped.
+ * and the patched nftables RPM). A binary that is missing, or a backend the kernel lacks, is skipped; any
+ * other failure to read the rules fails the run, as a failure to remove them does.
  */
 
 /** The directory of the marker: an emptyDir, so the marker dies with the pod. */
@@ -26,6 +27,36 @@ export const CLEANED_MARKER = `${CLEANUP_DIR}/cleaned`;
  * backends and both families rather than repeat the detection; one Felix never used has nothing of it.
  */
 export const IPTABLES_VARIANTS = ["iptables-legacy", "iptables-nft", "ip6tables-legacy", "ip6tables-nft"];
+
+/**
+ * What each tool prints when the kernel lacks its backend, so there is nothing of Felix's to clean; any
+ * other failure of the tool is a failure of the cleanup. A kernel lacking a netlink family refuses the
+ * socket with EPROTONOSUPPORT, "Protocol not supported" (linux net/netlink/af_netlink.c netlink_create);
+ * one with nfnetlink but no nf_tables answers a request for it with EINVAL, "Invalid argument" (linux
+ * net/netfilter/nfnetlink.c nfnetlink_rcv_msg: no such subsystem).
+ * - `iptables-legacy-save`: nothing. It prints no table and exits 0 when the kernel lacks the family's
+ *   x_tables (iptables v1.8.8, the calico/node image's, iptables/iptables-save.c for_each_table: ENOENT on
+ *   /proc/net/ip_tables_names is success), so each of its failures is one.
+ * - `iptables-nft-save`: it fails only when the nfnetlink socket does not open (iptables v1.8.8
+ *   iptables/xtables-save.c xtables_save_main, "Failed to initialize nft: %s"); without nf_tables it
+ *   prints no table and exits 0 (iptables/nft-cache.c fetch_table_cache ignores the error).
+ * - `nft list tables`: no nfnetlink socket (nftables v1.1.1, the calico/node image's, src/mnl.c
+ *   nft_mnl_socket_open, src/netlink.c __netlink_init_error "Unable to initialize Netlink socket: %s"), or
+ *   no nf_tables (src/cache.c nft_cache_update "cache initialization failed: %s").
+ */
+export const KERNEL_LACKS_BACKEND = {
+  "iptables-legacy": [],
+  "iptables-nft": ["Failed to initialize nft: Protocol not supported"],
+  nft: [
+    "Unable to initialize Netlink socket: Protocol not supported",
+    "cache initialization failed: Invalid argument",
+  ],
+} as const;
+
+/** A `case` pattern matching a message that says the kernel lacks `backend`, after `prefix`. */
+function lacksPattern(backend: keyof typeof KERNEL_LACKS_BACKEND, prefix = ""): string {
+  return KERNEL_LACKS_BACKEND[backend].map((m) => `${prefix}*"${m}"*`).join("|");
+}
 
 /**
  * The nftables tables of Felix's nftables mode: table `calico` in family `ip` and `ip6`
@@ -78,10 +109,20 @@ const CALICO_RULES_FUNCTION = `calico_rules() {
   done
 }`;
 
-/** A sh function cleaning one iptables variant (`$1`, e.g. iptables-nft); sets `failed` on a failure. */
+/**
+ * A sh function cleaning one iptables variant (`$1`, e.g. iptables-nft); sets `failed` on a failure. A
+ * failed save runs once more for its message, kept apart from the rules on stdout: the kernel lacking the
+ * backend leaves nothing to clean, anything else is a failure.
+ */
 const CLEAN_IPTABLES_FUNCTION = `clean_iptables() {
   if ! command -v "$1-save" >/dev/null 2>&1; then echo "$1: not installed, nothing to clean"; return 0; fi
-  if ! saved=$("$1-save" 2>/dev/null); then echo "$1: no tables (the kernel lacks them), nothing to clean"; return 0; fi
+  if ! saved=$("$1-save" 2>/dev/null); then
+    why=$("$1-save" 2>&1 >/dev/null)
+    case "$1:$why" in
+      ${lacksPattern("iptables-nft", "*-nft:")}) echo "$1: the kernel lacks the backend ($why), nothing to clean"; return 0 ;;
+    esac
+    echo "$1: $1-save failed: $why"; failed=1; return 0
+  fi
   input=$(printf '%s\\n' "$saved" | calico_rules)
   if [ -z "$input" ]; then echo "$1: no Calico rules"; return 0; fi
   if printf '%s\\n' "$input" | "$1-restore" --noflush --wait=10; then
@@ -92,25 +133,47 @@ const CLEAN_IPTABLES_FUNCTION = `clean_iptables() {
 }`;
 
 /**
+ * A sh function deleting Felix's nftables tables: it lists every table once (`table <family> <name>` a line,
+ * nftables v1.1.1 src/rule.c do_list_tables) and deletes those of NFT_TABLES it finds. A failed listing is a
+ * failure unless the kernel lacks nftables.
+ */
+function cleanNftFunction(): string {
+  const deletes = NFT_TABLES.map(
+    (t) => `  case "$tables" in *"
+table ${t.family} ${t.name}
+"*) if nft delete table ${t.family} ${t.name}; then echo "nft: deleted table ${t.family} ${t.name}"; else failed=1; fi ;;
+  esac`,
+  ).join("\n");
+  return `clean_nft() {
+  if ! command -v nft >/dev/null 2>&1; then echo "nft: not installed, nothing to clean"; return 0; fi
+  if ! tables=$(nft list tables 2>/dev/null); then
+    why=$(nft list tables 2>&1 >/dev/null)
+    case "$why" in
+      ${lacksPattern("nft")}) echo "nft: the kernel lacks nftables ($why), nothing to clean"; return 0 ;;
+    esac
+    echo "nft: nft list tables failed: $why"; failed=1; return 0
+  fi
+  tables="
+$tables
+"
+${deletes}
+}`;
+}
+
+/**
  * The script: both iptables backends for IPv4 and IPv6, the nftables tables, then the IP sets; the marker
  * only when every step succeeded (a failure exits, the kubelet restarts the container, and the script runs
  * again: each step is idempotent). Then it waits, ending at once on SIGTERM (it holds no state).
  */
 export function felixCleanupScript(marker: string = CLEANED_MARKER): string {
-  const nft = NFT_TABLES.map(
-    (t) => `  if nft list table ${t.family} ${t.name} >/dev/null 2>&1; then
-    if nft delete table ${t.family} ${t.name}; then echo "nft: deleted table ${t.family} ${t.name}"; else failed=1; fi
-  fi`,
-  ).join("\n");
   const ipsets = IPSET_PREFIXES.map((p) => `${p}*`).join("|");
   return `set -u
 failed=0
 ${CALICO_RULES_FUNCTION}
 ${CLEAN_IPTABLES_FUNCTION}
+${cleanNftFunction()}
 ${IPTABLES_VARIANTS.map((v) => `clean_iptables ${v}`).join("\n")}
-if command -v nft >/dev/null 2>&1; then
-${nft}
-fi
+clean_nft
 if command -v ipset >/dev/null 2>&1; then
   for set in $(ipset list -n 2>/dev/null); do
     case "$set" in

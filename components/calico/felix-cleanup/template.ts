@@ -60,12 +60,15 @@ interface Placement {
 /**
  * A cleanup pod's spec: calico-node's image (already on every node), privileged in the host network with
  * the iptables lock, running the script (./script.ts) instead of Felix. It is Ready once the script has
- * left its marker: a Ready pod means "cleaned on this node".
+ * left its marker: a Ready pod means "cleaned on this node". It needs no API access, so no
+ * service-account token is mounted, even where it keeps calico-node's service account (the manifest
+ * install's template).
  */
 function cleanupPodSpec(container: { name: string; image?: string }, placement: Placement) {
   return {
     hostNetwork: true,
     ...placement,
+    automountServiceAccountToken: false,
     // The script ends at once on SIGTERM; nothing to wait for when the DaemonSet goes.
     terminationGracePeriodSeconds: 5,
     containers: [
@@ -144,7 +147,7 @@ export function cleanupDaemonSet(namespace: string, image: string) {
     spec: {
       selector: { matchLabels: selectorLabels(CLEANUP_DAEMONSET) },
       updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "100%" } },
-      template: { metadata: { labels }, spec: { ...spec, automountServiceAccountToken: false } },
+      template: { metadata: { labels }, spec },
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The probe's client Jobs, in two pairs. In each pair an allowed client (the allow policy admits it: it
- * must connect) and a denied client (it must be blocked on every attempt) run on one node, so a blocked
- * connection is compared with a working one from the same place:
+ * must connect), then a denied client (it must be blocked on every attempt), then a recheck client (the
+ * allowed client once more: it must connect after the denied window) run on one node, so a blocked
+ * connection is compared with working ones from the same place, before and after it:
  * - the same-node pair on the server's node, by required pod affinity to the server pod;
  * - the other-node pair on another node, by required pod affinity to the run's anchor (anchor.ts), which
  *   keeps away from the server's node. Without such a node the pair's Jobs are created suspended and
@@ -24,37 +25,51 @@ import {
   meta,
   podSpec,
 } from "./common";
-import { allowedClientScript, deniedClientScript } from "./script";
+import { allowedClientScript, deniedClientScript, recheckClientScript } from "./script";
 
+/** What the allow policy sees of a client: it admits `allowed` ones only. */
 export type Access = "allowed" | "denied";
+/** A pair's clients, in the order they run. */
+export type Client = "allowed" | "denied" | "recheck";
+export const CLIENTS: readonly Client[] = ["allowed", "denied", "recheck"];
 export type Pair = "same-node" | "other-node";
 export const PAIRS: readonly Pair[] = ["same-node", "other-node"];
+
+/** The recheck client is an allowed client run again: the policy admits it. */
+export function accessOf(client: Client): Access {
+  return client === "denied" ? "denied" : "allowed";
+}
+
+const SCRIPTS: Record<Client, () => string> = {
+  allowed: allowedClientScript,
+  denied: deniedClientScript,
+  recheck: recheckClientScript,
+};
 
 /** On a Job of the other-node pair that did not run: why (the anchor found no node). */
 export const NOT_RUN_ANNOTATION = "eks-calico.io/probe-not-run";
 
 /** A client Job's in-cluster name for a probe id: what the Job ran against, so a change names new Jobs. */
-export function clientJobName(access: Access, id: string, pair: Pair = "same-node"): string {
-  return `${pair === "same-node" ? "" : "other-node-"}${access}-client-${id}`;
+export function clientJobName(client: Client, id: string, pair: Pair = "same-node"): string {
+  return `${pair === "same-node" ? "" : "other-node-"}${client}-client-${id}`;
 }
 
-/** The two Jobs of a pair. */
-export interface ClientPair {
-  allowed: Job;
-  denied: Job;
-}
+/** The three Jobs of a pair. */
+export type ClientPair = Record<Client, Job>;
 
 function clientJob(
   settings: ProbeSettings,
   image: string,
   id: string,
   pair: Pair,
-  access: Access,
+  client: Client,
   follow: LabelSelector,
 ): Job {
+  const access = accessOf(client);
   const labels = {
     ...PROBE_LABELS.client,
     [PROBE_LABELS.access]: access,
+    [PROBE_LABELS.role]: client,
     [PROBE_LABELS.pair]: pair,
     [PROBE_LABELS.expect]: access === "allowed" ? "connect" : "blocked",
   };
@@ -62,7 +77,7 @@ function clientJob(
     apiVersion: "batch/v1",
     kind: "Job",
     metadata: {
-      ...meta(clientJobName(access, id, pair), labels),
+      ...meta(clientJobName(client, id, pair), labels),
       annotations: { [REPLACE_UNREADY_ANNOTATION]: "true" },
     },
     spec: {
@@ -76,8 +91,8 @@ function clientJob(
           ...podSpec(
             image,
             {
-              name: `${access}-client`,
-              command: ["/bin/sh", "-c", access === "allowed" ? allowedClientScript() : deniedClientScript()],
+              name: `${client}-client`,
+              command: ["/bin/sh", "-c", SCRIPTS[client]()],
               env: [
                 {
                   name: "TARGET",
@@ -113,6 +128,7 @@ export function renderClients(
   const pair = (which: Pair, follow: LabelSelector): ClientPair => ({
     allowed: clientJob(settings, image, id, which, "allowed", follow),
     denied: clientJob(settings, image, id, which, "denied", follow),
+    recheck: clientJob(settings, image, id, which, "recheck", follow),
   });
   return {
     "same-node": pair("same-node", serverSelector),

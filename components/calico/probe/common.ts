@@ -19,13 +19,16 @@ export const SERVICE_PORT = 80;
 /** The node label inter-pod affinity compares to mean "the same node" (a well-known label). */
 export const HOSTNAME_TOPOLOGY = "kubernetes.io/hostname";
 
-/** Pod labels: the probe's pods, the server, the anchor, and each client's access, pair and expectation. */
+/** Pod labels: the probe's pods, the server, the anchor, and each client's access, role, pair and expectation. */
 export const PROBE_LABELS = {
   app: { "app.kubernetes.io/name": "policy-probe" },
   server: { "app.kubernetes.io/component": "server" },
   anchor: { "app.kubernetes.io/component": "anchor" },
   client: { "app.kubernetes.io/component": "client" },
+  /** On each client pod: what the allow policy sees (`allowed` or `denied`). */
   access: "eks-calico.io/probe-access",
+  /** On each client pod: which client of its pair it is (`allowed`, `denied` or `recheck`), in run order. */
+  role: "eks-calico.io/probe-client",
   /** On each client pod: which pair it belongs to (`same-node` or `other-node`). */
   pair: "eks-calico.io/probe-pair",
   /** On the anchor and in the other-node clients' affinity: the run (probe id) they belong to. */

@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { anchorPlacement } from "./anchor";
-import { type Access, type Pair, forPlacement } from "./clients";
+import { type Client, type Pair, forPlacement } from "./clients";
 import { type Job, type ProbeSettings, probeId, renderProbeBase, renderProbeRun } from "./objects";
 import { type JobStatus, type ProbeReport, policyEnforcedBy, probeReport } from "./report";
 
@@ -85,9 +85,9 @@ export function probeOutputs(
 /**
  * Proof that Calico enforces NetworkPolicy: a server isolated by a default-deny ingress policy, and two
  * pairs of clients, one on the server's node and one on another node (held by the anchor pod), each an
- * allowed client (must connect) and a denied client (must be blocked on every attempt) on one node. The
- * Jobs that run are awaited by `pulumi up`, which fails with the client's own verdict if one fails.
- * Create it after calico-node is ready (`dependsOn` the DaemonSet).
+ * allowed client (must connect), a denied client (must be blocked on every attempt) and a recheck client
+ * (must connect after that) on one node. The Jobs that run are awaited by `pulumi up`, which fails with
+ * the client's own verdict if one fails. Create it after calico-node is ready (`dependsOn` the DaemonSet).
  */
 export class PolicyProbe extends pulumi.ComponentResource {
   /** True only when every pair that ran proved enforcement (the same-node pair always runs). */
@@ -141,17 +141,17 @@ export class PolicyProbe extends pulumi.ComponentResource {
       .all([anchor.spec, anchor.status])
       .apply(([spec, status]) => anchorPlacement({ spec, status }));
 
-    const rendered = (pair: Pair, access: Access): pulumi.Output<Job> =>
+    const rendered = (pair: Pair, client: Client): pulumi.Output<Job> =>
       pair === "same-node"
-        ? run.apply((r) => r.clients[pair][access])
-        : pulumi.all([run, placement]).apply(([r, p]) => forPlacement(r.clients[pair][access], p));
-    const job = (pair: Pair, access: Access, dependsOn: pulumi.Resource[]) => {
-      const object = rendered(pair, access);
-      // `<...>-probe-allowed-client` and `<...>-probe-denied-client`: the Pulumi names the ordering rows of
-      // the allowed and denied clients select (test/ordering.ts), for both pairs.
+        ? run.apply((r) => r.clients[pair][client])
+        : pulumi.all([run, placement]).apply(([r, p]) => forPlacement(r.clients[pair][client], p));
+    const job = (pair: Pair, client: Client, dependsOn: pulumi.Resource[]) => {
+      const object = rendered(pair, client);
+      // `<...>-probe-allowed-client`, `<...>-probe-denied-client` and `<...>-probe-recheck-client`: the Pulumi
+      // names the ordering rows of the clients select (test/ordering.ts), for both pairs.
       const prefix = pair === "same-node" ? name : `${name}-other-node-probe`;
       return new k8s.batch.v1.Job(
-        `${prefix}-${access}-client`,
+        `${prefix}-${client}-client`,
         { metadata: object.apply((o) => o.metadata), spec: object.apply((o) => o.spec) },
         // A Job's deadline counts from its start: a new run (new Jobs) gets the configured one, and a Job
         // that has run is not updated for it. Such an update changes nothing the Job does, and
@@ -170,6 +170,12 @@ export class PolicyProbe extends pulumi.ComponentResource {
       "same-node": job("same-node", "denied", Object.values(allowed)),
       "other-node": job("other-node", "denied", Object.values(allowed)),
     };
+    // Then the allowed clients once more: the server still answers after the denied window, so a refusal
+    // was the policy's, not kube-proxy's for a Service whose server went away.
+    const recheck = {
+      "same-node": job("same-node", "recheck", Object.values(denied)),
+      "other-node": job("other-node", "recheck", Object.values(denied)),
+    };
 
     const status = (j: k8s.batch.v1.Job) => j.status as pulumi.Output<JobStatus>;
     this.report = pulumi
@@ -178,10 +184,12 @@ export class PolicyProbe extends pulumi.ComponentResource {
         placement,
         status(allowed["same-node"]),
         status(denied["same-node"]),
+        status(recheck["same-node"]),
         status(allowed["other-node"]),
         status(denied["other-node"]),
+        status(recheck["other-node"]),
       ])
-      .apply(([i, p, sameAllowed, sameDenied, otherAllowed, otherDenied]) =>
+      .apply(([i, p, sameAllowed, sameDenied, sameRecheck, otherAllowed, otherDenied, otherRecheck]) =>
         probeReport({
           namespace: objects.namespace.metadata.name,
           id: i,
@@ -189,8 +197,8 @@ export class PolicyProbe extends pulumi.ComponentResource {
           denyPolicy: objects.denyAll.metadata.name,
           placement: p,
           statuses: {
-            "same-node": { allowed: sameAllowed, denied: sameDenied },
-            "other-node": { allowed: otherAllowed, denied: otherDenied },
+            "same-node": { allowed: sameAllowed, denied: sameDenied, recheck: sameRecheck },
+            "other-node": { allowed: otherAllowed, denied: otherDenied, recheck: otherRecheck },
           },
         }),
       );

@@ -4,7 +4,7 @@
  * anchor's placement.
  */
 import type { AnchorPlacement } from "./anchor";
-import { type Access, type Pair, clientJobName } from "./clients";
+import { type Client, type Pair, clientJobName } from "./clients";
 
 /** What one client Job proved. */
 export interface ClientResult {
@@ -13,9 +13,9 @@ export interface ClientResult {
   succeeded: boolean;
 }
 
-/** One pair: an allowed and a denied client on one node. */
+/** One pair: an allowed, a denied and a recheck client on one node. */
 export interface PairReport {
-  /** Where both clients run, relative to the server. */
+  /** Where the pair's clients run, relative to the server. */
   node: string;
   /** False only for the other-node pair when no node but the server's could take it. */
   ran: boolean;
@@ -23,6 +23,8 @@ export interface PairReport {
   notRun?: string;
   allowedClient: ClientResult;
   deniedClient: ClientResult;
+  /** The allowed client once more, after the denied window: the server still answered. */
+  recheckClient: ClientResult;
 }
 
 export interface ProbeReport {
@@ -46,7 +48,7 @@ export function probeReport(args: {
   allowPolicy: string;
   denyPolicy: string;
   placement: AnchorPlacement;
-  statuses: Record<Pair, Record<Access, JobStatus>>;
+  statuses: Record<Pair, Record<Client, JobStatus>>;
 }): ProbeReport {
   const succeeded = (status: JobStatus) => (status?.succeeded ?? 0) >= 1;
   const pair = (which: Pair): PairReport => {
@@ -65,17 +67,26 @@ export function probeReport(args: {
         expected: `blocked by ${args.denyPolicy} on every attempt`,
         succeeded: succeeded(args.statuses[which].denied),
       },
+      recheckClient: {
+        job: clientJobName("recheck", args.id, which),
+        expected: `connects again through ${args.allowPolicy} after the denied client's attempts, so they met a server that answered`,
+        succeeded: succeeded(args.statuses[which].recheck),
+      },
     };
   };
   return { namespace: args.namespace, sameNode: pair("same-node"), otherNode: pair("other-node") };
 }
 
 /**
- * Enforcement is proven when every pair that ran proved it: its allowed client connected and its denied
- * client was blocked on every attempt. The same-node pair always runs.
+ * Enforcement is proven when every pair that ran proved it: its allowed client connected, its denied
+ * client was blocked on every attempt, and its recheck client connected after that (a server gone away
+ * meanwhile is refused by kube-proxy, which a denied client would count as blocked). The same-node pair
+ * always runs.
  */
 export function policyEnforcedBy(report: ProbeReport): boolean {
   return [report.sameNode, report.otherNode]
     .filter((pair) => pair.ran)
-    .every((pair) => pair.allowedClient.succeeded && pair.deniedClient.succeeded);
+    .every(
+      (pair) => pair.allowedClient.succeeded && pair.deniedClient.succeeded && pair.recheckClient.succeeded,
+    );
 }

@@ -11,6 +11,7 @@ import {
   CONNECT_TIMEOUT_SECONDS,
   DENIED_ATTEMPTS,
   DENIED_SETTLE_SECONDS,
+  RECHECK_ATTEMPTS,
 } from "./timing";
 
 /** What a failed denied client reports: the message `pulumi up` fails with. */
@@ -31,6 +32,15 @@ export const DNS_BLOCKED_MESSAGE = `${COULD_NOT_RUN}: the client cannot resolve 
  * (REFUSED): an error of the network, not a verdict of policy.
  */
 export const INCONCLUSIVE_MESSAGE = `${COULD_NOT_RUN}: the denied client's connection failed without being dropped or refused: the probe cannot tell whether policy blocked it`;
+
+/**
+ * What a failed recheck client reports: the server no longer answered an allowed client after the denied
+ * window, so the denied client's blocks prove nothing. kube-proxy rejects a connection to a Service with no
+ * endpoints, so a server gone away looks like Felix's Reject (kubernetes pkg/proxy/iptables/proxier.go:
+ * `-j REJECT` in the filter table's KUBE-SERVICES chain, commented "<service> has no endpoints"), and one
+ * to an endpoint whose pod is gone times out, like Felix's drop.
+ */
+export const NOT_RECHECKED_MESSAGE = `${COULD_NOT_RUN}: the allowed client could not connect again after the denied client's window (${RECHECK_ATTEMPTS} attempts): the probe server stopped answering, so the denied client's blocks may be kube-proxy's (a Service without endpoints), not the policy's`;
 
 /** A DNS failure stops either client at once: nothing after it can prove anything. */
 const ON_DNS_ERROR = `  case "$out" in DNS:*) verdict 3 "${DNS_BLOCKED_MESSAGE} (attempt $attempt: $out)" ;; esac`;
@@ -57,14 +67,33 @@ export function allowedClientScript(): string {
 }
 
 /**
+ * After the denied window: one of RECHECK_ATTEMPTS connections must open (the allowed client once more),
+ * or the denied client's verdict proves nothing. Fails at once on a DNS error.
+ */
+export function recheckClientScript(): string {
+  return [
+    VERDICT,
+    "attempt=0 out=",
+    `while [ "$attempt" -lt ${RECHECK_ATTEMPTS} ]; do`,
+    "  attempt=$((attempt + 1))",
+    `  if out=$(${CONNECT} 2>&1); then verdict 0 "connected to $TARGET after the denied window, on attempt $attempt"; fi`,
+    ON_DNS_ERROR,
+    `  sleep ${ATTEMPT_INTERVAL_SECONDS}`,
+    "done",
+    `verdict 1 "${NOT_RECHECKED_MESSAGE} (attempt $attempt: $out)"`,
+  ].join("\n");
+}
+
+/**
  * Waits, then requires every one of DENIED_ATTEMPTS connections to be blocked: dropped (TIMEOUT: Felix's
  * default deny action, DROP) or rejected (REFUSED). Felix rejects instead of dropping with
  * `iptablesFilterDenyAction`/`nftablesFilterDenyAction: Reject` (projectcalico/calico v3.31.7
  * felix/config/config_params.go): iptables `--jump REJECT` answers a TCP SYN with ICMP port unreachable,
  * nftables `reject` likewise or with a TCP reset (felix/iptables/actions.go, felix/nftables/actions.go
  * RejectAction), and either makes connect() fail with "connection refused". The denied client starts
- * only once both allowed clients have connected to the same server (probe/index.ts), so the server is
- * up and listening: a refusal is the policy's.
+ * only once both allowed clients have connected to the same server, and its blocks count only once the
+ * recheck clients connect after its window (probe/index.ts): the server answered before and after, so a
+ * refusal or a drop is the policy's, not kube-proxy's for a server gone away.
  */
 export function deniedClientScript(): string {
   return [
