@@ -161,8 +161,7 @@ function labelText(): string {
 export function installRefusal(install: InstallCheckInputs, others: readonly OtherInstall[]): string {
   const where = install.installer === "operator" ? "with the Tigera operator" : `in ${install.namespace}`;
   return [
-    `${others[0].path}: another Calico install runs on the nodes, and installing Calico ${where} beside it would run two at once. Two installs cannot share the nodes:`,
-    ...TWO_INSTALLS.map((reason) => `  ${reason}.`),
+    `${others[0].path}: another Calico install runs on the nodes, and installing Calico ${where} beside it would run two at once. Two installs cannot share the nodes: ${TWO_INSTALLS.join("; ")}.`,
     "Nothing was changed; calico-node runs as before. Found:",
     ...others.map((other) => `  - DaemonSet ${other.daemonSet}: ${other.what}`),
     ...[...new Set(others.map((other) => `To go on, ${other.forward}.`))],
