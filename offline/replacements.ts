@@ -8,6 +8,7 @@
  */
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
+import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
@@ -278,6 +279,12 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     replaceOn: [],
     ignored: [NEW_PROVIDER_CODE],
     source: "components/calico/line-check.ts lineCheckProvider.diff (changes, never replaces)",
+  },
+  [INSTALL_CHECK_TYPE]: {
+    // Its diff names no replaced property and compares only its inputs: what its check reads is no change.
+    replaceOn: [],
+    ignored: [NEW_PROVIDER_CODE],
+    source: "components/calico/install-check.ts installCheckProvider.diff (changes, never replaces)",
   },
   [FELIX_CLEANUP_TYPE]: {
     // Its diff names no replaced property: a changed input is an update that only records it for the delete.

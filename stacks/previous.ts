@@ -4,6 +4,7 @@
  */
 import { expiryWarning } from "../components/calico/certificate-expiry";
 import { calicoMinorOf, supportedMinorOf } from "../components/calico/defaults";
+import { TWO_INSTALLS } from "../components/calico/install-check";
 import { lineChangeNotice } from "../components/calico/line-policies";
 import { migrationBlockers } from "../components/calico/operator/migration";
 import { INSTALLERS, type Installer } from "../components/calico/operator/settings";
@@ -76,10 +77,7 @@ function namespaceStep(
         path: "calico.namespace",
         value: calico.namespace,
         rule: `cannot move the deployed Calico from ${previous.namespace} to ${calico.namespace} in one update: the new calico-node and Typha would be created while the old ones run, and two installs cannot share the nodes`,
-        details: [
-          "Typha uses the host network: the new Typha cannot bind the port the old one holds on a node, so on a cluster with no node to spare the update fails every time",
-          "where it starts, two privileged Felixes program the same chains on every node, and the ClusterRoleBindings move to the new service accounts while the old pods still run",
-        ],
+        details: [...TWO_INSTALLS],
         hint: `set it back to ${previous.namespace}, or move it in two updates with calico.reinstall: true (docs/install-modes.md, "Moving Calico to another namespace")`,
         steps: [
           `\`pulumi up\` with calico.namespace ${calico.namespace} and calico.reinstall: true removes the install from ${previous.namespace} (the CRDs and every policy stay; pods created until the next step get no policy)`,

@@ -36,6 +36,13 @@ export class FakeApiServer {
     return fake;
   }
 
+  /** Forgets the routes, answers and requests of the test before. */
+  reset(): void {
+    this.routes = {};
+    this.firstAnswers = {};
+    this.requests.length = 0;
+  }
+
   get url(): string {
     return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }

@@ -5,6 +5,7 @@
 import { OPERATOR_NAME } from "../components/calico/operator/settings";
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
+import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
 import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
 import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
@@ -75,6 +76,7 @@ export const T = {
   whisker: "kubernetes:operator.tigera.io/v1:Whisker",
   takeover: TAKEOVER_TYPE,
   lineCheck: LINE_CHECK_TYPE,
+  installCheck: INSTALL_CHECK_TYPE,
   handOver: HAND_OVER_TYPE,
   awsNodeCheck: AWS_NODE_CHECK_TYPE,
   typhaRetirement: TYPHA_RETIREMENT_TYPE,

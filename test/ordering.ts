@@ -175,6 +175,13 @@ export const ORDERING: readonly OrderingRule[] = [
       "projectcalico/calico release-notes/v3.32.0-release-notes.md (ANP and BANP must be removed or rewritten before upgrading)",
   },
   {
+    before: { label: "Calico's install check", types: [T.installCheck] },
+    after: { ...CALICO_OBJECTS, types: [...CALICO_OBJECTS.types, T.takeover] },
+    why: "a calico-node of another install (this program's in another namespace, the operator's, or any outside calico.namespace with calico.adopt) refuses the install before any Calico object changes, in the preview and in the update: two installs cannot share the nodes",
+    source:
+      "components/calico/install-check.ts (pulumi-kubernetes provider/pkg/provider/provider.go Diff: a move creates the new objects before deleting the old)",
+  },
+  {
     before: { label: "Calico's takeover step", types: [T.takeover] },
     after: CALICO_OBJECTS,
     why: "a CRD left by another install stops it before anything changes (the CRDs' provider upserts); with calico.adopt, kubectl's fields are handed over first, or the forced apply keeps what the old manifest set",

@@ -29,6 +29,7 @@ import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
+import { installCheckOf } from "./install-check";
 import { FelixCleanup } from "./felix-cleanup";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type RolloutOrder, rolloutOrder } from "./rollout-order";
@@ -159,8 +160,16 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // Every object waits for the nodes and for the takeover of what exists: every object when adopting,
     // else the CRDs, which an earlier deployment of the stack may have left.
     const taken = args.adopt ? renderCalicoObjects(settings) : objects.crds;
-    // Before any object, the takeover included: the line must enforce every policy the cluster holds.
-    const checks = [lineCheckOf(name, this, args.access, settings.version, "manifest")];
+    // Before any object, the takeover included: the line must enforce every policy the cluster holds,
+    // and no other install's calico-node may run (./install-check.ts).
+    const checks = [
+      lineCheckOf(name, this, args.access, settings.version, "manifest"),
+      installCheckOf(name, this, args.access, {
+        installer: "manifest",
+        namespace: settings.namespace,
+        adopt: args.adopt ?? false,
+      }),
+    ];
     const takeover = takeoverOf(name, { parent: this, dependsOn: checks }, args, taken, objects.crds);
     const nodes = [...args.nodes, ...checks, takeover];
     const base: Options = { parent: this, provider: args.provider, dependsOn: nodes };

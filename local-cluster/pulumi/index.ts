@@ -5,7 +5,7 @@
  * `npm run tools` provides (tools/catalog.ts, tools/plugins.ts). Nothing is downloaded: automatic plugin
  * acquisition is off, so a missing plugin is an error naming it.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import YAML from "yaml";
@@ -63,6 +63,15 @@ export function engineOverrides(options: Omit<EngineStackOptions, "stack" | "dir
   };
 }
 
+/** A stack's state as `pulumi stack export` writes it (apitype.UntypedDeployment). */
+export interface StackState {
+  readonly version: number;
+  readonly deployment: {
+    readonly resources?: { urn: string; type: string; outputs?: Record<string, unknown> }[];
+    readonly [key: string]: unknown;
+  };
+}
+
 /** A stack of the engine's: where it lives and how its operations run. */
 export class EngineStack {
   readonly workDir: string;
@@ -112,6 +121,34 @@ export class EngineStack {
       path.join(this.workDir, `Pulumi.${this.options.stack}.yaml`),
       YAML.stringify({ config: decoded }),
     );
+  }
+
+  /**
+   * The stack's state as `pulumi stack export` writes it, and `pulumi stack import` of one: a state
+   * changed by hand, as a user restoring or editing a checkpoint has it.
+   */
+  exportState(): StackState {
+    const file = path.join(this.options.dir, "state-export.json");
+    this.cli(["stack", "export", "--file", file]);
+    return JSON.parse(fs.readFileSync(file, "utf8")) as StackState;
+  }
+
+  importState(state: StackState): void {
+    const file = path.join(this.options.dir, "state-import.json");
+    fs.writeFileSync(file, JSON.stringify(state));
+    this.cli(["stack", "import", "--file", file]);
+  }
+
+  /** One `pulumi` command on the stack, in its project directory; fails with its output unless it succeeds. */
+  private cli(args: readonly string[]): void {
+    const run = spawnSync(path.join(this.options.bin, "pulumi"), [...args, "--stack", this.options.stack], {
+      cwd: this.workDir,
+      env: { ...process.env, ...this.env },
+      encoding: "utf8",
+    });
+    if (run.status !== 0) {
+      throw new Error(`pulumi ${args.join(" ")} exited ${run.status}: ${run.stderr || String(run.error)}`);
+    }
   }
 
   /** Runs one operation in a fresh Node process; resolves with its result, failed or not. */

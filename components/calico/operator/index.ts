@@ -28,6 +28,7 @@ import type { AfterCalico } from "../../kubernetes/after-calico";
 import { operatorTyphaReplicas } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 import { lineCheckOf } from "../line-check";
+import { installCheckOf } from "../install-check";
 
 /** Where the cleanup DaemonSet runs after the operator is gone: a namespace that always exists. */
 const FELIX_CLEANUP_NAMESPACE = "kube-system";
@@ -106,8 +107,17 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       operatorVersion,
       calicoVersion: args.version,
     });
-    // After the node groups and the line check (../line-check.ts); on destroy removed before the node groups.
-    const first = [...args.nodes, lineCheckOf(name, this, args.access, args.version, "operator")];
+    // After the node groups, the line check (../line-check.ts) and the check that no manifest install of
+    // this program runs (../install-check.ts); on destroy removed before the node groups.
+    const first = [
+      ...args.nodes,
+      lineCheckOf(name, this, args.access, args.version, "operator"),
+      installCheckOf(name, this, args.access, {
+        installer: "operator",
+        namespace: CALICO_SYSTEM_NAMESPACE,
+        adopt: false,
+      }),
+    ];
     const base: Options = { parent: this, provider: args.provider, dependsOn: first };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
 
