@@ -273,6 +273,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         namespace: settings.namespace,
         name: objects.typha.deployment.metadata.name,
       },
+      cleanupNamespace: settings.namespace,
     });
     ({
       desired: this.desired,

@@ -186,6 +186,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },
       typha: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-typha" },
       tigeraStatus: "calico",
+      cleanupNamespace: FELIX_CLEANUP_NAMESPACE,
     });
     ({
       desired: this.desired,
