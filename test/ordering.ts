@@ -350,6 +350,28 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/projectcalico/calico/issues/5100",
   },
   {
+    before: {
+      label: "Typha's Deployment and Service (manifest install)",
+      types: [T.deployment, T.service],
+      name: TYPHA,
+    },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    why: "the step applies calico-node as rendered where a removal left the cleanup, so Felix starts on every node: it follows what calico-node follows",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: { label: "the Felix restore step", types: [T.felixRestore] },
+    after: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    why: "a removal that stopped half-way leaves calico-node running the cleanup, and pulumi-kubernetes diffs the DaemonSet against its state, not the cluster: the step puts back the rendered template first",
+    source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.25.0/provider/pkg/provider/provider.go",
+  },
+  {
+    before: { label: "the Felix restore step (`installer: operator`)", types: [T.felixRestore] },
+    after: INSTALLATION,
+    why: "a removal that stopped half-way leaves the cleanup DaemonSet, whose pods would take Felix's rules off again: the step deletes it before the operator runs Felix",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
     before: PROBE_NAMESPACE,
     after: {
       label: "the probe's server, Service, policies and Jobs",

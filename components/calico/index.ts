@@ -29,7 +29,8 @@ import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
-import { FelixCleanup } from "./felix-cleanup";
+import { CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "./felix-cleanup";
+import { FelixRestore } from "./felix-cleanup/restore";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
@@ -78,6 +79,8 @@ export interface CalicoPolicyOnlyArgs {
    * from the rollout estimate (rollout.ts) unless configured.
    */
   readinessTimeoutMinutes: number;
+  /** Minutes the Felix cleanup waits for every node on removal. @default 10 (CLEANUP_TIMEOUT_MINUTES) */
+  cleanupTimeoutMinutes?: number;
   /**
    * The enforcement probe (./probe), run once calico-node is ready; undefined turns it off. Its Jobs run
    * again whenever Calico's release, registry or install mode changes, or `nodes` (a description of the
@@ -219,17 +222,28 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       customTimeouts: timeouts,
     });
 
+    const nodeAfter = [...foundations, typha.deployment, typha.service];
+    const renderedNode = withTemplateAnnotation(objects.node, certificates.client.validUntil);
+    // A removal that stopped half-way left calico-node running the Felix cleanup: put back what is
+    // rendered before calico-node is applied or read (./felix-cleanup/restore.ts).
+    const felixRestore = new FelixRestore(
+      `${name}-felix-restore`,
+      {
+        kubeconfig: args.access.kubeconfig,
+        context: args.access.context,
+        namespace: settings.namespace,
+        daemonSet: renderedNode,
+        timeoutMinutes: args.readinessTimeoutMinutes,
+      },
+      { parent: this, dependsOn: nodeAfter },
+    );
     // Felix waits for Typha, so calico-node goes last. Not skipAwait: `pulumi up` fails with the
     // DaemonSet's rollout state if calico-node is not ready within the timeout.
-    const node = new k8s.apps.v1.DaemonSet(
-      childResourceName(name, objects.node),
-      withTemplateAnnotation(objects.node, certificates.client.validUntil),
-      {
-        ...base,
-        dependsOn: [...foundations, typha.deployment, typha.service],
-        customTimeouts: timeouts,
-      },
-    );
+    const node = new k8s.apps.v1.DaemonSet(childResourceName(name, objects.node), renderedNode, {
+      ...base,
+      dependsOn: [...nodeAfter, felixRestore],
+      customTimeouts: timeouts,
+    });
 
     // Removing calico-node removes Felix's rules from every node first: deleted before the DaemonSet, it
     // turns calico-node into a cleanup and waits for every node (./felix-cleanup).
@@ -240,6 +254,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         context: args.access.context,
         namespace: settings.namespace,
         calicoNode: objects.node.metadata.name,
+        timeoutMinutes: args.cleanupTimeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES,
       },
       { parent: this, dependsOn: [node] },
     );

@@ -61,7 +61,8 @@ export function engineChanges(steps: readonly EngineStep[]): Record<string, Chan
 
 /**
  * What the offline diff from `before` (nothing, for a first deployment) to `after` changes. A change it
- * cannot know ("unknown") is left out: it does not claim one, and `unknowns` lists it.
+ * cannot know ("unknown", or a step whose update the cluster decides) is left out: it does not claim
+ * one, and `unknowns` lists it.
  */
 export function offlineChanges(
   before: StackEvaluation | undefined,
@@ -76,6 +77,7 @@ export function offlineChanges(
     if (resource.op === "unknown") unknowns.push(resource.identity);
     else if (resource.op !== "same") changes[resource.identity] = resource.op;
   }
+  unknowns.push(...(diff.decidedInUp ?? []).map((step) => step.identity));
   return { changes: sorted(changes), unknowns };
 }
 

@@ -11,6 +11,14 @@ import { CLEANED_MARKER, CLEANUP_DIR, felixCleanupScript } from "./script";
 /** On the cleanup pods and their template: the pod runs the cleanup, not Felix. */
 export const CLEANUP_LABEL = "eks-calico.io/felix-cleanup";
 
+/**
+ * The field manager of the cleanup's writes (the patch of calico-node, the operator install's cleanup
+ * DaemonSet), so that ./restore.ts knows whose fields to hand back. Before it was named, the API server
+ * recorded the patch under the client's User-Agent prefix, which this program's client does not send: an
+ * empty name (apiserver v0.35.4 pkg/endpoints/handlers/create.go managerOrUserAgent).
+ */
+export const CLEANUP_FIELD_MANAGER = "eks-calico-felix-cleanup";
+
 /** The host paths the cleanup needs: the iptables lock it shares with kube-proxy and the VPC CNI, modules. */
 const CLEANUP_HOST_MOUNTS = CALICO_NODE_HOST_MOUNTS.filter(
   (m) => m.name === "xtables-lock" || m.name === "lib-modules",
