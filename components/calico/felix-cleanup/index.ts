@@ -33,7 +33,7 @@ import {
   cleanupPatch,
   cleanupProgress,
 } from "./template";
-import { daemonSetPath, pause, podsPath } from "./requests";
+import { CalicoStep, daemonSetPath, pause, podsPath } from "./requests";
 
 export { CLEANUP_DAEMONSET, CLEANUP_LABEL } from "./template";
 
@@ -216,15 +216,8 @@ export interface FelixCleanupArgs {
   readonly timeoutMinutes: number;
 }
 
-export class FelixCleanup extends pulumi.dynamic.Resource {
+export class FelixCleanup extends CalicoStep<FelixCleanupArgs> {
   constructor(name: string, args: FelixCleanupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      felixCleanupProvider,
-      name,
-      { ...args, kubeconfig: pulumi.secret(args.kubeconfig) },
-      opts,
-      "calico",
-      "FelixCleanup",
-    );
+    super(felixCleanupProvider, "FelixCleanup", name, args, opts);
   }
 }

@@ -1,4 +1,8 @@
-/** The API paths and the poll both the Felix cleanup (./index.ts) and its undoing (./restore.ts) use. */
+/**
+ * What the Felix cleanup (./index.ts) and its undoing (./restore.ts) share: the API paths, the poll, and
+ * the shape of their dynamic resources.
+ */
+import * as pulumi from "@pulumi/pulumi";
 
 /** Seconds between two reads of a rollout. */
 export const POLL_SECONDS = 2;
@@ -16,4 +20,19 @@ export function podsPath(namespace: string, labels: Record<string, string>): str
 
 export function pause(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, POLL_SECONDS * 1000));
+}
+
+/** A dynamic resource of module `calico` (type `pulumi-nodejs:dynamic/calico:<type>`), its kubeconfig secret. */
+export class CalicoStep<A extends { readonly kubeconfig: pulumi.Input<string> }>
+  extends pulumi.dynamic.Resource
+{
+  constructor(
+    provider: pulumi.dynamic.ResourceProvider,
+    type: string,
+    name: string,
+    args: A,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    super(provider, name, { ...args, kubeconfig: pulumi.secret(args.kubeconfig) }, opts, "calico", type);
+  }
 }

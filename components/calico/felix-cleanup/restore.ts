@@ -36,7 +36,7 @@ import { inputsChanged } from "../../kubernetes/checking-step";
 import type { ManagedFieldsEntry } from "../takeover/managed-fields";
 import { handOverObject } from "../takeover/run";
 import { type DaemonSetRollout, isRolledOut } from "../status";
-import { daemonSetPath, pause, podsPath } from "./requests";
+import { CalicoStep, daemonSetPath, pause, podsPath } from "./requests";
 import { CLEANUP_FIELD_MANAGER, CLEANUP_LABEL, type LiveDaemonSet, type LivePod } from "./template";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
@@ -272,15 +272,8 @@ export interface FelixRestoreArgs {
   readonly timeoutMinutes: number;
 }
 
-export class FelixRestore extends pulumi.dynamic.Resource {
+export class FelixRestore extends CalicoStep<FelixRestoreArgs> {
   constructor(name: string, args: FelixRestoreArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      felixRestoreProvider,
-      name,
-      { ...args, kubeconfig: pulumi.secret(args.kubeconfig) },
-      opts,
-      "calico",
-      "FelixRestore",
-    );
+    super(felixRestoreProvider, "FelixRestore", name, args, opts);
   }
 }
