@@ -291,14 +291,19 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     source: "components/calico/felix-cleanup/index.ts felixCleanupProvider.diff (changes, never replaces)",
   },
   [FELIX_RESTORE_TYPE]: {
-    // Its diff names no replaced property; it leaves the rendered DaemonSet out (calico-node's own step
-    // shows that change) and compares the rest, its code too.
+    // Its diff names no replaced property; it leaves out what says only how a restore runs (restore.ts
+    // HOW_IT_RUNS) and compares the rest, its code too.
     replaceOn: [],
     ignored: [
       {
         path: "daemonSet",
         when: () => true,
         why: "the restore applies what is rendered when it runs; calico-node's own step shows the change",
+      },
+      {
+        path: "timeoutMinutes",
+        when: () => true,
+        why: "the restore waits as long as the timeout says when it runs",
       },
     ],
     readsCluster:

@@ -116,12 +116,13 @@ describe("Felix restore: its diff reads the cluster", () => {
     assert.deepEqual(await diff(inputs(), inputs()), { changes: true });
   });
 
-  it("takes no step for a new rendered DaemonSet alone: calico-node's own step shows it", async () => {
+  it("takes no step for a new rendered DaemonSet or timeout alone: they say how it runs", async () => {
     api.routes = { [PATH]: ok(NODE) };
     const other = renderCalicoNode("kube-system", "quay.io/calico", "v3.31.6", "10%");
     const news = { ...inputs(), daemonSet: { ...inputs().daemonSet!, spec: other.spec } };
     assert.deepEqual(await diff(inputs(), news), { changes: false });
-    assert.deepEqual(await diff(inputs(), { ...news, timeoutMinutes: 9 }), { changes: true });
+    assert.deepEqual(await diff(inputs(), { ...news, timeoutMinutes: 9 }), { changes: false });
+    assert.deepEqual(await diff(inputs(), { ...news, namespace: "calico-system" }), { changes: true });
   });
 
   it("operator: updates while the cleanup DaemonSet is left", async () => {

@@ -235,14 +235,19 @@ async function cleanupLeft(inputs: FelixRestoreInputs): Promise<boolean> {
   return (await kubeGetOrMissing(credentials, path)) !== undefined;
 }
 
-/** The inputs but the rendered DaemonSet. */
-function withoutDaemonSet(inputs: FelixRestoreInputs): object {
-  return Object.fromEntries(Object.entries(inputs).filter(([key]) => key !== "daemonSet"));
+/**
+ * Inputs that say only how a restore runs, not what it looks at: it applies what is rendered, and waits as
+ * long as calico-node's readiness timeout says, when it runs. calico-node's own step shows a new
+ * rendering; the timeout follows the rollout estimate, which moves with the node groups.
+ */
+const HOW_IT_RUNS: readonly string[] = ["daemonSet", "timeoutMinutes"];
+
+function withoutHowItRuns(inputs: FelixRestoreInputs): object {
+  return Object.fromEntries(Object.entries(inputs).filter(([key]) => !HOW_IT_RUNS.includes(key)));
 }
 
 /**
- * Its diff: an input changed (the rendered DaemonSet aside: calico-node's own step shows that change, and
- * the restore applies whatever is rendered when it runs), or a cleanup is left. A cluster that cannot be
+ * Its diff: an input changed (HOW_IT_RUNS aside), or a cleanup is left. A cluster that cannot be
  * read counts as a cleanup left: the update then reads again, and fails saying why.
  */
 export const felixRestoreProvider: pulumi.dynamic.ResourceProvider = {
@@ -250,7 +255,7 @@ export const felixRestoreProvider: pulumi.dynamic.ResourceProvider = {
     return { id: "felix-restore", outs: { ...inputs, ...(await restoreFelix(inputs)) } };
   },
   async diff(_id: string, olds: FelixRestoreInputs, news: FelixRestoreInputs) {
-    if (inputsChanged(withoutDaemonSet(olds), withoutDaemonSet(news))) return { changes: true };
+    if (inputsChanged(withoutHowItRuns(olds), withoutHowItRuns(news))) return { changes: true };
     try {
       return { changes: await cleanupLeft(news) };
     } catch {
