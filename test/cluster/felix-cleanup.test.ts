@@ -16,8 +16,11 @@ import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 import { CLEANUP_LABEL } from "../../components/calico/felix-cleanup";
-import { CLEANUP_FIELD_MANAGER } from "../../components/calico/felix-cleanup/template";
-import { FELIX_RESTORE_TYPE } from "../../components/calico/felix-cleanup/restore";
+import {
+  FELIX_RESTORE_TYPE,
+  applyManager,
+  isCleanupEntry as isCleanupWrite,
+} from "../../components/calico/felix-cleanup/restore";
 import { readCalicoStatus } from "../../components/calico/live-status";
 import { CALICO_NODE, STANDARD_TYPHA } from "../../components/calico/names";
 import { isCalicoReady, isDaemonSetReady } from "../../components/calico/status";
@@ -291,15 +294,22 @@ async function interruptedRemoval(c: EngineCase, reinstall: ConfigOverrides): Pr
   assert.equal(felix?.command, undefined, "Felix's own entrypoint, not the cleanup script");
   assert.ok((felix?.env ?? []).length > 0, "Felix's environment is back");
   assert.ok(!(restored.spec.template.spec.volumes ?? []).some((v) => v.name === "felix-cleanup"));
-  const managers = (restored.metadata.managedFields ?? []).filter(
-    (e) => e.operation === "Update" && (e.subresource ?? "") === "",
+  // kubectl leaves managedFields out of its output (--show-managed-fields): read them from the API.
+  const fields = await c.cluster.api.get<DaemonSet>(
+    `/apis/apps/v1/namespaces/${NS}/daemonsets/${CALICO_NODE}`,
   );
+  const entries = fields.metadata.managedFields ?? [];
+  assert.ok(entries.length > 0, "the API server reports managed fields");
   assert.deepEqual(
-    managers
-      .filter((e) => e.manager === CLEANUP_FIELD_MANAGER || (e.manager ?? "") === "")
-      .map((e) => e.manager),
+    entries.filter((e) => e.operation === "Update" && (e.subresource ?? "") === "" && isCleanupWrite(e)),
     [],
     "no field is left to the cleanup's patch",
+  );
+  const template = entries.filter((e) => JSON.stringify(e.fieldsV1 ?? {}).includes('"f:template"'));
+  assert.deepEqual(
+    template.map((e) => `${e.manager ?? ""} ${e.operation ?? ""}`),
+    [`${applyManager(entries) ?? "(no apply manager)"} Apply`],
+    "the template belongs to the manager pulumi-kubernetes applies calico-node with, alone",
   );
 
   // The held node goes, so the removals that follow clean every node.
