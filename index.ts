@@ -217,6 +217,7 @@ function installCalico(
     initialNodes: settings.initialNodes,
     maxUnavailable: settings.calico.maxUnavailable,
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
+    cleanupTimeoutMinutes: settings.calico.cleanupTimeoutMinutes,
     probe: probe === undefined || !settings.calico.adopt ? probe : { ...probe, provider: cluster.provider },
     afterCalico,
     access: cluster.access,

@@ -26,7 +26,8 @@ import {
   providerCreate,
   providerPreviewUpdate,
 } from "./provider-requests";
-import { type ClusterState, downCluster, requireTools, upCluster } from "./index";
+import { type ClusterState, addNodes, downCluster, requireTools, upCluster } from "./index";
+import { LOCAL_NODE_ANNOTATION, type NodeObject } from "./nodes";
 
 export interface KubectlResult {
   readonly ok: boolean;
@@ -76,7 +77,13 @@ export class LocalCluster {
   /** A fresh cluster whose nodes copy `stack`'s node groups (with `config` applied). */
   static async start(
     stack: string,
-    options: { config?: ConfigOverrides; fargateNodes?: number; podStartSeconds?: number; dir: string },
+    options: {
+      config?: ConfigOverrides;
+      fargateNodes?: number;
+      podStartSeconds?: number;
+      cleanupHeldOn?: string;
+      dir: string;
+    },
   ): Promise<LocalCluster> {
     const bin = requireTools();
     const state = await upCluster({ stack, ...options, bin });
@@ -258,6 +265,34 @@ export class LocalCluster {
       `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(selector)}`,
     );
     return pods.items.map((p) => p.spec.nodeName ?? "(unscheduled)").sort();
+  }
+
+  /**
+   * Adds a node named `name` shaped like the first node of `group`'s (labels, taints, capacity), as the
+   * node group scaling up would, and waits until it is Ready.
+   */
+  async addNodeLike(group: string, name: string): Promise<void> {
+    const nodes = await this.api.get<{ items: NodeObject[] }>(
+      `/api/v1/nodes?labelSelector=${encodeURIComponent(`eks.amazonaws.com/nodegroup=${group}`)}`,
+    );
+    const like = nodes.items[0];
+    if (like === undefined) throw new Error(`no node of node group ${group} to copy`);
+    const node: NodeObject = {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name,
+        labels: { ...like.metadata.labels, "kubernetes.io/hostname": name },
+        annotations: { [LOCAL_NODE_ANNOTATION]: "true" },
+      },
+      spec: like.spec.taints === undefined ? {} : { taints: like.spec.taints },
+      status: {
+        capacity: like.status.capacity,
+        allocatable: like.status.allocatable,
+        addresses: [{ type: "Hostname", address: name }],
+      },
+    };
+    await addNodes(this.api, [node]);
   }
 }
 

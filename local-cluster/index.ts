@@ -23,6 +23,8 @@ export interface UpOptions {
   readonly fargateNodes?: number;
   /** Seconds a pod takes to start once scheduled. */
   readonly podStartSeconds?: number;
+  /** A node on which the Felix cleanup's pods stay Pending (stages.ts StageOptions). */
+  readonly cleanupHeldOn?: string;
   readonly dir?: string;
   readonly bin?: string;
   readonly log?: (line: string) => void;
@@ -95,7 +97,11 @@ export async function upCluster(options: UpOptions): Promise<ClusterState & { no
   }
   const nodes = numbered([...groupNodes, ...fargateNodes(options.fargateNodes ?? 0, region)]);
   const dir = options.dir ?? defaultClusterDir();
-  const state = await startControlPlane(dir, bin, { podStartSeconds: options.podStartSeconds, log });
+  const state = await startControlPlane(dir, bin, {
+    podStartSeconds: options.podStartSeconds,
+    cleanupHeldOn: options.cleanupHeldOn,
+    log,
+  });
   try {
     await addNodes(new Api(accessFromKubeconfig(state.kubeconfig)), nodes);
   } catch (error) {

@@ -7,10 +7,19 @@
  * goes. Nothing here runs a container: readiness probes and scripts are not executed.
  */
 import YAML from "yaml";
+import { CLEANUP_LABEL } from "../components/calico/felix-cleanup/template";
+
+/** On a Felix cleanup pod held on `cleanupHeldOn`: the pod may start now (its node cleaned at last). */
+export const RELEASE_LABEL = "eks-calico.local/cleanup-released";
 
 export interface StageOptions {
   /** Seconds between a pod being scheduled and it running and Ready (a rollout's pace). */
   readonly podStartSeconds?: number;
+  /**
+   * A node on which the Felix cleanup's pods (label CLEANUP_LABEL) stay Pending, as on a node whose
+   * cleanup does not finish, until one is labelled RELEASE_LABEL. Felix's pods start there as anywhere.
+   */
+  readonly cleanupHeldOn?: string;
 }
 
 const NODE_READY = `{{ $now := Now }}
@@ -116,6 +125,28 @@ function stage(
 }
 
 const NOT_DELETED: Expression = { key: ".metadata.deletionTimestamp", operator: "DoesNotExist" };
+const PENDING: Expression = { key: ".status.phase", operator: "In", values: ["Pending"] };
+const label = (key: string) => `.metadata.labels["${key}"]`;
+
+/** Pods that start: every scheduled pod, but on `held` only those not held there. */
+function podRunning(options: StageOptions): object[] {
+  const start = (name: string, where: Expression[]) =>
+    stage(
+      name,
+      "Pod",
+      [NOT_DELETED, ...where, PENDING],
+      { statusTemplate: POD_RUNNING },
+      options.podStartSeconds ?? 0,
+    );
+  const held = options.cleanupHeldOn;
+  if (held === undefined) return [start("pod-running", [{ key: ".spec.nodeName", operator: "Exists" }])];
+  const on: Expression = { key: ".spec.nodeName", operator: "In", values: [held] };
+  return [
+    start("pod-running", [{ key: ".spec.nodeName", operator: "NotIn", values: [held] }]),
+    start("pod-running-beside-held-cleanup", [on, { key: label(CLEANUP_LABEL), operator: "DoesNotExist" }]),
+    start("pod-running-cleanup-released", [on, { key: label(RELEASE_LABEL), operator: "Exists" }]),
+  ];
+}
 
 /** The Stage objects, in the order kwok matches them. */
 export function stages(options: StageOptions = {}): object[] {
@@ -132,17 +163,7 @@ export function stages(options: StageOptions = {}): object[] {
       ],
       { statusTemplate: NODE_READY },
     ),
-    stage(
-      "pod-running",
-      "Pod",
-      [
-        NOT_DELETED,
-        { key: ".spec.nodeName", operator: "Exists" },
-        { key: ".status.phase", operator: "In", values: ["Pending"] },
-      ],
-      { statusTemplate: POD_RUNNING },
-      options.podStartSeconds ?? 0,
-    ),
+    ...podRunning(options),
     stage(
       "job-pod-succeeded",
       "Pod",

@@ -122,5 +122,8 @@ export function renderDiff(diff: PlanDiff, baseLabel: string): string {
     for (const r of [...group].sort((a, b) => rank(a) - rank(b))) lines.push(...resourceLines(r));
   }
   if (diff.outputs.length > 0) lines.push("~ stack outputs", ...diff.outputs.map(changeLine));
+  for (const step of diff.decidedInUp ?? []) {
+    lines.push(`= ${step.heading}  [known only in up: ${step.why}]`);
+  }
   return `${lines.join("\n")}\n`;
 }

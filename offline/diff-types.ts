@@ -51,4 +51,16 @@ export interface PlanDiff {
   readonly changed: ResourceDiff[];
   readonly unchanged: number;
   readonly outputs: PropertyChange[];
+  /**
+   * Steps the plan shows no change for whose diff reads the cluster (replacements.ts `readsCluster`): each
+   * may still update, which only `up` knows. Absent in a diff made before there were any.
+   */
+  readonly decidedInUp?: DecidedInUp[];
+}
+
+/** A step whose update the cluster decides. */
+export interface DecidedInUp {
+  readonly heading: string;
+  readonly identity: string;
+  readonly why: string;
 }

@@ -22,9 +22,9 @@ import { RESOURCES_FORMAT_VERSION, type ResourceEntry, type ResourcesDocument } 
 import { effectOf, ruleOf } from "./diff-effects";
 import { cascade, operationOf } from "./diff-cascade";
 import { underPath } from "./replacements";
-import type { Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
+import type { DecidedInUp, Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
 
-export type { Effect, Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
+export type { DecidedInUp, Effect, Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
 
 /** The resources `pulumi up` would refuse to change: protected ones replaced or deleted. */
 export function blockedResources(diff: PlanDiff): ResourceDiff[] {
@@ -301,6 +301,16 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
 
   const outputs: PropertyChange[] = [];
   diffValues("", before.outputs, after.outputs, outputs);
+  // Kept, with no step planned, yet updated if the cluster holds what its diff looks for.
+  const stepped = new Set([...added, ...changed].filter((r) => r.op !== "same").map((r) => r.identity));
+  const decidedInUp: DecidedInUp[] = [...next.keys()]
+    .filter((identity) => old.has(identity) && !stepped.has(identity))
+    .sort(compare)
+    .flatMap((identity) => {
+      const entry = next.get(identity) as ResourceEntry;
+      const why = ruleOf(entry.type)?.readsCluster;
+      return why === undefined ? [] : [{ heading: headingOf(identity, entry), identity, why }];
+    });
   return {
     before: { project: before.project, stack: before.stack },
     after: { project: after.project, stack: after.stack },
@@ -309,5 +319,6 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
     changed,
     unchanged,
     outputs,
+    ...(decidedInUp.length > 0 ? { decidedInUp } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
+import { FELIX_RESTORE_TYPE } from "../components/calico/felix-cleanup/restore";
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
@@ -22,6 +23,11 @@ export interface ReplacementRule {
   readonly updateOn?: readonly string[];
   /** Every input change replaces it (resources the provider cannot update at all). */
   readonly replaceOnAnyChange?: boolean;
+  /**
+   * A step whose diff reads the cluster: with no input changed it still updates when the cluster holds
+   * what it looks for, which only `up` (or `pulumi preview`) can see. The plan lists it with this reason.
+   */
+  readonly readsCluster?: string;
   /**
    * For remote components: what happens inside is decided by the component at deploy time; changes to
    * paths not listed in replaceOn or updateOn may replace it, and the diff says so with this reason.
@@ -290,6 +296,26 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     // Its diff names no replaced property: a changed input is an update that only records it for the delete.
     replaceOn: [],
     source: "components/calico/felix-cleanup/index.ts felixCleanupProvider.diff (changes, never replaces)",
+  },
+  [FELIX_RESTORE_TYPE]: {
+    // Its diff names no replaced property; it leaves out what says only how a restore runs (restore.ts
+    // HOW_IT_RUNS) and compares the rest, its code too.
+    replaceOn: [],
+    ignored: [
+      {
+        path: "daemonSet",
+        when: () => true,
+        why: "the restore applies what is rendered when it runs; calico-node's own step shows the change",
+      },
+      {
+        path: "timeoutMinutes",
+        when: () => true,
+        why: "the restore waits as long as the timeout says when it runs",
+      },
+    ],
+    readsCluster:
+      "updates if a removal that stopped half-way left the Felix cleanup in calico-node's place, or the operator's cleanup DaemonSet: the plan cannot read the live template",
+    source: "components/calico/felix-cleanup/restore.ts felixRestoreProvider.diff (changes, never replaces)",
   },
   ...TLS_REPLACEMENTS,
   "kubernetes:core/v1:Namespace": { replaceOn: K8S_METADATA, source: K8S_DIFF },

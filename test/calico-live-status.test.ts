@@ -15,17 +15,24 @@ import { KNOWN_AFTER_UP, evaluateStack } from "../offline/engine";
 import { type Answer, FakeApiServer } from "./fake-api-server";
 import { stackValue } from "./helpers";
 
+const ok = (body: unknown): Answer => ({ status: 200, body });
+
 const MANIFEST: StatusSources = {
   calicoNode: { namespace: "kube-system", name: "calico-node" },
   typha: { namespace: "kube-system", name: "calico-typha" },
+  cleanupNamespace: "kube-system",
 };
 const OPERATOR: StatusSources = {
   calicoNode: { namespace: "calico-system", name: "calico-node" },
   typha: { namespace: "calico-system", name: "calico-typha" },
   tigeraStatus: "calico",
+  cleanupNamespace: "kube-system",
 };
 const DAEMONSET = "/apis/apps/v1/namespaces/kube-system/daemonsets/calico-node";
 const TYPHA = "/apis/apps/v1/namespaces/kube-system/deployments/calico-typha";
+/** The Felix cleanup's pods (components/calico/felix-cleanup/template.ts CLEANUP_LABEL). */
+const CLEANUP_PODS = "/api/v1/namespaces/kube-system/pods?labelSelector=eks-calico.io%2Ffelix-cleanup%3Dtrue";
+const NO_PODS = ok({ kind: "PodList", items: [] });
 
 /** Objects as the API server returns them, with more than the read takes. */
 const daemonSet = (status: Record<string, number>) => ({
@@ -34,13 +41,12 @@ const daemonSet = (status: Record<string, number>) => ({
   spec: { template: {} },
   status: { observedGeneration: 2, ...status },
 });
-const deployment = (replicas: number, status: Record<string, number>) => ({
+const deployment = (replicas: number, status: Record<string, unknown>) => ({
   kind: "Deployment",
-  metadata: { name: "calico-typha" },
+  metadata: { name: "calico-typha", generation: 3 },
   spec: { replicas },
-  status,
+  status: { observedGeneration: 3, ...status },
 });
-const ok = (body: unknown): Answer => ({ status: 200, body });
 
 /** The value an Output resolves to, or rejects with. */
 function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
@@ -61,7 +67,7 @@ describe("reading Calico's status from the cluster", () => {
     api.routes = {};
   });
 
-  it("reads calico-node's DaemonSet status and Typha's spec.replicas and readyReplicas", async () => {
+  it("reads calico-node's generation and status, Typha's replicas and rollout, and the cleanup's pods", async () => {
     api.routes = {
       [DAEMONSET]: ok(
         daemonSet({
@@ -73,11 +79,21 @@ describe("reading Calico's status from the cluster", () => {
           numberUnavailable: 1,
         }),
       ),
-      [TYPHA]: ok(deployment(2, { replicas: 2, readyReplicas: 2, updatedReplicas: 2 })),
+      [TYPHA]: ok(
+        deployment(2, {
+          replicas: 2,
+          readyReplicas: 2,
+          updatedReplicas: 2,
+          availableReplicas: 2,
+          conditions: [{ type: "Progressing", status: "True", reason: "NewReplicaSetAvailable" }],
+        }),
+      ),
+      [CLEANUP_PODS]: NO_PODS,
     };
     const status = await readCalicoStatus(api.credentials, MANIFEST);
     assert.deepEqual(status, {
       calicoNode: {
+        generation: 2,
         observedGeneration: 2,
         desiredNumberScheduled: 5,
         currentNumberScheduled: 5,
@@ -86,34 +102,75 @@ describe("reading Calico's status from the cluster", () => {
         numberAvailable: 4,
         numberUnavailable: 1,
       },
-      typha: { replicas: 2, readyReplicas: 2 },
+      typha: {
+        replicas: 2,
+        generation: 3,
+        observedGeneration: 3,
+        statusReplicas: 2,
+        updatedReplicas: 2,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        progressingReason: "NewReplicaSetAvailable",
+      },
+      cleanupPods: 0,
     });
-    assert.equal(isCalicoReady("manifest", status), false, "4 of 5 ready");
-    assert.deepEqual([...api.requests].sort(), [`GET ${DAEMONSET}`, `GET ${TYPHA}`]);
+    assert.equal(isCalicoReady("manifest", status), false, "4 of 5 available");
+    assert.deepEqual(
+      [...api.requests].sort(),
+      [`GET ${CLEANUP_PODS}`, `GET ${DAEMONSET}`, `GET ${TYPHA}`].sort(),
+    );
+  });
+
+  it("counts the Felix cleanup's pods: a Ready cleanup on every node is no Felix anywhere", async () => {
+    const everywhere = { desiredNumberScheduled: 2, updatedNumberScheduled: 2, numberAvailable: 2 };
+    api.routes = {
+      [DAEMONSET]: ok(daemonSet(everywhere)),
+      [TYPHA]: ok(deployment(1, { replicas: 1, updatedReplicas: 1, availableReplicas: 1 })),
+      [CLEANUP_PODS]: ok({
+        kind: "PodList",
+        items: [{ metadata: { name: "a" } }, { metadata: { name: "b" } }],
+      }),
+    };
+    const status = await readCalicoStatus(api.credentials, MANIFEST);
+    assert.equal(status.cleanupPods, 2);
+    assert.equal(isCalicoReady("manifest", status), false);
+    api.routes[CLEANUP_PODS] = NO_PODS;
+    assert.equal(isCalicoReady("manifest", await readCalicoStatus(api.credentials, MANIFEST)), true);
   });
 
   it("reads the operator's objects in calico-system, and TigeraStatus calico", async () => {
     const tigera = { conditions: [{ type: "Available", status: "True" }] };
     api.routes = {
       "/apis/apps/v1/namespaces/calico-system/daemonsets/calico-node": ok(
-        daemonSet({ desiredNumberScheduled: 2, updatedNumberScheduled: 2, numberReady: 2 }),
+        daemonSet({ desiredNumberScheduled: 2, updatedNumberScheduled: 2, numberAvailable: 2 }),
       ),
       "/apis/apps/v1/namespaces/calico-system/deployments/calico-typha": ok(
-        deployment(1, { readyReplicas: 1 }),
+        deployment(1, { replicas: 1, updatedReplicas: 1, availableReplicas: 1 }),
       ),
       "/apis/operator.tigera.io/v1/tigerastatuses/calico": ok({ kind: "TigeraStatus", status: tigera }),
+      // The operator install's cleanup DaemonSet runs in kube-system.
+      [CLEANUP_PODS]: NO_PODS,
     };
     const status = await readCalicoStatus(api.credentials, OPERATOR);
     assert.deepEqual(status.tigeraStatus, tigera);
     assert.equal(isCalicoReady("operator", status), true);
-    assert.equal(api.requests.length, 3);
+    assert.equal(api.requests.length, 4);
   });
 
   it("counts 0 for counters the API server omits, and for objects it does not have", async () => {
     // A DaemonSet on no node: every counter is zero, so omitted; Typha has no ready replica.
-    api.routes = { [DAEMONSET]: ok(daemonSet({})), [TYPHA]: ok(deployment(1, {})) };
+    api.routes = { [DAEMONSET]: ok(daemonSet({})), [TYPHA]: ok(deployment(1, {})), [CLEANUP_PODS]: NO_PODS };
     const empty = await readCalicoStatus(api.credentials, MANIFEST);
-    assert.deepEqual(empty.typha, { replicas: 1, readyReplicas: undefined });
+    assert.deepEqual(empty.typha, {
+      replicas: 1,
+      generation: 3,
+      observedGeneration: 3,
+      statusReplicas: undefined,
+      updatedReplicas: undefined,
+      readyReplicas: undefined,
+      availableReplicas: undefined,
+      progressingReason: undefined,
+    });
     const outputs = statusOutputs("manifest", pulumi.output(empty));
     assert.deepEqual(
       await Promise.all([outputs.desired, outputs.ready, outputs.typhaReadyReplicas].map(valueOf)),
@@ -121,11 +178,12 @@ describe("reading Calico's status from the cluster", () => {
     );
     assert.equal(await valueOf(outputs.isReady), false);
     // Neither exists (the API server answers 404, and /version as an API server): nothing runs.
-    api.routes = {};
+    api.routes = { [CLEANUP_PODS]: NO_PODS };
     assert.deepEqual(await readCalicoStatus(api.credentials, OPERATOR), {
       calicoNode: undefined,
       typha: undefined,
       tigeraStatus: undefined,
+      cleanupPods: 0,
     });
   });
 
@@ -155,8 +213,11 @@ describe("when the program reads Calico's status", () => {
   beforeEach(() => {
     api.requests.length = 0;
     api.routes = {
-      [DAEMONSET]: ok(daemonSet({ desiredNumberScheduled: 1, updatedNumberScheduled: 1, numberReady: 1 })),
-      [TYPHA]: ok(deployment(1, { readyReplicas: 1 })),
+      [DAEMONSET]: ok(
+        daemonSet({ desiredNumberScheduled: 1, updatedNumberScheduled: 1, numberAvailable: 1 }),
+      ),
+      [TYPHA]: ok(deployment(1, { replicas: 1, updatedReplicas: 1, availableReplicas: 1 })),
+      [CLEANUP_PODS]: NO_PODS,
     };
   });
   /** Pulumi's runtime as `pulumi preview` (true) or `pulumi up` (false) runs the program. */
@@ -181,7 +242,7 @@ describe("when the program reads Calico's status", () => {
     const live = liveCalicoStatus(access(), pulumi.output({ numberReady: 0 }), MANIFEST);
     assert.equal(await valueOf(live.apply((s) => isCalicoReady("manifest", s))), true);
     assert.equal(await pulumi.isSecret(live), false, "the kubeconfig is secret, the counts are not");
-    assert.equal(api.requests.length, 2);
+    assert.equal(api.requests.length, 3);
   });
 
   it("never in a preview, nor while what it follows is unknown: the outputs are unknown", async () => {

@@ -15,6 +15,7 @@ import {
   allReplicasReady,
   isCalicoReady,
   isDaemonSetReady,
+  isRolledOut,
   statusOutputs,
 } from "../components/calico/status";
 import { calicoAvailable } from "../components/calico/operator/status";
@@ -50,7 +51,15 @@ const SETTLED: DaemonSetCounts = {
   numberReady: 3,
   numberAvailable: 3,
 };
-const TYPHA_READY = { replicas: 2, readyReplicas: 2 };
+const TYPHA_READY = {
+  replicas: 2,
+  generation: 1,
+  observedGeneration: 1,
+  statusReplicas: 2,
+  updatedReplicas: 2,
+  readyReplicas: 2,
+  availableReplicas: 2,
+};
 const available = (status: string, degraded = "False") => ({
   conditions: [
     { type: "Available", status },
@@ -81,14 +90,30 @@ describe("the calico output from calico-node's DaemonSet status", () => {
 
   it("is ready when every node that should run calico-node has an up-to-date pod, ready", () => {
     assert.equal(isDaemonSetReady(SETTLED), true);
-    // Ready but not yet available (minReadySeconds): still ready in kubectl's READY column.
-    assert.equal(isDaemonSetReady({ ...SETTLED, numberAvailable: 1 }), true);
     // Every pod ready, but one still runs the old template (a rollout not finished).
     assert.equal(isDaemonSetReady({ ...SETTLED, updatedNumberScheduled: 2 }), false);
-    // Every pod up to date, one not ready (crash-looping on a node that joined).
-    assert.equal(isDaemonSetReady({ ...SETTLED, numberReady: 2 }), false);
+    // Every pod up to date, one not available (crash-looping on a node that joined).
+    assert.equal(isDaemonSetReady({ ...SETTLED, numberReady: 2, numberAvailable: 2 }), false);
     // Nodes joined since the pods were counted ready: 5 should run calico-node, 3 do.
     assert.equal(isDaemonSetReady({ ...SETTLED, desiredNumberScheduled: 5 }), false);
+  });
+
+  // kubernetes v1.35.4 staging/src/k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go
+  // DaemonSetStatusViewer.Status: observedGeneration >= generation, updated >= desired, available >= desired.
+  it("is rolled out as `kubectl rollout status` decides: the controller saw this spec, every pod available", () => {
+    const rolledOut = { ...SETTLED, generation: 4, observedGeneration: 4 };
+    assert.equal(isDaemonSetReady(rolledOut), true);
+    // The same counters, written for the spec before this one: they say nothing of the current template.
+    assert.equal(isDaemonSetReady({ ...rolledOut, observedGeneration: 3 }), false);
+    assert.equal(isDaemonSetReady({ ...rolledOut, observedGeneration: 5 }), true);
+    // Every pod ready, one not yet available (ready for less than minReadySeconds): kubectl still waits.
+    assert.equal(isDaemonSetReady({ ...rolledOut, numberAvailable: 2 }), false);
+    assert.equal(isRolledOut({ ...rolledOut, numberAvailable: 2 }), false);
+    // kubectl reads no READY column: available is what it counts.
+    assert.equal(isDaemonSetReady({ ...rolledOut, numberReady: 2 }), true);
+    // kubectl calls a DaemonSet on no node rolled out; isReady does not (no node runs Felix).
+    const nowhere = { generation: 2, observedGeneration: 2 };
+    assert.deepEqual([isRolledOut(nowhere), isDaemonSetReady(nowhere)], [true, false]);
   });
 
   it("counts 0 for what the API server omits, and is not ready without a node to run on", async () => {
@@ -100,7 +125,7 @@ describe("the calico output from calico-node's DaemonSet status", () => {
       available: 0,
     });
     // With updatedNumberScheduled omitted no pod is up to date.
-    assert.equal(isDaemonSetReady({ desiredNumberScheduled: 3, numberReady: 3 }), false);
+    assert.equal(isDaemonSetReady({ desiredNumberScheduled: 3, numberAvailable: 3 }), false);
     // No DaemonSet (undefined), or one the controller has not reported on yet.
     for (const status of [undefined, {}]) {
       assert.deepEqual(await counts(status), { desired: 0, current: 0, updated: 0, ready: 0, available: 0 });
@@ -120,15 +145,21 @@ describe("the calico output from Typha's Deployment", () => {
     assert.equal(await ready(undefined), 0);
   });
 
-  it("is ready when the replicas its spec asks for are ready, and it asks for at least one", () => {
-    assert.equal(allReplicasReady({ replicas: 2, readyReplicas: 2 }), true);
-    // During a rolling update with surge, more pods than asked for may be ready.
-    assert.equal(allReplicasReady({ replicas: 2, readyReplicas: 3 }), true);
-    assert.equal(allReplicasReady({ replicas: 3, readyReplicas: 2 }), false);
-    // The status pulumi-kubernetes v4.25.0 recorded for a one-replica Typha it had just awaited.
-    assert.equal(allReplicasReady({ replicas: 1 }), false);
+  // rollout_status.go DeploymentStatusViewer.Status, kubernetes v1.35.4.
+  it("is rolled out as `kubectl rollout status` decides, asking for at least one replica", () => {
+    assert.equal(allReplicasReady(TYPHA_READY), true);
+    // The same counts, for the spec before this one (the autoscaler just changed spec.replicas).
+    assert.equal(allReplicasReady({ ...TYPHA_READY, generation: 2 }), false);
+    assert.equal(allReplicasReady({ ...TYPHA_READY, observedGeneration: 2 }), true);
+    // An updated replica not yet available, or an old one not yet gone (a rolling update with surge).
+    assert.equal(allReplicasReady({ ...TYPHA_READY, availableReplicas: 1 }), false);
+    assert.equal(allReplicasReady({ ...TYPHA_READY, statusReplicas: 3 }), false);
+    assert.equal(allReplicasReady({ ...TYPHA_READY, updatedReplicas: 1, statusReplicas: 1 }), false);
+    // The Deployment controller gave up on the rollout: kubectl fails it.
+    assert.equal(allReplicasReady({ ...TYPHA_READY, progressingReason: "ProgressDeadlineExceeded" }), false);
+    assert.equal(allReplicasReady({ ...TYPHA_READY, progressingReason: "NewReplicaSetAvailable" }), true);
     // Scaled to zero (spec.replicas 0 is omitted too): nothing serves calico-node.
-    assert.equal(allReplicasReady({ readyReplicas: 0 }), false);
+    assert.equal(allReplicasReady({ ...TYPHA_READY, replicas: undefined }), false);
     assert.equal(allReplicasReady({}), false);
     assert.equal(allReplicasReady(undefined), false);
   });
@@ -151,10 +182,16 @@ describe("isReady", () => {
     assert.equal(isCalicoReady("manifest", settled), true);
     assert.equal((await outputs(settled)).isReady, true);
     assert.equal(
-      isCalicoReady("manifest", { ...settled, calicoNode: { ...SETTLED, numberReady: 2 } }),
+      isCalicoReady("manifest", { ...settled, calicoNode: { ...SETTLED, numberAvailable: 2 } }),
       false,
     );
-    assert.equal(isCalicoReady("manifest", { ...settled, typha: { replicas: 2, readyReplicas: 1 } }), false);
+    assert.equal(
+      isCalicoReady("manifest", { ...settled, typha: { ...TYPHA_READY, availableReplicas: 1 } }),
+      false,
+    );
+    // A Felix cleanup pod left (Ready, and counted in calico-node's status): that node runs no Felix.
+    assert.equal(isCalicoReady("manifest", { ...settled, cleanupPods: 1 }), false);
+    assert.equal(isCalicoReady("manifest", { ...settled, cleanupPods: 0 }), true);
     assert.equal(isCalicoReady("manifest", { ...settled, typha: undefined }), false);
     assert.equal(isCalicoReady("manifest", { ...settled, calicoNode: undefined }), false);
     // A TigeraStatus is no part of the manifest install.
@@ -169,7 +206,12 @@ describe("isReady", () => {
     assert.equal(isCalicoReady("operator", { ...operator, tigeraStatus: undefined }), false);
     assert.equal(isCalicoReady("operator", settled), false, "no TigeraStatus");
     // The operator's TigeraStatus follows calico-node and calico-kube-controllers, not Typha.
-    assert.equal(isCalicoReady("operator", { ...operator, typha: { replicas: 2, readyReplicas: 0 } }), false);
+    assert.equal(
+      isCalicoReady("operator", { ...operator, typha: { ...TYPHA_READY, availableReplicas: 0 } }),
+      false,
+    );
+    // The operator install's cleanup DaemonSet left behind by an interrupted removal.
+    assert.equal(isCalicoReady("operator", { ...operator, cleanupPods: 2 }), false);
     assert.equal(
       isCalicoReady("operator", { ...operator, calicoNode: { ...SETTLED, updatedNumberScheduled: 1 } }),
       false,

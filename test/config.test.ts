@@ -70,6 +70,7 @@ describe("stack configuration", () => {
         adopt: false,
         observability: false,
         maxUnavailable: "10%",
+        cleanupTimeoutMinutes: 10,
         probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },
       },
       tags: {},

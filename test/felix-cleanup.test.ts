@@ -81,6 +81,7 @@ describe("Felix cleanup: calico-node's template and rollout", () => {
       desiredNumberScheduled: 2,
       updatedNumberScheduled: 2,
       numberReady: 2,
+      numberAvailable: 2,
     };
     const ready = [pod("a", "node-1", true, true), pod("b", "node-2", true, true)];
     assert.deepEqual(cleanupProgress(daemonSet(all), ready, 3), { done: true, waiting: [] });
@@ -90,12 +91,12 @@ describe("Felix cleanup: calico-node's template and rollout", () => {
     assert.deepEqual(unseen.waiting, ["the DaemonSet controller has not seen the cleanup template yet"]);
 
     const rolling = cleanupProgress(
-      daemonSet({ ...all, updatedNumberScheduled: 1, numberReady: 1 }),
+      daemonSet({ ...all, updatedNumberScheduled: 1, numberReady: 1, numberAvailable: 1 }),
       [pod("a", "node-1", true, true), pod("old", "node-2", false, true), pod("c", "node-3", true, false)],
       3,
     );
     assert.deepEqual(rolling.waiting, [
-      "1 of 2 nodes ready, 1 updated",
+      "1 of 2 nodes available, 1 updated",
       "pod old on node-2 still runs Felix",
       "pod c on node-3 has not cleaned its node yet",
     ]);

@@ -10,6 +10,7 @@ import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
 import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
 import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
+import { FELIX_RESTORE_TYPE } from "../components/calico/felix-cleanup/restore";
 
 /** Resources picked by type token and, optionally, Pulumi resource name. */
 export interface ResourceSet {
@@ -81,6 +82,7 @@ export const T = {
   awsNodeCheck: AWS_NODE_CHECK_TYPE,
   typhaRetirement: TYPHA_RETIREMENT_TYPE,
   felixCleanup: FELIX_CLEANUP_TYPE,
+  felixRestore: FELIX_RESTORE_TYPE,
 } as const;
 
 export const VPC_CNI: ResourceSet = {

@@ -382,6 +382,47 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://github.com/projectcalico/calico/issues/5100",
   },
   {
+    before: {
+      label: "the Calico CRDs, RBAC and Typha TLS objects (manifest install)",
+      types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding, T.configMap, T.secret],
+      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$)|-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,
+    },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    // The operator's restore step deletes a cleanup DaemonSet of its own: it needs none of these.
+    unlessPresent: INSTALLATION,
+    why: "the step applies calico-node as rendered, whose pods need what calico-node's need",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: { label: "Typha's Service (manifest install)", types: [T.service], name: TYPHA },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    why: "the step applies calico-node as rendered where a removal left the cleanup, so Felix starts on every node: it follows what calico-node follows",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    firstRolled: "Typha",
+    before: {
+      label: "Typha's Deployment (manifest install; when Typha rolls first)",
+      types: [T.deployment],
+      name: TYPHA,
+    },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    why: "the step applies calico-node as rendered, so it waits for what calico-node waits for: Typha's rollout, when Typha rolls first",
+    source: "../components/calico/rollout-order.ts",
+  },
+  {
+    before: { label: "the Felix restore step", types: [T.felixRestore] },
+    after: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    why: "a removal that stopped half-way leaves calico-node running the cleanup, and pulumi-kubernetes diffs the DaemonSet against its state, not the cluster: the step puts back the rendered template first",
+    source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.25.0/provider/pkg/provider/provider.go",
+  },
+  {
+    before: { label: "the Felix restore step (`installer: operator`)", types: [T.felixRestore] },
+    after: INSTALLATION,
+    why: "a removal that stopped half-way leaves the cleanup DaemonSet, whose pods would take Felix's rules off again: the step deletes it before the operator runs Felix",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
     before: PROBE_NAMESPACE,
     after: {
       label: "the probe's server, Service, policies and Jobs",

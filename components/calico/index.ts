@@ -30,7 +30,8 @@ import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
 import { installCheckOf } from "./install-check";
-import { FelixCleanup } from "./felix-cleanup";
+import { CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "./felix-cleanup";
+import { FelixRestore } from "./felix-cleanup/restore";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type RolloutOrder, rolloutOrder } from "./rollout-order";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
@@ -87,6 +88,8 @@ export interface CalicoPolicyOnlyArgs {
    * from the rollout estimate (rollout.ts) unless configured.
    */
   readinessTimeoutMinutes: number;
+  /** Minutes the Felix cleanup waits for every node on removal. @default 10 (CLEANUP_TIMEOUT_MINUTES) */
+  cleanupTimeoutMinutes?: number;
   /**
    * The enforcement probe (./probe), run once calico-node is ready; undefined turns it off. Its Jobs run
    * again whenever Calico's release, registry or install mode changes, or `nodes` (a description of the
@@ -220,12 +223,28 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // (Felix needs one to be ready; a first install), or calico-node when the new Typha would refuse the
     // running Felix. Not skipAwait: `pulumi up` fails with the rollout state if a workload is not ready
     // within the timeout, and the second waits for the first's rollout.
-    const createNode = (first: pulumi.Resource[]) =>
-      new k8s.apps.v1.DaemonSet(
-        childResourceName(name, objects.node),
-        withTemplateAnnotation(objects.node, certificates.client.validUntil),
-        { ...base, dependsOn: [...foundations, typha.service, ...first], customTimeouts: timeouts },
+    const renderedNode = withTemplateAnnotation(objects.node, certificates.client.validUntil);
+    const createNode = (first: pulumi.Resource[]) => {
+      const nodeAfter = [...foundations, typha.service, ...first];
+      // A removal that stopped half-way left calico-node running the Felix cleanup: put back what is
+      // rendered before calico-node is applied or read (./felix-cleanup/restore.ts).
+      const felixRestore = new FelixRestore(
+        `${name}-felix-restore`,
+        {
+          kubeconfig: args.access.kubeconfig,
+          context: args.access.context,
+          namespace: settings.namespace,
+          daemonSet: renderedNode,
+          timeoutMinutes: args.readinessTimeoutMinutes,
+        },
+        { parent: this, dependsOn: nodeAfter },
       );
+      return new k8s.apps.v1.DaemonSet(childResourceName(name, objects.node), renderedNode, {
+        ...base,
+        dependsOn: [...nodeAfter, felixRestore],
+        customTimeouts: timeouts,
+      });
+    };
     const createTyphaDeployment = (first: pulumi.Resource[]) =>
       typhaDeployment(
         name,
@@ -264,6 +283,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         context: args.access.context,
         namespace: settings.namespace,
         calicoNode: objects.node.metadata.name,
+        timeoutMinutes: args.cleanupTimeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES,
       },
       { parent: this, dependsOn: [node] },
     );
@@ -297,6 +317,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         namespace: settings.namespace,
         name: objects.typha.deployment.metadata.name,
       },
+      cleanupNamespace: settings.namespace,
     });
     ({
       desired: this.desired,

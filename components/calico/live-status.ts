@@ -12,8 +12,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterAccess } from "../cluster/provider";
 import { type Credentials, credentialsOf, kubeGetOrMissing } from "../kubernetes/client";
+import { CLEANUP_LABEL } from "./felix-cleanup/template";
 import type { TigeraStatus } from "./operator/status";
-import type { CalicoStatus, DaemonSetCounts } from "./status";
+import type { CalicoStatus, DaemonSetRollout } from "./status";
 
 /** A namespaced object by name. */
 export interface ObjectRef {
@@ -27,6 +28,28 @@ export interface StatusSources {
   readonly typha: ObjectRef;
   /** The TigeraStatus to read (cluster-scoped, operator install mode only). */
   readonly tigeraStatus?: string;
+  /** Where the Felix cleanup's pods would run: calico-node's namespace, or the operator's cleanup's. */
+  readonly cleanupNamespace: string;
+}
+
+/** The DaemonSet's fields read: the generation and the status kubectl's rollout rule reads. */
+interface LiveDaemonSet {
+  metadata?: { generation?: number };
+  status?: Omit<DaemonSetRollout, "generation">;
+}
+
+/** The Deployment's fields read, for kubectl's rollout rule (status.ts allReplicasReady). */
+interface LiveDeployment {
+  metadata?: { generation?: number };
+  spec?: { replicas?: number };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    conditions?: { type?: string; reason?: string }[];
+  };
 }
 
 const apps = (kind: string, ref: ObjectRef) =>
@@ -53,13 +76,14 @@ export async function readCalicoStatus(
   credentials: Credentials,
   sources: StatusSources,
 ): Promise<CalicoStatus> {
-  const [node, typha, tigera] = await Promise.all([
-    read<{ status?: DaemonSetCounts }>(
+  const cleanupPods = `/api/v1/namespaces/${sources.cleanupNamespace}/pods?labelSelector=${encodeURIComponent(`${CLEANUP_LABEL}=true`)}`;
+  const [node, typha, tigera, cleanup] = await Promise.all([
+    read<LiveDaemonSet>(
       credentials,
       `the calico-node DaemonSet ${sources.calicoNode.namespace}/${sources.calicoNode.name}`,
       apps("daemonsets", sources.calicoNode),
     ),
-    read<{ spec?: { replicas?: number }; status?: { readyReplicas?: number } }>(
+    read<LiveDeployment>(
       credentials,
       `Typha's Deployment ${sources.typha.namespace}/${sources.typha.name}`,
       apps("deployments", sources.typha),
@@ -71,14 +95,31 @@ export async function readCalicoStatus(
           `TigeraStatus ${sources.tigeraStatus}`,
           `/apis/operator.tigera.io/v1/tigerastatuses/${sources.tigeraStatus}`,
         ),
+    read<{ items?: unknown[] }>(
+      credentials,
+      `the Felix cleanup's pods in ${sources.cleanupNamespace}`,
+      cleanupPods,
+    ),
   ]);
   return {
-    calicoNode: node === undefined ? undefined : (node.status ?? {}),
-    typha:
-      typha === undefined
-        ? undefined
-        : { replicas: typha.spec?.replicas, readyReplicas: typha.status?.readyReplicas },
+    calicoNode: node === undefined ? undefined : { ...node.status, generation: node.metadata?.generation },
+    typha: typha === undefined ? undefined : deploymentRollout(typha),
     ...(sources.tigeraStatus === undefined ? {} : { tigeraStatus: tigera?.status }),
+    cleanupPods: cleanup?.items?.length ?? 0,
+  };
+}
+
+function deploymentRollout(deployment: LiveDeployment): NonNullable<CalicoStatus["typha"]> {
+  const status = deployment.status ?? {};
+  return {
+    replicas: deployment.spec?.replicas,
+    generation: deployment.metadata?.generation,
+    observedGeneration: status.observedGeneration,
+    statusReplicas: status.replicas,
+    updatedReplicas: status.updatedReplicas,
+    readyReplicas: status.readyReplicas,
+    availableReplicas: status.availableReplicas,
+    progressingReason: status.conditions?.find((c) => c.type === "Progressing")?.reason,
   };
 }
 

@@ -16,20 +16,47 @@ export interface DaemonSetCounts {
   numberAvailable?: number;
 }
 
-/** Of a Deployment: the replicas its spec asks for (`spec.replicas`) and those ready (`status.readyReplicas`). */
+/**
+ * A DaemonSet's rollout as kubectl reads it: its `metadata.generation` (the spec's version, bumped by the
+ * API server on every spec change) beside its status, whose `observedGeneration` is the generation the
+ * DaemonSet controller last acted on. Counters the controller wrote for an older spec say nothing of the
+ * current one.
+ */
+export interface DaemonSetRollout extends DaemonSetCounts {
+  generation?: number;
+  observedGeneration?: number;
+}
+
+/**
+ * A Deployment's rollout as kubectl reads it: `spec.replicas` (as `replicas`), `metadata.generation`,
+ * and the status' observedGeneration, replicas (`statusReplicas`: every pod, old ones included),
+ * updatedReplicas, readyReplicas, availableReplicas and the Progressing condition's reason.
+ */
 export interface ReplicaCounts {
   replicas?: number;
   readyReplicas?: number;
+  generation?: number;
+  observedGeneration?: number;
+  statusReplicas?: number;
+  updatedReplicas?: number;
+  availableReplicas?: number;
+  progressingReason?: string;
 }
 
 /** What the cluster reports of Calico, as one read at the end of `pulumi up` saw it. */
 export interface CalicoStatus {
-  /** The calico-node DaemonSet's status; undefined when the DaemonSet does not exist. */
-  readonly calicoNode: DaemonSetCounts | undefined;
+  /** The calico-node DaemonSet's rollout; undefined when the DaemonSet does not exist. */
+  readonly calicoNode: DaemonSetRollout | undefined;
   /** Typha's Deployment; undefined when it does not exist. */
   readonly typha: ReplicaCounts | undefined;
   /** The status of TigeraStatus `calico` (operator install mode only); undefined when it does not exist. */
   readonly tigeraStatus?: TigeraStatus["status"];
+  /**
+   * Pods of the Felix cleanup (felix-cleanup/template.ts CLEANUP_LABEL) that exist: calico-node turned into
+   * the cleanup by a removal that did not finish, or the operator install's cleanup DaemonSet left behind.
+   * Such a pod runs no Felix, and its node enforces no policy. Undefined: not read (counted as none).
+   */
+  readonly cleanupPods?: number;
 }
 
 export type Installer = "manifest" | "operator";
@@ -40,33 +67,61 @@ export function count(status: DaemonSetCounts | undefined, field: keyof DaemonSe
 }
 
 /**
- * Every node that should run calico-node runs the current pod template and has it ready, and there is
- * at least one such node: what `kubectl rollout status daemonset calico-node` waits for (UP-TO-DATE and
- * READY equal DESIRED). Zero desired pods means no node runs Felix, which is not ready. Both counters are
- * per node (k8s.io/api apps/v1 DaemonSetStatus), so neither exceeds DESIRED.
+ * Whether a DaemonSet's rollout is complete, as `kubectl rollout status daemonset` decides it
+ * (k8s.io/kubectl v0.35.4, kubernetes v1.35.4, pkg/polymorphichelpers/rollout_status.go,
+ * DaemonSetStatusViewer.Status): the controller has observed the current spec
+ * (`generation <= status.observedGeneration`), then `updatedNumberScheduled >= desiredNumberScheduled`
+ * ("new pods have been updated"), then `numberAvailable >= desiredNumberScheduled` ("updated pods are
+ * available"). Available, not ready: a pod counts once it has been ready for the DaemonSet's
+ * minReadySeconds. kubectl applies this to a RollingUpdate DaemonSet only, which calico-node is in both
+ * installs (daemonset.ts; the operator's from the Installation's nodeUpdateStrategy). A field the API
+ * server omits is 0, as kubectl's Go structs read it; zero desired pods is complete.
  */
-export function isDaemonSetReady(status: DaemonSetCounts | undefined): boolean {
-  const desired = count(status, "desiredNumberScheduled");
+export function isRolledOut(daemonSet: DaemonSetRollout | undefined): boolean {
+  if (daemonSet === undefined) return false;
+  const desired = count(daemonSet, "desiredNumberScheduled");
   return (
-    desired > 0 &&
-    count(status, "updatedNumberScheduled") === desired &&
-    count(status, "numberReady") === desired
+    (daemonSet.generation ?? 0) <= (daemonSet.observedGeneration ?? 0) &&
+    count(daemonSet, "updatedNumberScheduled") >= desired &&
+    count(daemonSet, "numberAvailable") >= desired
   );
 }
 
 /**
- * The Deployment asks for at least one replica and has that many ready. At least, not exactly: during a
- * rolling update with surge more pods than asked for can be ready.
+ * calico-node rolled out as kubectl decides it (isRolledOut) on at least one node. kubectl calls a
+ * DaemonSet with no node to run on rolled out; here zero desired pods means no node runs Felix, which is
+ * not ready.
+ */
+export function isDaemonSetReady(daemonSet: DaemonSetRollout | undefined): boolean {
+  return count(daemonSet, "desiredNumberScheduled") > 0 && isRolledOut(daemonSet);
+}
+
+/**
+ * Typha's Deployment rolled out as `kubectl rollout status deployment` decides it (the same file,
+ * DeploymentStatusViewer.Status): the controller has observed the current spec, the Progressing condition
+ * is not ProgressDeadlineExceeded (deploymentutil.TimedOutReason), `updatedReplicas >= spec.replicas`, no old pod is left
+ * (`status.replicas <= updatedReplicas`) and `availableReplicas >= updatedReplicas`; and, unlike
+ * kubectl, it asks for at least one replica: with none, nothing serves calico-node.
  */
 export function allReplicasReady(deployment: ReplicaCounts | undefined): boolean {
-  const wanted = deployment?.replicas ?? 0;
-  return wanted > 0 && (deployment?.readyReplicas ?? 0) >= wanted;
+  if (deployment === undefined) return false;
+  const wanted = deployment.replicas ?? 0;
+  const updated = deployment.updatedReplicas ?? 0;
+  return (
+    wanted > 0 &&
+    (deployment.generation ?? 0) <= (deployment.observedGeneration ?? 0) &&
+    deployment.progressingReason !== "ProgressDeadlineExceeded" &&
+    updated >= wanted &&
+    (deployment.statusReplicas ?? 0) <= updated &&
+    (deployment.availableReplicas ?? 0) >= updated
+  );
 }
 
 /**
  * The `calico` output's `isReady`, in both install modes: calico-node ready on every node
- * (isDaemonSetReady) and every Typha replica ready (allReplicasReady: Felix reads the datastore through
- * Typha and programs no policy change without it); with the operator also TigeraStatus `calico`
+ * (isDaemonSetReady), every Typha replica ready (allReplicasReady: Felix reads the datastore through
+ * Typha and programs no policy change without it) and no Felix cleanup pod left (a Ready cleanup pod
+ * counts in calico-node's status, and runs no Felix); with the operator also TigeraStatus `calico`
  * Available. Typha is checked in the operator install too, as the operator's TigeraStatus `calico`
  * follows only calico-node and calico-kube-controllers (tigera/operator
  * pkg/controller/installation/core_controller.go: status.AddDaemonsets, status.AddDeployments).
@@ -75,6 +130,7 @@ export function isCalicoReady(installer: Installer, status: CalicoStatus): boole
   return (
     isDaemonSetReady(status.calicoNode) &&
     allReplicasReady(status.typha) &&
+    (status.cleanupPods ?? 0) === 0 &&
     (installer === "manifest" || calicoAvailable(status.tigeraStatus))
   );
 }

@@ -21,6 +21,7 @@ import {
   OPERATOR_IMAGE,
 } from "../../components/calico/operator/settings";
 import { registrySchema } from "./registry";
+import { CLEANUP_TIMEOUT_MINUTES } from "../../components/calico/felix-cleanup";
 
 /** Namespaces every cluster has that are not Calico's to create or delete. */
 const SHARED_NAMESPACES: readonly string[] = ["default", "kube-public", "kube-node-lease"];
@@ -116,6 +117,16 @@ export const calicoSchema = z.strictObject({
     .min(1, { error: "must be at least 1" })
     .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
     .optional(),
+  /**
+   * How long the Felix cleanup (`pulumi destroy`, a reinstall's first update) waits for every node's
+   * cleanup before failing. Every node is cleaned at once, so it does not grow with the node count.
+   */
+  cleanupTimeoutMinutes: z
+    .number()
+    .int({ error: "must be a whole number of minutes" })
+    .min(1, { error: "must be at least 1" })
+    .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
+    .default(CLEANUP_TIMEOUT_MINUTES),
   /** Registry holding the Tigera operator image (`operator`); operator mode only. */
   operatorRegistry: registrySchema("quay.io/tigera", [OPERATOR_IMAGE], DEFAULT_OPERATOR_REGISTRY),
   /** The Calico API server (`projectcalico.org/v3` through kubectl); operator mode only. */

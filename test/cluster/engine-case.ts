@@ -61,7 +61,8 @@ export function engineChanges(steps: readonly EngineStep[]): Record<string, Chan
 
 /**
  * What the offline diff from `before` (nothing, for a first deployment) to `after` changes. A change it
- * cannot know ("unknown") is left out: it does not claim one, and `unknowns` lists it.
+ * cannot know ("unknown", or a step whose update the cluster decides) is left out: it does not claim
+ * one, and `unknowns` lists it.
  */
 export function offlineChanges(
   before: StackEvaluation | undefined,
@@ -76,6 +77,7 @@ export function offlineChanges(
     if (resource.op === "unknown") unknowns.push(resource.identity);
     else if (resource.op !== "same") changes[resource.identity] = resource.op;
   }
+  unknowns.push(...(diff.decidedInUp ?? []).map((step) => step.identity));
   return { changes: sorted(changes), unknowns };
 }
 
@@ -125,12 +127,18 @@ export interface EngineCaseOptions {
   readonly program?: string;
   /** Seconds a scheduled pod takes to become ready. */
   readonly podStartSeconds?: number;
+  /** A node on which the Felix cleanup's pods stay Pending (local-cluster/stages.ts). */
+  readonly cleanupHeldOn?: string;
 }
 
 export class EngineCase {
   /** The offline plan of what the stack last deployed. */
   private deployed: StackEvaluation | undefined;
   private config: ConfigOverrides;
+  /** The last `up` failed part-way: what it left is known to the engine's state alone. */
+  private interrupted = false;
+  /** The steps of the last `pulumi preview` that `up` or `interruptedUp` ran first. */
+  previewSteps: readonly EngineStep[] = [];
 
   private constructor(
     readonly label: string,
@@ -147,6 +155,7 @@ export class EngineCase {
       config: options.shape,
       fargateNodes: options.fargateNodes,
       podStartSeconds: options.podStartSeconds,
+      cleanupHeldOn: options.cleanupHeldOn,
       dir: path.join(dir, "cluster"),
     });
     try {
@@ -199,17 +208,7 @@ export class EngineCase {
     /** False for the first update of a reinstall, whose next update installs again: no no-change preview. */
     settles = true,
   ): Promise<OperationResult> {
-    this.config = { ...this.config, ...config };
-    this.engine.configure(this.config);
-    const planned = await this.plan();
-    const preview = await this.engine.run("preview");
-    assertSucceeded(preview, `${this.label}, ${step}: pulumi preview`);
-    const offline = offlineChanges(this.deployed, planned);
-    const real = engineChanges(preview.steps);
-    // What the offline plan says it cannot know is not held against it.
-    for (const identity of offline.unknowns) delete real[identity];
-    compare(`${this.label}, ${step}: the preview's steps`, offline.changes, real, "engine");
-
+    const planned = await this.previewAgrees(step, config);
     let finished = false;
     const running = this.engine.run("up", { policyPack: true }).finally(() => (finished = true));
     const [up] = await Promise.all([running, watch?.(() => finished)]);
@@ -232,6 +231,44 @@ export class EngineCase {
       claims.real,
       "engine",
     );
+    return up;
+  }
+
+  /**
+   * `pulumi preview` with `config` on top of the last, its steps compared with the offline diff from the
+   * last deployment; after an interrupted `up` not compared (the offline plan cannot know which of its
+   * steps the engine took), only required to succeed.
+   */
+  private async previewAgrees(step: string, config: ConfigOverrides): Promise<StackEvaluation> {
+    this.config = { ...this.config, ...config };
+    this.engine.configure(this.config);
+    const planned = await this.plan();
+    const preview = await this.engine.run("preview");
+    assertSucceeded(preview, `${this.label}, ${step}: pulumi preview`);
+    this.previewSteps = preview.steps;
+    if (this.interrupted) {
+      this.interrupted = false;
+      return planned;
+    }
+    const offline = offlineChanges(this.deployed, planned);
+    const real = engineChanges(preview.steps);
+    // What the offline plan says it cannot know is not held against it.
+    for (const identity of offline.unknowns) delete real[identity];
+    compare(`${this.label}, ${step}: the preview's steps`, offline.changes, real, "engine");
+    return planned;
+  }
+
+  /**
+   * An `up` that must fail (`pulumi preview` first, compared as for `up`): its error, matched against
+   * `expected`. The next `up` is not compared with the offline diff, only required to converge.
+   */
+  async interruptedUp(step: string, config: ConfigOverrides, expected: RegExp): Promise<OperationResult> {
+    await this.previewAgrees(step, config);
+    const up = await this.engine.run("up", { policyPack: true });
+    assert.ok(!up.ok, `${this.label}, ${step}: pulumi up must fail`);
+    const errors = [...up.errors, up.error ?? ""].join("\n");
+    assert.match(errors, expected, `${this.label}, ${step}: pulumi up fails for the reason expected`);
+    this.interrupted = true;
     return up;
   }
 

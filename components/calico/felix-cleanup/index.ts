@@ -26,25 +26,25 @@ import {
 } from "../../kubernetes/client";
 import { inputsChanged } from "../../kubernetes/checking-step";
 import {
+  CLEANUP_FIELD_MANAGER,
   type LiveDaemonSet,
   type LivePod,
   cleanupDaemonSet,
   cleanupPatch,
   cleanupProgress,
 } from "./template";
+import { CalicoStep, daemonSetPath, pause, podsPath } from "./requests";
 
 export { CLEANUP_DAEMONSET, CLEANUP_LABEL } from "./template";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
 export const FELIX_CLEANUP_TYPE = "pulumi-nodejs:dynamic/calico:FelixCleanup";
 
-/** Seconds between two reads of the rollout. */
-const POLL_SECONDS = 2;
-
 /**
- * Minutes the delete waits (for calico-node's pods to go, then for every node's cleanup) before it fails.
- * Not the rollout estimate: every node rolls at once, so the cleanup takes one pod start whatever the
- * number of nodes, and a timeout that followed the node count would make the step change with it.
+ * Minutes the delete waits (for calico-node's pods to go, then for every node's cleanup) before it fails,
+ * unless `calico.cleanupTimeoutMinutes` says otherwise. Not the rollout estimate: every node rolls at
+ * once, so the cleanup takes one pod start whatever the number of nodes, and a timeout that followed the
+ * node count would make the step change with it.
  */
 export const CLEANUP_TIMEOUT_MINUTES = 10;
 
@@ -61,27 +61,23 @@ export interface FelixCleanupInputs {
    */
   readonly image?: string;
   readonly operatorCalicoNode?: string;
+  /** Minutes the delete waits; absent in a state written before it was an input. @default 10 */
+  readonly timeoutMinutes?: number;
 }
 
-function daemonSetPath(namespace: string, name: string): string {
-  return `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/daemonsets/${encodeURIComponent(name)}`;
+/** The deadline of a wait that starts now. */
+function deadlineOf(inputs: FelixCleanupInputs): number {
+  return Date.now() + minutesOf(inputs) * 60_000;
 }
 
-function podsPath(namespace: string, labels: Record<string, string>): string {
-  const selector = Object.entries(labels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
-  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods?labelSelector=${encodeURIComponent(selector)}`;
-}
-
-function pause(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, POLL_SECONDS * 1000));
+function minutesOf(inputs: FelixCleanupInputs): number {
+  return inputs.timeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES;
 }
 
 /** The error of a wait that ran out, with what it still waits for. */
-function notCleaned(what: string, waiting: readonly string[]): Error {
+function notCleaned(inputs: FelixCleanupInputs, what: string, waiting: readonly string[]): Error {
   return new Error(
-    `Calico's rules are not removed from every node within ${CLEANUP_TIMEOUT_MINUTES} minutes, so ${what}:\n${waiting
+    `Calico's rules are not removed from every node within ${minutesOf(inputs)} minutes, so ${what}:\n${waiting
       .map((w) => `  - ${w}`)
       .join("\n")}\nFix or replace those nodes and run the command again (docs/destroy.md, "Felix's rules").`,
   );
@@ -110,7 +106,7 @@ async function awaitCleanup(
     const progress = cleanupProgress(daemonSet, pods.items, generation);
     if (progress.done) return;
     if (Date.now() >= deadline) {
-      throw notCleaned(`${namespace}/${daemonSet.metadata.name} stays`, progress.waiting);
+      throw notCleaned(inputs, `${namespace}/${daemonSet.metadata.name} stays`, progress.waiting);
     }
     await pause();
   }
@@ -123,13 +119,13 @@ async function awaitCleanup(
 async function cleanUpCalicoNode(inputs: FelixCleanupInputs, calicoNode: string): Promise<void> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
   const path = daemonSetPath(inputs.namespace, calicoNode);
-  const deadline = Date.now() + CLEANUP_TIMEOUT_MINUTES * 60_000;
+  const deadline = deadlineOf(inputs);
   const live = await kubeGetOrMissing<LiveDaemonSet>(credentials, path);
   if (live === undefined) return;
   const patched = await kubeRequest<LiveDaemonSet>(
     credentials,
     "PATCH",
-    path,
+    `${path}?fieldManager=${CLEANUP_FIELD_MANAGER}`,
     cleanupPatch(live, calicoNode),
     "application/json-patch+json",
   );
@@ -146,7 +142,7 @@ async function cleanUpAfterOperator(
   calicoNode: string,
 ): Promise<void> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
-  const deadline = Date.now() + CLEANUP_TIMEOUT_MINUTES * 60_000;
+  const deadline = deadlineOf(inputs);
   const [felixNamespace] = calicoNode.split("/");
   for (;;) {
     const felix = await kubeRequest<{ items: LivePod[] }>(
@@ -159,7 +155,7 @@ async function cleanUpAfterOperator(
       const pods = felix.items.map(
         (p) => `pod ${p.metadata.name} on ${p.spec.nodeName ?? "no node"} still runs Felix`,
       );
-      throw notCleaned("no cleanup ran", pods);
+      throw notCleaned(inputs, "no cleanup ran", pods);
     }
     await pause();
   }
@@ -169,7 +165,7 @@ async function cleanUpAfterOperator(
   created ??= await kubeRequest<LiveDaemonSet>(
     credentials,
     "POST",
-    `/apis/apps/v1/namespaces/${encodeURIComponent(inputs.namespace)}/daemonsets`,
+    `/apis/apps/v1/namespaces/${encodeURIComponent(inputs.namespace)}/daemonsets?fieldManager=${CLEANUP_FIELD_MANAGER}`,
     daemonSet,
   );
   await awaitCleanup(credentials, inputs, path, created.metadata.generation ?? 0, deadline);
@@ -216,17 +212,12 @@ export interface FelixCleanupArgs {
   readonly calicoNode?: string;
   readonly image?: string;
   readonly operatorCalicoNode?: string;
+  /** Minutes its delete waits for every node (`calico.cleanupTimeoutMinutes`). */
+  readonly timeoutMinutes: number;
 }
 
-export class FelixCleanup extends pulumi.dynamic.Resource {
+export class FelixCleanup extends CalicoStep<FelixCleanupArgs> {
   constructor(name: string, args: FelixCleanupArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      felixCleanupProvider,
-      name,
-      { ...args, kubeconfig: pulumi.secret(args.kubeconfig) },
-      opts,
-      "calico",
-      "FelixCleanup",
-    );
+    super(felixCleanupProvider, "FelixCleanup", name, args, opts);
   }
 }

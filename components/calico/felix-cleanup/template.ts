@@ -5,11 +5,19 @@
 import { CALICO_NODE_HOST_MOUNTS } from "../daemonset";
 import { appLabels, selectorLabels } from "../labels";
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../scheduling";
-import { type DaemonSetCounts, count, isDaemonSetReady } from "../status";
+import { type DaemonSetCounts, count, isRolledOut } from "../status";
 import { CLEANED_MARKER, CLEANUP_DIR, felixCleanupScript } from "./script";
 
 /** On the cleanup pods and their template: the pod runs the cleanup, not Felix. */
 export const CLEANUP_LABEL = "eks-calico.io/felix-cleanup";
+
+/**
+ * The field manager of the cleanup's writes (the patch of calico-node, the operator install's cleanup
+ * DaemonSet), so that ./restore.ts knows whose fields to hand back. Before it was named, the API server
+ * recorded the patch under the client's User-Agent prefix, which this program's client does not send: an
+ * empty name (apiserver v0.35.4 pkg/endpoints/handlers/create.go managerOrUserAgent).
+ */
+export const CLEANUP_FIELD_MANAGER = "eks-calico-felix-cleanup";
 
 /** The host paths the cleanup needs: the iptables lock it shares with kube-proxy and the VPC CNI, modules. */
 const CLEANUP_HOST_MOUNTS = CALICO_NODE_HOST_MOUNTS.filter(
@@ -174,9 +182,9 @@ function isReady(pod: LivePod): boolean {
 
 /**
  * Whether the cleanup has run on every node of the DaemonSet patched to `generation`, and if not, what
- * it waits for. Done when the controller has seen the patch, every node that should run the DaemonSet
- * has an updated pod and all of them are ready (status: observedGeneration, desired ==
- * updatedNumberScheduled == numberReady), and no pod still runs Felix: each pod is a Ready cleanup pod.
+ * it waits for. Done when the controller has seen the patch and every node that should run the
+ * DaemonSet has an updated pod, available (`kubectl rollout status`: ../status.ts isRolledOut), and no
+ * pod still runs Felix: each pod is a Ready cleanup pod.
  */
 export function cleanupProgress(
   daemonSet: LiveDaemonSet,
@@ -185,14 +193,13 @@ export function cleanupProgress(
 ): { done: boolean; waiting: string[] } {
   const waiting: string[] = [];
   const status = daemonSet.status ?? {};
+  // As `kubectl rollout status` decides (../status.ts isRolledOut), which also covers no node to clean.
+  const desired = count(status, "desiredNumberScheduled");
   if ((status.observedGeneration ?? 0) < generation) {
     waiting.push("the DaemonSet controller has not seen the cleanup template yet");
-  }
-  // No node to clean (desired 0) is done; otherwise as `kubectl rollout status` (isDaemonSetReady).
-  const desired = count(status, "desiredNumberScheduled");
-  if (desired > 0 && !isDaemonSetReady(status)) {
-    const [ready, updated] = [count(status, "numberReady"), count(status, "updatedNumberScheduled")];
-    waiting.push(`${ready} of ${desired} nodes ready, ${updated} updated`);
+  } else if (!isRolledOut({ ...status, generation })) {
+    const [available, updated] = [count(status, "numberAvailable"), count(status, "updatedNumberScheduled")];
+    waiting.push(`${available} of ${desired} nodes available, ${updated} updated`);
   }
   for (const pod of pods) {
     const where = `pod ${pod.metadata.name} on ${pod.spec.nodeName ?? "no node"}`;

@@ -22,7 +22,8 @@ import {
 import { operatorObjectName, renderOperatorObjects } from "./objects";
 import { requireOperatorVersion } from "./releases";
 import { CALICO_SYSTEM_NAMESPACE } from "./settings";
-import { FelixCleanup } from "../felix-cleanup";
+import { CLEANUP_DAEMONSET, CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "../felix-cleanup";
+import { FelixRestore } from "../felix-cleanup/restore";
 import { CALICO_NODE, CALICO_NODE_IMAGE } from "../names";
 import type { AfterCalico } from "../../kubernetes/after-calico";
 import { operatorTyphaReplicas } from "./status";
@@ -54,6 +55,8 @@ export interface CalicoOperatorArgs {
   observability: boolean;
   /** Minutes `pulumi up` waits for the operator and for the Installation to be Ready before failing. */
   readinessTimeoutMinutes: number;
+  /** Minutes the Felix cleanup waits for every node on destroy. @default 10 (CLEANUP_TIMEOUT_MINUTES) */
+  cleanupTimeoutMinutes?: number;
   /** The enforcement probe, run once the Installation is Ready; undefined turns it off. */
   probe?: CalicoProbeArgs;
   /** What must follow the Installation's readiness, before the probe (components/kubernetes/after-calico.ts). */
@@ -171,8 +174,22 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
         namespace: FELIX_CLEANUP_NAMESPACE,
         image: `${args.registry}/${CALICO_NODE_IMAGE}:${args.version}`,
         operatorCalicoNode: `${CALICO_SYSTEM_NAMESPACE}/${CALICO_NODE}`,
+        timeoutMinutes: args.cleanupTimeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES,
       },
       { parent: this, dependsOn: args.nodes },
+    );
+    // A removal that stopped half-way left the cleanup DaemonSet: it goes before the operator runs Felix
+    // again (../felix-cleanup/restore.ts).
+    const felixRestore = new FelixRestore(
+      `${name}-felix-restore`,
+      {
+        kubeconfig: args.access.kubeconfig,
+        context: args.access.context,
+        namespace: FELIX_CLEANUP_NAMESPACE,
+        cleanupDaemonSet: CLEANUP_DAEMONSET,
+        timeoutMinutes: args.readinessTimeoutMinutes,
+      },
+      { parent: this },
     );
     const installation = custom(
       renderInstallation({
@@ -180,7 +197,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
         registry: args.registry,
         maxUnavailable: args.maxUnavailable,
       }),
-      [felixCleanup],
+      [felixCleanup, felixRestore],
       timeouts,
     );
     if (args.apiServer) custom(renderApiServer(), [installation], timeouts);
@@ -196,6 +213,7 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },
       typha: { namespace: CALICO_SYSTEM_NAMESPACE, name: "calico-typha" },
       tigeraStatus: "calico",
+      cleanupNamespace: FELIX_CLEANUP_NAMESPACE,
     });
     ({
       desired: this.desired,

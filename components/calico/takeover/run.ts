@@ -160,9 +160,12 @@ export async function takeOver(
 
 /** The entries the takeover moves to `options.manager` on `object`. */
 function movesFor(object: ExistingObject, options: TakeoverOptions): (entry: ManagedFieldsEntry) => boolean {
-  return isOurs(object.live.metadata.labels, options.labels)
-    ? (e) => e.manager !== options.manager && isEarlierDeployment(e)
-    : isHandedOver;
+  return movesOf(options.manager, isOurs(object.live.metadata.labels, options.labels));
+}
+
+/** For an object of ours, an earlier deployment's entries; for another's, kubectl's. */
+function movesOf(manager: string, ours: boolean): (entry: ManagedFieldsEntry) => boolean {
+  return ours ? (e) => e.manager !== manager && isEarlierDeployment(e) : isHandedOver;
 }
 
 function nameOf(entry: ManagedFieldsEntry): string {
@@ -201,13 +204,15 @@ const CONFLICT_ATTEMPTS = 5;
 
 /**
  * Hands the object's fields over with a JSON patch that tests the resourceVersion read, so nothing
- * written in between is lost; a write in between makes it read and try again.
+ * written in between is lost; a write in between makes it read and try again. `moves` picks the entries
+ * handed over (by default: kubectl's, and for an object of ours an earlier deployment's).
  */
 export async function handOverObject(
   credentials: Credentials,
   object: ExistingObject,
   manager: string,
   ours: boolean,
+  moves: (entry: ManagedFieldsEntry) => boolean = movesOf(manager, ours),
 ): Promise<string> {
   const { ref, path } = object;
   let live = object.live;
@@ -223,9 +228,6 @@ export async function handOverObject(
     );
     live = (await kubeGetOrMissing<LiveObject>(credentials, path)) ?? live;
   }
-  const moves = ours
-    ? (e: ManagedFieldsEntry) => e.manager !== manager && isEarlierDeployment(e)
-    : isHandedOver;
   for (let attempt = 1; ; attempt++) {
     const moved = handOver(live.metadata.managedFields ?? [], manager, moves);
     if (!moved) return "already ours";

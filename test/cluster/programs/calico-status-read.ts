@@ -34,6 +34,7 @@ export = () => {
     {
       calicoNode: { namespace: "kube-system", name: "calico-node" },
       typha: { namespace: "kube-system", name: "calico-typha" },
+      cleanupNamespace: "kube-system",
     },
   );
   return { calico: statusOutputs("manifest", live) };
