@@ -33,7 +33,7 @@ import {
   type InterruptedStep,
   type Scenario,
 } from "../interruption-steps";
-import { propertyRun } from "../property-runs";
+import { interruptionSamples, propertyRun } from "../property-runs";
 import { ClusterBaseline } from "./cluster-reset";
 import { namedIn, notInstalled, notRemoved, specChanges, specs } from "./convergence";
 import { type Interruption, describeInterrupted, interruptions, runInterrupted } from "./interruption";
@@ -41,15 +41,6 @@ import { asStoredToday } from "./old-manifest";
 import { allAccepted } from "./typha-watch";
 
 const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
-
-/** Cases per step: EKS_CALICO_INTERRUPT_SAMPLES, at least 1. */
-function samples(): number {
-  const raw = process.env.EKS_CALICO_INTERRUPT_SAMPLES ?? "1";
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new Error(`EKS_CALICO_INTERRUPT_SAMPLES must be a whole number >= 1, not "${raw}"`);
-  return n;
-}
 
 const calicoConfig = (calico: CalicoSettings) => ({ "eks-calico:calico": calico });
 
@@ -97,6 +88,14 @@ function namespacesOf(scenario: Scenario): string[] {
   ];
 }
 
+/** The namespaces of the manifest install's calico-node DaemonSets (the operator's is in calico-system). */
+async function manifestCalicoNodes(c: Context): Promise<string[]> {
+  const nodes = await c.cluster.api.get<{ items: { metadata: { namespace: string } }[] }>(
+    `/apis/apps/v1/daemonsets?fieldSelector=${encodeURIComponent("metadata.name=calico-node")}`,
+  );
+  return nodes.items.map((d) => d.metadata.namespace).filter((ns) => ns !== "calico-system");
+}
+
 /**
  * Every calico-node DaemonSet and the Tigera operator, read once a second while the next `up` runs: two
  * installs at once (calico-node in two namespaces, or the operator beside a manifest calico-node) stop it.
@@ -105,13 +104,10 @@ function oneInstallAtATime(c: Context, stop: (why: string) => void) {
   let done = false;
   const watching = (async () => {
     while (!done) {
-      const nodes = await c.cluster.api.get<{ items: { metadata: { namespace: string } }[] }>(
-        `/apis/apps/v1/daemonsets?fieldSelector=${encodeURIComponent("metadata.name=calico-node")}`,
-      );
+      const manifest = await manifestCalicoNodes(c);
       const operator = await c.cluster.api.get<{ items: unknown[] }>(
         `/apis/apps/v1/deployments?fieldSelector=${encodeURIComponent("metadata.name=tigera-operator")}`,
       );
-      const manifest = nodes.items.map((d) => d.metadata.namespace).filter((ns) => ns !== "calico-system");
       if (manifest.length > 1 || (manifest.length === 1 && operator.items.length > 0)) {
         stop(
           `two installs at once: calico-node in ${manifest.join(" and ")}${operator.items.length > 0 ? ", and the Tigera operator" : ""}`,
@@ -202,6 +198,12 @@ async function runCase(
   assert.equal(stopped, undefined, `${label}: the next up ran ${stopped}`);
   if (result === "killed") {
     assert.ok(operatorBegan);
+    const running = await manifestCalicoNodes(c);
+    assert.deepEqual(
+      running,
+      [],
+      `${label}: the next up began installing the operator while calico-node ran in ${running.join(", ")}`,
+    );
     return `${how}; the next up began installing the operator with no manifest calico-node left${warned} (the rest needs a running operator)`;
   }
 
@@ -216,7 +218,7 @@ async function runCase(
     assert.deepEqual(
       changed,
       [],
-      `${label}: the next up failed after changing objects:\n${text.slice(-3000)}`,
+      `${label}: the next up failed after changing ${changed.join(", ")}:\n${text.slice(-3000)}`,
     );
     assert.ok(
       named.length > 0,
@@ -228,7 +230,7 @@ async function runCase(
   const installer = (result.outputs.calico as { installer?: string } | undefined)?.installer;
   if (installer === "none") {
     const problems = await notRemoved(c.cluster, result);
-    assert.deepEqual(problems, [], `${label}: the next up's removal left`);
+    assert.deepEqual(problems, [], `${label}: after the next up's removal: ${problems.join("; ")}`);
     return `${how}; the next up finished the removal${warned}`;
   }
   const plan = await evaluateStack(KUBECONFIG_STACK, {
@@ -240,7 +242,7 @@ async function runCase(
     }),
   });
   const problems = await notInstalled(c.cluster, plan, scenario.next, result);
-  assert.deepEqual(problems, [], `${label}: after the next up, the cluster is not healthy`);
+  assert.deepEqual(problems, [], `${label}: after the next up, ${problems.join("; ")}`);
   const again = await engine.run("preview", { expectNoChanges: true });
   assert.ok(again.ok, failed(`${label}: pulumi preview --expect-no-changes after the next up`, again));
   return `${how}; the next up reached the healthy state${warned}`;
@@ -248,7 +250,7 @@ async function runCase(
 
 describe("Every interrupted up converges on the next one, on the real engine", function () {
   const { seed } = propertyRun(0);
-  const perStep = samples();
+  const perStep = interruptionSamples();
   const cases = INTERRUPTED_STEPS.flatMap((step, index) =>
     fc
       .sample(fc.record({ scenario: step.scenarios, interruption: interruptions }), {
