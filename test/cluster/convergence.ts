@@ -27,8 +27,17 @@ interface LiveWorkload {
   spec?: { template?: { metadata?: { labels?: Record<string, string> } } };
 }
 
+/**
+ * A value the API server's JSON leaves out (`omitempty` on the field in k8s.io/api, e.g. EnvVar.Value
+ * and VolumeMount.ReadOnly in core/v1 types.go): written as false or "", read back as absent.
+ */
+function omittedWhenEmpty(value: unknown): boolean {
+  return value === false || value === "" || value === 0;
+}
+
 /** The paths where `live` lacks or differs from what `rendered` sets (what the API server adds aside). */
 export function notAsRendered(rendered: unknown, live: unknown, at = ""): string[] {
+  if (live === undefined && omittedWhenEmpty(rendered)) return [];
   if (Array.isArray(rendered)) {
     if (!Array.isArray(live) || live.length !== rendered.length)
       return [`${at || "(root)"} (${JSON.stringify(live)?.slice(0, 200)})`];

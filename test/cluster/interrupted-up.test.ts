@@ -186,7 +186,6 @@ async function runCase(
   let stopped: string | undefined;
   let operatorBegan = false;
   const next = engine.start("up", {
-    policyPack: true,
     onStep: (event) => {
       // The operator's install cannot finish here (kwok runs no operator): once it begins, stop.
       if (event.event === "pre" && event.urn.includes("eks-calico:calico:Operator$") && !operatorBegan) {
