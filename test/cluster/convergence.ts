@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { CLEANUP_DAEMONSET, CLEANUP_LABEL } from "../../components/calico/felix-cleanup";
-import { CALICO_NODE, CALICO_TYPHA } from "../../components/calico/names";
+import { CALICO_NODE, CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
 import { CERTIFICATE_EXPIRY_ANNOTATION } from "../../components/calico/typha-tls";
 import { TYPHA_OBJECT_KINDS, typhaObjectPath } from "../../components/calico/takeover/typha-retirement";
 import type { LocalCluster } from "../../local-cluster/deploy";
@@ -152,6 +152,14 @@ export async function notInstalled(
   );
   const without = nodes.filter((n) => !felixOn.has(n));
   if (without.length > 0) problems.push(`no Ready Felix (${image}) on ${without.join(", ")}`);
+  // Typha serving: Felix reads the datastore through it.
+  const typha = (next.adopt === true ? TAKEOVER_TYPHA : STANDARD_TYPHA).name;
+  const deployment = await cluster.api.find<{ status?: { readyReplicas?: number } }>(
+    `/apis/apps/v1/namespaces/${ns}/deployments/${typha}`,
+  );
+  if (deployment === undefined) problems.push(`Deployment ${ns}/${typha} does not exist`);
+  else if ((deployment.status?.readyReplicas ?? 0) < 1)
+    problems.push(`Deployment ${ns}/${typha} has no ready replica`);
   if (next.adopt === true) {
     for (const kind of TYPHA_OBJECT_KINDS) {
       if ((await cluster.api.find(typhaObjectPath(kind, "kube-system", CALICO_TYPHA))) !== undefined) {
