@@ -21,6 +21,12 @@ export const POD_CIDR = "10.244.0.0/16";
 export interface ClusterState {
   readonly dir: string;
   readonly kubeconfig: string;
+  /**
+   * The same cluster as a second user, `deployer` (also in system:masters), whom neither the controllers
+   * nor kwok use: a test gives it to the engine, and an admission policy matching that user then refuses
+   * the engine's requests alone.
+   */
+  readonly deployerKubeconfig: string;
   readonly server: string;
   readonly pids: Record<string, number>;
 }
@@ -83,13 +89,13 @@ export function readState(dir: string): ClusterState | undefined {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as ClusterState) : undefined;
 }
 
-function kubeconfigText(server: string, caFile: string, token: string): string {
+function kubeconfigText(server: string, caFile: string, token: string, user = "admin"): string {
   return YAML.stringify({
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name: "local", cluster: { server, "certificate-authority": caFile } }],
-    users: [{ name: "admin", user: { token } }],
-    contexts: [{ name: "local", context: { cluster: "local", user: "admin" } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: "local", context: { cluster: "local", user } }],
     "current-context": "local",
   });
 }
@@ -111,10 +117,12 @@ export async function startControlPlane(
   fs.rmSync(dir, { recursive: true, force: true });
   for (const sub of ["logs", "pki", "etcd"]) fs.mkdirSync(path.join(dir, sub), { recursive: true });
 
-  const token = randomBytes(24).toString("hex");
-  fs.writeFileSync(path.join(dir, "pki", "tokens.csv"), `${token},admin,admin,system:masters\n`, {
-    mode: 0o600,
-  });
+  const [token, deployerToken] = [randomBytes(24).toString("hex"), randomBytes(24).toString("hex")];
+  fs.writeFileSync(
+    path.join(dir, "pki", "tokens.csv"),
+    `${token},admin,admin,system:masters\n${deployerToken},deployer,deployer,system:masters\n`,
+    { mode: 0o600 },
+  );
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const saKey = path.join(dir, "pki", "service-account.key");
   const saPub = path.join(dir, "pki", "service-account.pub");
@@ -128,9 +136,13 @@ export async function startControlPlane(
   const caFile = path.join(dir, "pki", "apiserver.crt");
   const kubeconfig = path.join(dir, "kubeconfig");
   fs.writeFileSync(kubeconfig, kubeconfigText(server, caFile, token), { mode: 0o600 });
+  const deployerKubeconfig = path.join(dir, "deployer.kubeconfig");
+  fs.writeFileSync(deployerKubeconfig, kubeconfigText(server, caFile, deployerToken, "deployer"), {
+    mode: 0o600,
+  });
   const pids: Record<string, number> = {};
-  const save = () =>
-    fs.writeFileSync(path.join(dir, STATE_FILE), JSON.stringify({ dir, kubeconfig, server, pids }, null, 2));
+  const state = () => ({ dir, kubeconfig, deployerKubeconfig, server, pids });
+  const save = () => fs.writeFileSync(path.join(dir, STATE_FILE), JSON.stringify(state(), null, 2));
 
   const etcdUrl = `http://127.0.0.1:${etcdClient}`;
   pids.etcd = start(dir, bin, "etcd", "etcd", [
@@ -203,7 +215,7 @@ export async function startControlPlane(
   for (const [name, pid] of Object.entries(pids)) {
     if (!isAlive(pid)) throw new Error(`${name} exited at start:\n${logTail(dir, name)}`);
   }
-  return { dir, kubeconfig, server, pids };
+  return state();
 }
 
 /** Stops the processes `dir`'s state file names (SIGTERM, then SIGKILL after 10 s); returns their names. */

@@ -1,6 +1,6 @@
 /**
- * `npm run pulumi -- up|preview|refresh|destroy`: this repository's program run by the real Pulumi engine
- * against the cluster `npm run cluster -- up` started, as a `cluster.kubeconfig` stack with a local file
+ * `npm run pulumi -- up|preview|refresh|destroy|cancel`: this repository's program run by the real Pulumi
+ * engine against the cluster `npm run cluster -- up` started, as a `cluster.kubeconfig` stack with a local file
  * backend (local-cluster/pulumi/). The engine's own output is printed as it comes; then the steps it took
  * and the stack's `calico` output.
  */
@@ -14,12 +14,13 @@ import { Api, accessFromKubeconfig } from "../local-cluster/api";
 import { EngineStack, type OperationResult } from "../local-cluster/pulumi";
 import { OPERATIONS, type Operation } from "../local-cluster/pulumi/operation";
 
-export const PULUMI_USAGE = `Usage: npm run pulumi -- up|preview|refresh|destroy [--stack NAME] [--from STACK] [--config KEY=VALUE]...
+export const PULUMI_USAGE = `Usage: npm run pulumi -- up|preview|refresh|destroy|cancel [--stack NAME] [--from STACK] [--config KEY=VALUE]...
                       [--policy-pack] [--refresh] [--preview-only] [--expect-no-changes] [--cluster-dir DIR]
 
 Runs this program with the real Pulumi CLI and Kubernetes provider \`npm run tools\` built, on the local
 cluster \`npm run cluster -- up\` started: a cluster.kubeconfig stack (Pulumi.kubeconfig.example.yaml)
 pointed at that cluster, with FROM's Calico settings, its state in ${path.join(cacheRoot(), "engine")}.
+cancel deletes the lock an operation that was killed left, as \`pulumi cancel\` does.
 
 Options:
   --stack NAME           the engine's stack (default: local); each has its own state

@@ -38,7 +38,7 @@ import { NOT_ENFORCING_MESSAGE } from "../components/calico/probe/script";
 import { SUPPORTED_CALICO_MINORS, isSupportedCalicoVersion } from "../components/calico/defaults";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
 import { stackConfigSchema } from "../stacks/schema";
-import { DEFAULT_ENGINE_SAMPLES, PROPERTY_SECONDS } from "./property-runs";
+import { DEFAULT_ENGINE_SAMPLES, DEFAULT_INTERRUPTION_SAMPLES, PROPERTY_SECONDS } from "./property-runs";
 import { INSTANCE_TYPES } from "../stacks/schema/instance-types";
 import { EKS_QUOTAS } from "../stacks/schema/node-groups";
 import { LOG_RETENTION_DAYS, MAX_PUBLIC_ACCESS_CIDRS } from "../stacks/schema/cluster";
@@ -371,6 +371,7 @@ describe("docs: the numbers the code knows", () => {
     const { idempotence, dayTwo } = PROPERTY_SECONDS;
     includes(text, `in its time budget (${idempotence} s, ${dayTwo} s for day two)`, "testing.md");
     includes(text, `the real engine runs ${DEFAULT_ENGINE_SAMPLES} samples`, "testing.md");
+    includes(text, `${DEFAULT_INTERRUPTION_SAMPLES} interruption of each step`, "testing.md");
   });
 
   it("the versions of the tools (pull-requests.md, testing.md)", () => {

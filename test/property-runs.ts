@@ -34,6 +34,16 @@ export function engineSamples(): number {
   return samples;
 }
 
+/** Cases per step the interruption property runs on the real engine (test/cluster/interrupted-up.test.ts). */
+export const DEFAULT_INTERRUPTION_SAMPLES = 1;
+
+/** How many cases of each step the interruption property runs: EKS_CALICO_INTERRUPT_SAMPLES, at least 1. */
+export function interruptionSamples(): number {
+  const samples = fromEnv("EKS_CALICO_INTERRUPT_SAMPLES", DEFAULT_INTERRUPTION_SAMPLES);
+  if (samples < 1) throw new Error("EKS_CALICO_INTERRUPT_SAMPLES must be at least 1");
+  return samples;
+}
+
 /** The settings one property runs with. */
 export interface PropertyRun {
   readonly seed: number;

@@ -12,9 +12,10 @@ import YAML from "yaml";
 import { type ConfigOverrides, PROJECT_ROOT, loadStackConfig } from "../../offline/config";
 import { decodeConfigValue } from "../../stacks/config-values";
 import { PLUGINS } from "../../tools/plugins";
-import type { Operation, OperationRequest, OperationResult } from "./operation";
+import { killTree } from "../process-tree";
+import type { Operation, OperationRequest, OperationResult, StepEvent } from "./operation";
 
-export type { EngineStep, Operation, OperationResult, PolicyViolation } from "./operation";
+export type { EngineStep, Operation, OperationResult, PolicyViolation, StepEvent } from "./operation";
 
 /** The stack file the engine's stacks start from: the mode for a cluster reached through a kubeconfig. */
 export const KUBECONFIG_STACK = "kubeconfig.example";
@@ -152,15 +153,18 @@ export class EngineStack {
   }
 
   /** Runs one operation in a fresh Node process; resolves with its result, failed or not. */
-  run(
-    operation: Operation,
-    options: {
-      policyPack?: boolean;
-      expectNoChanges?: boolean;
-      refresh?: boolean;
-      previewOnly?: boolean;
-    } = {},
-  ): Promise<OperationResult> {
+  async run(operation: Operation, options: RunOptions = {}): Promise<OperationResult> {
+    const result = await this.start(operation, options).result;
+    if (result === "killed") throw new Error(`pulumi ${operation} (${this.options.stack}) was killed`);
+    return result;
+  }
+
+  /**
+   * Starts one operation in a fresh Node process: `onStep` hears each step as it begins and ends, and
+   * `kill` ends the driver, the CLI and every plugin at once (../process-tree.ts), as a lost machine
+   * would; the result is then "killed".
+   */
+  start(operation: Operation, options: RunOptions = {}): RunningOperation {
     const request: OperationRequest = {
       operation,
       stack: this.options.stack,
@@ -173,26 +177,38 @@ export class EngineStack {
       previewOnly: options.previewOnly ?? false,
       program: this.options.program ?? path.join(PROJECT_ROOT, "index.ts"),
       resultFile: path.join(this.options.dir, `${operation}-result.json`),
+      streamSteps: options.onStep !== undefined,
     };
     const requestFile = path.join(this.options.dir, `${operation}-request.json`);
     fs.writeFileSync(requestFile, JSON.stringify(request));
     fs.rmSync(request.resultFile, { force: true });
-    return new Promise((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ["-r", "ts-node/register/transpile-only", path.join(__dirname, "operation.ts"), requestFile],
-        { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let tail = "";
-      const keep = (chunk: Buffer) => {
-        const text = chunk.toString();
-        tail = (tail + text).slice(-6000);
-        this.log(text);
-      };
-      child.stdout.on("data", keep);
-      child.stderr.on("data", keep);
+    const child = spawn(
+      process.execPath,
+      ["-r", "ts-node/register/transpile-only", path.join(__dirname, "operation.ts"), requestFile],
+      { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "pipe", "pipe"] },
+    );
+    let killed = false;
+    let tail = "";
+    const keep = (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-6000);
+      this.log(text);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    let pending = "";
+    (child.stdio[3] as NodeJS.ReadableStream | null)?.on("data", (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) if (line !== "") options.onStep?.(JSON.parse(line) as StepEvent);
+    });
+    const result = new Promise<OperationResult | "killed">((resolve, reject) => {
       child.on("error", reject);
       child.on("close", (code) => {
+        if (killed) {
+          resolve("killed");
+          return;
+        }
         if (code !== 0 || !fs.existsSync(request.resultFile)) {
           reject(
             new Error(`pulumi ${operation} (${this.options.stack}): the driver exited ${code}:\n${tail}`),
@@ -202,5 +218,29 @@ export class EngineStack {
         resolve(JSON.parse(fs.readFileSync(request.resultFile, "utf8")) as OperationResult);
       });
     });
+    return {
+      result,
+      kill: () => {
+        killed = true;
+        return child.pid === undefined ? [] : killTree(child.pid);
+      },
+    };
   }
+}
+
+export interface RunOptions {
+  readonly policyPack?: boolean;
+  readonly expectNoChanges?: boolean;
+  readonly refresh?: boolean;
+  readonly previewOnly?: boolean;
+  /** Hears each step as it begins and as it ends. */
+  readonly onStep?: (step: StepEvent) => void;
+}
+
+/** An operation under way (EngineStack.start). */
+export interface RunningOperation {
+  /** Its result, failed or not; "killed" once `kill` ended it. */
+  readonly result: Promise<OperationResult | "killed">;
+  /** Kills the driver, the CLI and every plugin at once; returns the PIDs killed. */
+  kill(): number[];
 }

@@ -17,7 +17,12 @@ import {
   type OpType,
 } from "@pulumi/pulumi/automation";
 
-export const OPERATIONS = ["up", "preview", "refresh", "destroy"] as const;
+/**
+ * `cancel` is what the engine asks for after a CLI was killed mid-update: the file backend keeps the dead
+ * update's lock, and every later operation refuses until `pulumi cancel` deletes it (pulumi v3.248.0
+ * pkg/backend/diy/lock.go checkForLock, backend.go CancelCurrentUpdate).
+ */
+export const OPERATIONS = ["up", "preview", "refresh", "destroy", "cancel"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export interface OperationRequest {
@@ -40,6 +45,16 @@ export interface OperationRequest {
   readonly program: string;
   /** Where the result is written. */
   readonly resultFile: string;
+  /**
+   * Write each step event to file descriptor 3 as it arrives, one JSON {@link StepEvent} a line, so the
+   * process that started the operation can act at a moment of the update (./index.ts start).
+   */
+  readonly streamSteps?: boolean;
+}
+
+/** A step as it begins (`pre`, a resource-pre event) or ends (`outputs`, a resource-outputs event). */
+export interface StepEvent extends EngineStep {
+  readonly event: "pre" | "outputs";
 }
 
 /** A step the engine took or planned, from its resource-pre events. */
@@ -93,11 +108,20 @@ async function run(request: OperationRequest): Promise<OperationResult> {
     diffs: metadata.diffs ?? [],
     keys: metadata.keys ?? [],
   });
+  const stream = (event: StepEvent["event"], step: EngineStep) => {
+    if (request.streamSteps) fs.writeSync(3, `${JSON.stringify({ event, ...step })}\n`);
+  };
   const onEvent = (event: EngineEvent) => {
     const pre = event.resourcePreEvent?.metadata;
-    if (pre !== undefined) steps.push(stepOf(pre));
+    if (pre !== undefined) {
+      steps.push(stepOf(pre));
+      stream("pre", stepOf(pre));
+    }
     const outputs = event.resOutputsEvent?.metadata;
-    if (outputs !== undefined) done.push(stepOf(outputs));
+    if (outputs !== undefined) {
+      done.push(stepOf(outputs));
+      stream("outputs", stepOf(outputs));
+    }
     const policy = event.policyEvent;
     if (policy !== undefined) {
       policyViolations.push({
@@ -152,6 +176,9 @@ async function run(request: OperationRequest): Promise<OperationResult> {
         break;
       case "destroy":
         await stack.destroy({ ...common });
+        break;
+      case "cancel":
+        await stack.cancel();
         break;
     }
   } catch (caught) {
