@@ -9,6 +9,7 @@
  * against the Typhas it can reach (local-cluster/typha-acceptance.ts).
  */
 import * as assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
 import { disagreements, summary } from "./agreement";
 import type { OperationResult } from "../../local-cluster/pulumi";
 import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
@@ -155,6 +156,57 @@ async function refusesTierMove(c: EngineCase) {
   assert.ok(fixed.ok, fixed.output);
 }
 
+/**
+ * The API server answers 503 for AdminNetworkPolicy while its group is served by an aggregated API whose
+ * Service does not exist: the APIService the CRD registration made (label
+ * kube-aggregator.kubernetes.io/automanaged, spec without a service) is replaced by one without the
+ * label, which the autoregister controller leaves alone (k8s.io/kube-aggregator
+ * pkg/controllers/autoregister). Deleting it lets the controller make the CRD's own again. Returns the undo.
+ */
+function breakAdminPolicyApi(c: EngineCase): () => Promise<void> {
+  const name = "v1alpha1.policy.networking.k8s.io";
+  const service = {
+    apiVersion: "apiregistration.k8s.io/v1",
+    kind: "APIService",
+    metadata: { name },
+    spec: {
+      group: "policy.networking.k8s.io",
+      version: "v1alpha1",
+      groupPriorityMinimum: 1000,
+      versionPriority: 100,
+      insecureSkipTLSVerify: true,
+      service: { namespace: "default", name: "no-such-policy-server", port: 443 },
+    },
+  };
+  const replaced = c.cluster.kubectl(["replace", "-f", "-"], JSON.stringify(service));
+  assert.ok(replaced.ok, replaced.output);
+  const list = ["get", "--raw", "/apis/policy.networking.k8s.io/v1alpha1/adminnetworkpolicies"];
+  const broken = c.cluster.kubectl(list);
+  assert.match(broken.output, /ServiceUnavailable/, "the list answers 503");
+  return async () => {
+    const deleted = c.cluster.kubectl(["delete", "apiservice", name]);
+    assert.ok(deleted.ok, deleted.output);
+    for (let i = 0; i < 30 && !c.cluster.kubectl(list).ok; i++) await sleep(1000);
+    assert.ok(c.cluster.kubectl(list).ok, "AdminNetworkPolicy is served again");
+  };
+}
+
+/** A line change's preview fails, naming the kind it could not list and the server's answer. */
+async function previewReportsUnreadable(c: EngineCase) {
+  const undo = breakAdminPolicyApi(c);
+  try {
+    const preview = await c.engine.run("preview");
+    assert.equal(preview.ok, false, "pulumi preview must fail on an answer it cannot read");
+    const printed = [...preview.errors, preview.error ?? ""].join("\n").replace(/\s+/g, " ");
+    assert.match(
+      printed,
+      /the line check could not list AdminNetworkPolicy \(adminnetworkpolicies\.policy\.networking\.k8s\.io\): .*(503|unable to handle the request)/i,
+    );
+  } finally {
+    await undo();
+  }
+}
+
 // --- The cases ---
 
 describe("a Calico line change, by the real engine", function () {
@@ -173,6 +225,8 @@ describe("a Calico line change, by the real engine", function () {
       assert.match(before.image, /:v3\.31\.7$/);
 
       c.engine.configure({ "eks-calico:calico.version": "v3.32.1" });
+      // What the check cannot read fails the preview, naming the kind and the answer (not only `up`).
+      await previewReportsUnreadable(c);
       assertRefused(await c.engine.run("preview"), "pulumi preview");
       const refused = await c.engine.run("up");
       assertRefused(refused, "pulumi up");
