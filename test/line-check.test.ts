@@ -175,9 +175,17 @@ describe("the line check step", function () {
     );
   });
 
-  it("a first install on a line checks too", async () => {
+  it("a first install on a line checks too, in the preview's check and in the create", async () => {
     api.routes = { [anp]: list("left-over") };
+    await assert.rejects(lineCheckProvider.check!({}, inputs("v3.32.1")), /AdminNetworkPolicy left-over/);
     await assert.rejects(lineCheckProvider.create(inputs("v3.32.1")), /AdminNetworkPolicy left-over/);
+  });
+
+  it("a deployed step's check reads nothing: its diff decides", async () => {
+    api.routes = { [anp]: list("written-later") };
+    const checked = await lineCheckProvider.check!(inputs("v3.32.0"), inputs("v3.32.1"));
+    assert.deepEqual(checked, { inputs: inputs("v3.32.1") });
+    assert.deepEqual(api.requests, []);
   });
 
   it("a release of the same line changes nothing and reads nothing; new credentials update it without a check", async () => {

@@ -100,6 +100,15 @@ const unknown = (value: unknown) => value === pulumi.runtime.unknownValue;
 
 /** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
 export const lineCheckProvider: pulumi.dynamic.ResourceProvider = {
+  // A new step (a first install, a reinstall's second update, an installer switch) has no diff: the
+  // engine calls `check` for every resource in a preview too, so its refusal shows there, not only in
+  // `up`'s create (pulumi v3.248.0 pkg/resource/deploy/step_generator.go: Check, with no olds for a new
+  // resource, before any Diff).
+  async check(olds: Partial<LineCheckInputs>, news: LineCheckInputs) {
+    const known = !unknown(news.kubeconfig) && !unknown(news.context);
+    if (olds.line === undefined && known) await checkLine(news, undefined);
+    return { inputs: news };
+  },
   async create(inputs: LineCheckInputs) {
     await checkLine(inputs, undefined);
     return { id: "line-check", outs: inputs };
