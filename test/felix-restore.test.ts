@@ -112,8 +112,13 @@ describe("Felix restore: its diff reads the cluster", () => {
     api.routes = {};
     assert.deepEqual(await diff(inputs(), inputs()), { changes: false });
     // A cluster that cannot be read: the update reads again and says why.
-    api.routes = { [PATH]: { status: 403, body: { kind: "Status", reason: "Forbidden" } } };
+    api.routes = { [PATH]: { status: 500, body: { kind: "Status", reason: "InternalError" } } };
     assert.deepEqual(await diff(inputs(), inputs()), { changes: true });
+    // Credentials that may not read it (a read-only preview role): `up`'s diff decides, with the deploy role.
+    for (const status of [401, 403]) {
+      api.routes = { [PATH]: { status, body: { kind: "Status", code: status } } };
+      assert.deepEqual(await diff(inputs(), inputs()), { changes: false }, String(status));
+    }
   });
 
   it("takes no step for a new rendered DaemonSet or timeout alone: they say how it runs", async () => {

@@ -165,12 +165,20 @@ describe("the install check step", function () {
   });
 
   it("refuses while it cannot read the cluster, naming the request and the answer", async () => {
-    api.routes = { [CALICO_NODE_LIST_PATH]: { status: 403, body: { reason: "Forbidden" } } };
+    api.routes = { [CALICO_NODE_LIST_PATH]: { status: 500, body: { reason: "InternalError" } } };
     const news = inputs(manifest("kube-system"));
     await assert.rejects(
       installCheckProvider.check!(news, news),
-      /could not list the calico-node DaemonSets .*GET \/apis\/apps\/v1\/daemonsets\?fieldSelector=metadata\.name%3Dcalico-node.*HTTP 403/,
+      /could not list the calico-node DaemonSets .*GET \/apis\/apps\/v1\/daemonsets\?fieldSelector=metadata\.name%3Dcalico-node.*HTTP 500/,
     );
+  });
+
+  it("leaves the check to `up` for credentials that may not list DaemonSets (a read-only preview role)", async () => {
+    const news = inputs(manifest("kube-system"));
+    for (const status of [401, 403]) {
+      api.routes = { [CALICO_NODE_LIST_PATH]: { status, body: { kind: "Status", code: status } } };
+      assert.deepEqual(await installCheckProvider.check!(news, news), { inputs: news }, String(status));
+    }
   });
 
   it("reads nothing while the kubeconfig is not known (a cluster this update creates)", async () => {

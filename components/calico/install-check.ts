@@ -13,11 +13,14 @@
  * changes the step (its diff compares only its inputs), so `pulumi preview --expect-no-changes` and the
  * offline diff are unaffected. A cluster it cannot read fails the preview, naming the request, rather than
  * passing unread; a kubeconfig not known yet (a cluster this update creates) has nothing to find.
+ * Credentials that may not list DaemonSets (a read-only preview role with no access entry: 401, or one
+ * without `list`: 403) leave the check to `up`, whose deploy role reads: every pull request's preview of
+ * a production stack would fail otherwise (docs/access.md, "The preview role").
  */
 import * as pulumi from "@pulumi/pulumi";
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 import type { ClusterAccess } from "../cluster/provider";
-import { credentialsOf, kubeRequest } from "../kubernetes/client";
+import { credentialsOf, isNotAllowed, kubeRequest } from "../kubernetes/client";
 import { COMMON_LABELS } from "./labels";
 import { CALICO_NODE } from "./names";
 import { OPERATOR_API_VERSION } from "./operator/custom-resources";
@@ -186,6 +189,7 @@ async function checkInstall(inputs: InstallCheckInputs): Promise<void> {
       (await kubeRequest<{ items?: ListedDaemonSet[] }>(credentials, "GET", CALICO_NODE_LIST_PATH)).items ??
       [];
   } catch (error) {
+    if (isNotAllowed(error)) return;
     throw new Error(
       `calico: could not list the calico-node DaemonSets to check that no other Calico install runs (GET ${CALICO_NODE_LIST_PATH}): ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },

@@ -123,6 +123,14 @@ export function isKubeRequestError(error: unknown, status?: number): error is Ku
 }
 
 /**
+ * The credentials may not read it: 401 (no access entry, an unknown token) or 403 (RBAC). A read-only
+ * preview role meets these (docs/access.md, "The preview role"); the deploy role of `up` does not.
+ */
+export function isNotAllowed(error: unknown): boolean {
+  return isKubeRequestError(error, 401) || isKubeRequestError(error, 403);
+}
+
+/**
  * The URL of an API path on `server`, keeping the server URL's own path: behind Rancher or another proxy
  * the API is at `https://host/k8s/clusters/c-1`, and client-go appends each request's path to it
  * (rest.DefaultServerURL). `new URL(path, server)` would drop it.

@@ -29,6 +29,7 @@ import {
   type Credentials,
   credentialsOf,
   isKubeRequestError,
+  isNotAllowed,
   kubeGetOrMissing,
   kubeRequest,
 } from "../../kubernetes/client";
@@ -248,7 +249,9 @@ function withoutHowItRuns(inputs: FelixRestoreInputs): object {
 
 /**
  * Its diff: an input changed (HOW_IT_RUNS aside), or a cleanup is left. A cluster that cannot be
- * read counts as a cleanup left: the update then reads again, and fails saying why.
+ * read counts as a cleanup left: the update then reads again, and fails saying why. Credentials that may
+ * not read it (a read-only preview role: 401 or 403) leave it to `up`, whose deploy role reads, so a pull
+ * request's preview does not show a restore in every stack whose role has no access (docs/access.md).
  */
 export const felixRestoreProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs: FelixRestoreInputs) {
@@ -258,8 +261,8 @@ export const felixRestoreProvider: pulumi.dynamic.ResourceProvider = {
     if (inputsChanged(withoutHowItRuns(olds), withoutHowItRuns(news))) return { changes: true };
     try {
       return { changes: await cleanupLeft(news) };
-    } catch {
-      return { changes: true };
+    } catch (error) {
+      return { changes: !isNotAllowed(error) };
     }
   },
   async update(_id: string, _olds: FelixRestoreInputs, news: FelixRestoreInputs) {
