@@ -283,7 +283,14 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
   [LINE_CHECK_TYPE]: {
     // Its diff names no replaced property: a new line or new credentials update it.
     replaceOn: [],
-    ignored: [NEW_PROVIDER_CODE],
+    ignored: [
+      NEW_PROVIDER_CODE,
+      {
+        path: "installer",
+        when: () => true,
+        why: "who installs changes no line: its diff compares the line, the kinds and the credentials",
+      },
+    ],
     source: "components/calico/line-check.ts lineCheckProvider.diff (changes, never replaces)",
   },
   [INSTALL_CHECK_TYPE]: {

@@ -48,6 +48,14 @@ describe("a dynamic provider's new code", () => {
     assert.equal(taken.changes, false);
   });
 
+  it("takes no step for the line check's installer, which a step made before it was an input lacks", async () => {
+    const added = { path: "inputs.installer", before: undefined, after: "manifest" };
+    assert.equal(effectOf(entry(LINE_CHECK_TYPE), added, providers).effect, "ignored");
+    const olds = { kubeconfig: "k", line: "3.31", kinds: [] };
+    const diff = await lineCheckProvider.diff!("id", olds, { ...olds, installer: "manifest" });
+    assert.equal(diff.changes, false);
+  });
+
   it("updates a checking step, whose diff compares every input", async () => {
     assert.equal(effectOf(entry(TYPHA_RETIREMENT_TYPE), change, providers).effect, "update");
     const olds = { kubeconfig: "k", namespace: "kube-system", __provider: "a" };
