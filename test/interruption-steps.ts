@@ -7,6 +7,8 @@
  */
 import fc from "fast-check";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
+import { FELIX_RESTORE_TYPE } from "../components/calico/felix-cleanup/restore";
+import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { CALICO_RELEASES } from "../components/calico/releases";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
@@ -169,6 +171,10 @@ export const INTERRUPTED_STEPS: readonly InterruptedStep[] = [
 
 /** Dynamic resource types no row covers, each with why the property cannot run it here. */
 export const NOT_INTERRUPTED: Readonly<Record<string, string>> = {
+  [INSTALL_CHECK_TYPE]:
+    "it only reads the cluster (in its check and diff) and changes nothing, so stopping it leaves nothing to converge",
+  [FELIX_RESTORE_TYPE]:
+    "it changes the cluster only over a cleanup an interrupted removal left: the Felix cleanup and installer switch rows' next up runs it, and the property holds that up to the healthy state; stopping that up too takes two interruptions, which no case makes",
   [AWS_NODE_CHECK_TYPE]:
     "the existing-cluster mode's, which reads EKS: that stack cannot run on the local cluster (docs/real-cluster.md); it only reads",
   [HAND_OVER_TYPE]:
