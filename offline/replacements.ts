@@ -321,7 +321,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       },
     ],
     readsCluster:
-      "updates if a removal that stopped half-way left the Felix cleanup in calico-node's place, or the operator's cleanup DaemonSet: the plan cannot read the live template",
+      "updates if a removal that stopped half-way left the Felix cleanup in calico-node's place, the operator's cleanup DaemonSet, or a cleanup pod: the plan cannot read the cluster",
     source: "components/calico/felix-cleanup/restore.ts felixRestoreProvider.diff (changes, never replaces)",
   },
   ...TLS_REPLACEMENTS,

@@ -1,7 +1,7 @@
 /**
  * The Felix restore step (components/calico/felix-cleanup/restore.ts): which fields it hands back, whom to,
- * when its diff finds work (against an HTTPS server answering as an API server does), and where each
- * install places it. The restore itself runs on the real engine: test/cluster/felix-cleanup.test.ts.
+ * when its diff finds work and what its update waits for (against an HTTPS server answering as an API
+ * server does), and where each install places it. The restore itself runs on the real engine: test/cluster/felix-cleanup.test.ts.
  */
 import * as assert from "node:assert/strict";
 import {
@@ -24,7 +24,26 @@ import { dependsOn, evaluated, evaluatedWithOperator, input, one } from "./helpe
 
 const NODE = renderCalicoNode("kube-system", "quay.io/calico", "v3.31.7", "10%") as unknown as LiveDaemonSet;
 const PATH = "/apis/apps/v1/namespaces/kube-system/daemonsets/calico-node";
+/** The list of the cleanup's pods in kube-system, as the step asks for it. */
+const PODS = `/api/v1/namespaces/kube-system/pods?labelSelector=${encodeURIComponent(`${CLEANUP_LABEL}=true`)}`;
 const ok = (body: unknown): Answer => ({ status: 200, body });
+/** A pod list as the API server answers it. */
+const pods = (...items: unknown[]): Answer => ok({ kind: "PodList", items });
+/** A cleanup pod on `node`, terminating: its DaemonSet's template is Felix's again, or the DaemonSet gone. */
+const leaving = (node: string) => ({
+  metadata: {
+    name: `calico-node-${node}`,
+    labels: { [CLEANUP_LABEL]: "true" },
+    deletionTimestamp: "2026-12-02T08:00:00Z",
+  },
+  spec: { nodeName: node },
+});
+/** calico-node running Felix, rolled out at generation 3 on two nodes. */
+const ROLLED: LiveDaemonSet = {
+  ...NODE,
+  metadata: { ...NODE.metadata, generation: 3 },
+  status: { observedGeneration: 3, desiredNumberScheduled: 2, updatedNumberScheduled: 2, numberAvailable: 2 },
+};
 
 /** calico-node as the API server returns it after the cleanup's patch. */
 function patched(): LiveDaemonSet {
@@ -104,12 +123,12 @@ describe("Felix restore: its diff reads the cluster", () => {
     felixRestoreProvider.diff!("felix-restore", olds, news);
 
   it("updates where calico-node runs the cleanup, and nowhere else", async () => {
-    api.routes = { [PATH]: ok(patched()) };
+    api.routes = { [PATH]: ok(patched()), [PODS]: pods() };
     assert.deepEqual(await diff(inputs(), inputs()), { changes: true });
-    api.routes = { [PATH]: ok(NODE) };
+    api.routes = { [PATH]: ok(NODE), [PODS]: pods() };
     assert.deepEqual(await diff(inputs(), inputs()), { changes: false });
     // No calico-node yet (a first deployment): nothing to restore.
-    api.routes = {};
+    api.routes = { [PODS]: pods() };
     assert.deepEqual(await diff(inputs(), inputs()), { changes: false });
     // A cluster that cannot be read: the update reads again and says why.
     api.routes = { [PATH]: { status: 500, body: { kind: "Status", reason: "InternalError" } } };
@@ -121,8 +140,31 @@ describe("Felix restore: its diff reads the cluster", () => {
     }
   });
 
+  it("updates while a cleanup pod is left beside calico-node running Felix again (an up stopped in the restore)", async () => {
+    api.routes = { [PATH]: ok(NODE), [PODS]: pods(leaving("a")) };
+    assert.deepEqual(await diff(inputs(), inputs()), { changes: true });
+    // calico-node gone, its cleanup pods not yet.
+    api.routes = { [PODS]: pods(leaving("a")) };
+    assert.deepEqual(await diff(inputs(), inputs()), { changes: true });
+  });
+
+  it("its update then waits for the cleanup pods to go, applying nothing", async () => {
+    api.reset();
+    api.routes = { [PATH]: ok(ROLLED), [PODS]: pods() };
+    api.firstAnswers = { [PODS]: [pods(leaving("a")), pods(leaving("a"))] };
+    const result = await felixRestoreProvider.update!("felix-restore", inputs(), inputs());
+    const { found } = result.outs as { found: string };
+    assert.equal(found, "no Felix cleanup pod left beside calico-node kube-system/calico-node");
+    assert.equal(api.requests.filter((r) => r === `GET ${PODS}`).length, 3, "listed until no pod was left");
+    assert.deepEqual(
+      api.requests.filter((r) => !r.startsWith("GET ")),
+      [],
+      "nothing written: the template is Felix's already",
+    );
+  });
+
   it("takes no step for a new rendered DaemonSet or timeout alone: they say how it runs", async () => {
-    api.routes = { [PATH]: ok(NODE) };
+    api.routes = { [PATH]: ok(NODE), [PODS]: pods() };
     const other = renderCalicoNode("kube-system", "quay.io/calico", "v3.31.6", "10%");
     const news = { ...inputs(), daemonSet: { ...inputs().daemonSet!, spec: other.spec } };
     assert.deepEqual(await diff(inputs(), news), { changes: false });
@@ -130,7 +172,7 @@ describe("Felix restore: its diff reads the cluster", () => {
     assert.deepEqual(await diff(inputs(), { ...news, namespace: "calico-system" }), { changes: true });
   });
 
-  it("operator: updates while the cleanup DaemonSet is left", async () => {
+  it("operator: updates while the cleanup DaemonSet or a pod of it is left", async () => {
     const operator = {
       kubeconfig: api.kubeconfig(),
       namespace: "kube-system",
@@ -139,9 +181,13 @@ describe("Felix restore: its diff reads the cluster", () => {
     };
     api.routes = {
       "/apis/apps/v1/namespaces/kube-system/daemonsets/calico-felix-cleanup": ok({ kind: "DaemonSet" }),
+      [PODS]: pods(),
     };
     assert.deepEqual(await diff(operator, operator), { changes: true });
-    api.routes = {};
+    // The DaemonSet deleted, a pod of it still terminating.
+    api.routes = { [PODS]: pods(leaving("a")) };
+    assert.deepEqual(await diff(operator, operator), { changes: true });
+    api.routes = { [PODS]: pods() };
     assert.deepEqual(await diff(operator, operator), { changes: false });
   });
 });

@@ -12,7 +12,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterAccess } from "../cluster/provider";
 import { type Credentials, credentialsOf, kubeGetOrMissing } from "../kubernetes/client";
-import { CLEANUP_LABEL } from "./felix-cleanup/template";
+import { cleanupPodsPath } from "./felix-cleanup/requests";
 import type { TigeraStatus } from "./operator/status";
 import type { CalicoStatus, DaemonSetRollout } from "./status";
 
@@ -76,7 +76,7 @@ export async function readCalicoStatus(
   credentials: Credentials,
   sources: StatusSources,
 ): Promise<CalicoStatus> {
-  const cleanupPods = `/api/v1/namespaces/${sources.cleanupNamespace}/pods?labelSelector=${encodeURIComponent(`${CLEANUP_LABEL}=true`)}`;
+  const cleanupPods = cleanupPodsPath(sources.cleanupNamespace);
   const [node, typha, tigera, cleanup] = await Promise.all([
     read<LiveDaemonSet>(
       credentials,

@@ -3,6 +3,7 @@
  * the shape of their dynamic resources.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { CLEANUP_LABEL } from "./template";
 
 /** Seconds between two reads of a rollout. */
 export const POLL_SECONDS = 2;
@@ -16,6 +17,14 @@ export function podsPath(namespace: string, labels: Record<string, string>): str
     .map(([k, v]) => `${k}=${v}`)
     .join(",");
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods?labelSelector=${encodeURIComponent(selector)}`;
+}
+
+/**
+ * The Felix cleanup's pods in `namespace` (CLEANUP_LABEL): of calico-node's template turned into the
+ * cleanup, or of the operator install's cleanup DaemonSet.
+ */
+export function cleanupPodsPath(namespace: string): string {
+  return podsPath(namespace, { [CLEANUP_LABEL]: "true" });
 }
 
 export function pause(): Promise<void> {

@@ -9,7 +9,12 @@
  *
  * A checking step before calico-node (or, with the operator, before the Installation): its diff reads the
  * cluster in every preview and update, so `pulumi preview` shows it as an update exactly when a cleanup is
- * left, and its create or update puts Felix back before calico-node is applied or read.
+ * left, and its create or update puts Felix back before calico-node is applied or read. A cleanup is left
+ * while calico-node's template is the cleanup's (the operator install: while the cleanup DaemonSet is
+ * there), and also while any pod of the cleanup (CLEANUP_LABEL) remains in the namespace: an `up` stopped
+ * while the restore waited leaves the template Felix's again (or the DaemonSet deleted) and cleanup pods
+ * still running or terminating on some nodes. The update then has nothing to apply or delete, and waits
+ * for those pods to go as a restore does.
  *
  * Manifest install: calico-node's live template is the cleanup's (CLEANUP_LABEL). Server-side apply
  * removes a field the applier omits only if the applier owned it (Kubernetes docs "Server-Side Apply",
@@ -37,7 +42,7 @@ import { inputsChanged } from "../../kubernetes/checking-step";
 import type { ManagedFieldsEntry } from "../takeover/managed-fields";
 import { handOverObject } from "../takeover/run";
 import { type DaemonSetRollout, isRolledOut } from "../status";
-import { CalicoStep, daemonSetPath, pause, podsPath } from "./requests";
+import { CalicoStep, cleanupPodsPath, daemonSetPath, pause } from "./requests";
 import { CLEANUP_FIELD_MANAGER, CLEANUP_LABEL, type LiveDaemonSet, type LivePod } from "./template";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
@@ -98,6 +103,13 @@ export function applyManager(entries: readonly ManagedFieldsEntry[]): string | u
   return names.length === 1 ? names[0] : undefined;
 }
 
+/** The cleanup's pods among `pods`, each named with its node: what a restore waits out. */
+function cleanupPodsLeft(pods: readonly LivePod[]): string[] {
+  return pods
+    .filter((pod) => pod.metadata.labels?.[CLEANUP_LABEL] === "true")
+    .map((pod) => `pod ${pod.metadata.name} on ${pod.spec.nodeName ?? "no node"} still runs the cleanup`);
+}
+
 /**
  * Whether calico-node, applied at `generation`, runs Felix again everywhere, and if not what it waits for:
  * rolled out as kubectl decides, and no pod left of the cleanup's template.
@@ -115,12 +127,13 @@ export function restoreProgress(
       `${status.numberAvailable ?? 0} of ${desired} nodes available, ${updated} updated (generation ${generation}, observed ${status.observedGeneration ?? 0})`,
     );
   }
-  for (const pod of pods) {
-    if (pod.metadata.labels?.[CLEANUP_LABEL] === "true") {
-      waiting.push(`pod ${pod.metadata.name} on ${pod.spec.nodeName ?? "no node"} still runs the cleanup`);
-    }
-  }
+  waiting.push(...cleanupPodsLeft(pods));
   return { done: waiting.length === 0, waiting };
+}
+
+/** The Felix cleanup's pods in `namespace`, whatever their DaemonSet (./requests.ts cleanupPodsPath). */
+async function cleanupPods(credentials: Credentials, namespace: string): Promise<LivePod[]> {
+  return (await kubeRequest<{ items: LivePod[] }>(credentials, "GET", cleanupPodsPath(namespace))).items;
 }
 
 function notRestored(inputs: FelixRestoreInputs, what: string, waiting: readonly string[]): Error {
@@ -133,7 +146,26 @@ function notRestored(inputs: FelixRestoreInputs, what: string, waiting: readonly
   );
 }
 
-/** Manifest install: calico-node back from the cleanup to what the program renders. */
+/** Polls `waiting` (what is left, empty once Felix runs everywhere) until it is empty or the timeout ends. */
+async function waitForFelix(
+  inputs: FelixRestoreInputs,
+  what: string,
+  waiting: () => Promise<string[]>,
+): Promise<void> {
+  const deadline = Date.now() + inputs.timeoutMinutes * 60_000;
+  for (;;) {
+    const left = await waiting();
+    if (left.length === 0) return;
+    if (Date.now() >= deadline) throw notRestored(inputs, what, left);
+    await pause();
+  }
+}
+
+/**
+ * Manifest install: calico-node back from the cleanup to what the program renders, then Felix waited for.
+ * A template that is Felix's already with cleanup pods left (an `up` stopped while it waited) is waited
+ * for at its own generation; no calico-node at all, only until its cleanup pods are gone.
+ */
 async function restoreCalicoNode(
   credentials: Credentials,
   inputs: FelixRestoreInputs,
@@ -143,7 +175,18 @@ async function restoreCalicoNode(
   const name = rendered.metadata.name;
   const path = daemonSetPath(namespace, name);
   const live = await kubeGetOrMissing<LiveObject>(credentials, path);
-  if (live === undefined || !isCleanupTemplate(live)) return "calico-node runs Felix: nothing to restore";
+  if (live === undefined || !isCleanupTemplate(live)) {
+    if ((await cleanupPods(credentials, namespace)).length === 0) {
+      return "calico-node runs Felix: nothing to restore";
+    }
+    const generation = live?.metadata.generation ?? 0;
+    await waitForFelix(inputs, `calico-node ${namespace}/${name}, with Felix cleanup pods left,`, async () =>
+      live === undefined
+        ? cleanupPodsLeft(await cleanupPods(credentials, namespace))
+        : await calicoNodeLeft(credentials, path, namespace, generation),
+    );
+    return `no Felix cleanup pod left beside calico-node ${namespace}/${name}`;
+  }
   const entries = live.metadata.managedFields ?? [];
   const manager = applyManager(entries);
   if (manager === undefined) {
@@ -162,25 +205,21 @@ async function restoreCalicoNode(
     "application/apply-patch+yaml",
   );
   const generation = applied.metadata.generation ?? 0;
-  const deadline = Date.now() + inputs.timeoutMinutes * 60_000;
-  for (;;) {
-    const now = await kubeRequest<LiveDaemonSet>(credentials, "GET", path);
-    const pods = await kubeRequest<{ items: LivePod[] }>(
-      credentials,
-      "GET",
-      podsPath(namespace, now.spec.selector.matchLabels ?? {}),
-    );
-    const progress = restoreProgress(now, pods.items, generation);
-    if (progress.done) return `restored calico-node ${namespace}/${name} from the Felix cleanup`;
-    if (Date.now() >= deadline) {
-      throw notRestored(
-        inputs,
-        `calico-node ${namespace}/${name}, restored from the Felix cleanup,`,
-        progress.waiting,
-      );
-    }
-    await pause();
-  }
+  await waitForFelix(inputs, `calico-node ${namespace}/${name}, restored from the Felix cleanup,`, () =>
+    calicoNodeLeft(credentials, path, namespace, generation),
+  );
+  return `restored calico-node ${namespace}/${name} from the Felix cleanup`;
+}
+
+/** What calico-node, applied at `generation`, still waits for (restoreProgress), read now. */
+async function calicoNodeLeft(
+  credentials: Credentials,
+  path: string,
+  namespace: string,
+  generation: number,
+): Promise<string[]> {
+  const now = await kubeRequest<LiveDaemonSet>(credentials, "GET", path);
+  return restoreProgress(now, await cleanupPods(credentials, namespace), generation).waiting;
 }
 
 /** Operator install: the cleanup DaemonSet left behind is deleted, and its pods waited out. */
@@ -189,26 +228,15 @@ async function removeCleanupDaemonSet(
   inputs: FelixRestoreInputs,
   name: string,
 ): Promise<string> {
-  const path = daemonSetPath(inputs.namespace, name);
   try {
-    await kubeRequest(credentials, "DELETE", path);
+    await kubeRequest(credentials, "DELETE", daemonSetPath(inputs.namespace, name));
   } catch (error) {
     if (!isKubeRequestError(error, 404)) throw error;
   }
-  const deadline = Date.now() + inputs.timeoutMinutes * 60_000;
-  for (;;) {
-    const pods = await kubeRequest<{ items: LivePod[] }>(
-      credentials,
-      "GET",
-      podsPath(inputs.namespace, { [CLEANUP_LABEL]: "true" }),
-    );
-    if (pods.items.length === 0) return `no Felix cleanup left in ${inputs.namespace}`;
-    if (Date.now() >= deadline) {
-      const left = pods.items.map((p) => `pod ${p.metadata.name} on ${p.spec.nodeName ?? "no node"}`);
-      throw notRestored(inputs, `the Felix cleanup ${inputs.namespace}/${name}, deleted,`, left);
-    }
-    await pause();
-  }
+  await waitForFelix(inputs, `the Felix cleanup ${inputs.namespace}/${name}, deleted,`, async () =>
+    cleanupPodsLeft(await cleanupPods(credentials, inputs.namespace)),
+  );
+  return `no Felix cleanup left in ${inputs.namespace}`;
 }
 
 /** What the step finds and does; named apart from any global (a global is not captured in serializing). */
@@ -223,17 +251,27 @@ async function restoreFelix(inputs: FelixRestoreInputs): Promise<{ found: string
   throw new Error("felix-restore: neither daemonSet nor cleanupDaemonSet given");
 }
 
-/** Whether a cleanup is left for the step to undo: read in every preview and update. */
+/**
+ * Whether a cleanup is left for the step to undo, read in every preview and update: the cleanup's template
+ * in calico-node or the operator install's cleanup DaemonSet, or else any of the cleanup's pods still in
+ * the namespace (an `up` stopped while the restore waited: the template is Felix's again, or the
+ * DaemonSet deleted, while cleanup pods still run or terminate on some nodes).
+ */
 async function cleanupLeft(inputs: FelixRestoreInputs): Promise<boolean> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
+  let namespace = inputs.namespace;
   if (inputs.daemonSet !== undefined) {
-    const { name, namespace = inputs.namespace } = inputs.daemonSet.metadata;
+    const { name, namespace: own = inputs.namespace } = inputs.daemonSet.metadata;
+    namespace = own;
     const live = await kubeGetOrMissing<LiveDaemonSet>(credentials, daemonSetPath(namespace, name));
-    return live !== undefined && isCleanupTemplate(live);
+    if (live !== undefined && isCleanupTemplate(live)) return true;
+  } else if (inputs.cleanupDaemonSet !== undefined) {
+    const path = daemonSetPath(namespace, inputs.cleanupDaemonSet);
+    if ((await kubeGetOrMissing(credentials, path)) !== undefined) return true;
+  } else {
+    return false;
   }
-  if (inputs.cleanupDaemonSet === undefined) return false;
-  const path = daemonSetPath(inputs.namespace, inputs.cleanupDaemonSet);
-  return (await kubeGetOrMissing(credentials, path)) !== undefined;
+  return cleanupPodsLeft(await cleanupPods(credentials, namespace)).length > 0;
 }
 
 /**
