@@ -4,17 +4,14 @@
  * to say `+- replace` where `pulumi up` would, and cascades replacements to resources built from a
  * replaced one's id. Paths are input paths (`cidrBlock`, `spec.selector`); a change at or below one
  * forces replacement. AWS rows follow the provider's ForceNew schema (aws-force-new.ts, in Terraform's
- * names), which test/replacement-sources.test.ts holds them to.
+ * names), which test/replacement-sources.test.ts holds them to. The rows of the program's own steps are
+ * in step-replacements.ts.
  */
-import { TAKEOVER_TYPE } from "../components/calico/takeover";
-import { LINE_CHECK_TYPE } from "../components/calico/line-check";
-import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
-import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
-import { FELIX_RESTORE_TYPE } from "../components/calico/felix-cleanup/restore";
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
 import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
+import { STEP_REPLACEMENTS } from "./step-replacements";
 
 export interface ReplacementRule {
   /** Input paths whose change replaces the resource. */
@@ -130,20 +127,6 @@ function aws(type: string, more: Partial<ReplacementRule> = {}): ReplacementRule
   };
 }
 
-/** The rules by type token. A type missing here is shown as "may replace" by the diff, never as an update. */
-
-/**
- * New code of a dynamic provider whose diff compares only named inputs: the dynamic provider host hands the
- * inputs to the provider's own diff and "does not take any special action if the provider has changed"
- * (@pulumi/pulumi cmd/dynamic-provider/index.js diff), so `__provider` alone takes no step. The checking
- * steps and the Felix cleanup compare every input, `__provider` too, and do update.
- */
-const NEW_PROVIDER_CODE = {
-  path: "__provider",
-  when: () => true,
-  why: "new provider code: its diff compares only named inputs",
-};
-
 /**
  * The tls resources' rows, from terraform-provider-tls's schema as tools/tls-provider/replace-rules.ts
  * records it (the `tls` stand-in serves the same rules): a PEM input replaces while the state holds a PEM,
@@ -159,6 +142,7 @@ const TLS_REPLACEMENTS: Record<string, ReplacementRule> = Object.fromEntries(
   ]),
 );
 
+/** The rules by type token. A type missing here is shown as "may replace" by the diff, never as an update. */
 export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
   "aws:ec2/vpc:Vpc": aws("aws:ec2/vpc:Vpc"),
   "aws:ec2/subnet:Subnet": aws("aws:ec2/subnet:Subnet"),
@@ -268,62 +252,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     source:
       "pulumi/pulumi-kubernetes provider DiffConfig (a changed cluster replaces the provider's resources)",
   },
-  [TAKEOVER_TYPE]: {
-    // Its diff names no replaced property, so every change is an update that runs the step again.
-    replaceOn: [],
-    // What it finds is known only once it has run: a preview shows what takes it as updated.
-    updateOutputs: {
-      outputs: ["schemas"],
-      except: [],
-      why: "the step reads the cluster's CRD schemas again, known only once it has run",
-    },
-    ignored: [NEW_PROVIDER_CODE],
-    source: "components/calico/takeover/index.ts takeoverProvider.diff (changes, never replaces)",
-  },
-  [LINE_CHECK_TYPE]: {
-    // Its diff names no replaced property: a new line or new credentials update it.
-    replaceOn: [],
-    ignored: [
-      NEW_PROVIDER_CODE,
-      {
-        path: "installer",
-        when: () => true,
-        why: "who installs changes no line: its diff compares the line, the kinds and the credentials",
-      },
-    ],
-    source: "components/calico/line-check.ts lineCheckProvider.diff (changes, never replaces)",
-  },
-  [INSTALL_CHECK_TYPE]: {
-    // Its diff names no replaced property and compares only its inputs: what its check reads is no change.
-    replaceOn: [],
-    ignored: [NEW_PROVIDER_CODE],
-    source: "components/calico/install-check.ts installCheckProvider.diff (changes, never replaces)",
-  },
-  [FELIX_CLEANUP_TYPE]: {
-    // Its diff names no replaced property: a changed input is an update that only records it for the delete.
-    replaceOn: [],
-    source: "components/calico/felix-cleanup/index.ts felixCleanupProvider.diff (changes, never replaces)",
-  },
-  [FELIX_RESTORE_TYPE]: {
-    // Its diff names no replaced property; it leaves out what says only how a restore runs (restore.ts
-    // HOW_IT_RUNS) and compares the rest, its code too.
-    replaceOn: [],
-    ignored: [
-      {
-        path: "daemonSet",
-        when: () => true,
-        why: "the restore applies what is rendered when it runs; calico-node's own step shows the change",
-      },
-      {
-        path: "timeoutMinutes",
-        when: () => true,
-        why: "the restore waits as long as the timeout says when it runs",
-      },
-    ],
-    readsCluster:
-      "updates if a removal that stopped half-way left the Felix cleanup in calico-node's place, the operator's cleanup DaemonSet, or a cleanup pod: the plan cannot read the cluster",
-    source: "components/calico/felix-cleanup/restore.ts felixRestoreProvider.diff (changes, never replaces)",
-  },
+  ...STEP_REPLACEMENTS,
   ...TLS_REPLACEMENTS,
   "kubernetes:core/v1:Namespace": { replaceOn: K8S_METADATA, source: K8S_DIFF },
   "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition": {

@@ -5,8 +5,6 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { parsePrincipalArn, partitionOf } from "../components/cluster/access";
-import { partitionOfRegion } from "../components/cluster/partitions";
 import { deployedUpgradePolicy, extendedSupportNotice, upgradePolicyFor } from "./support";
 import {
   CONFIG_NAMESPACE,
@@ -17,6 +15,7 @@ import {
   problemsFromIssues,
 } from "./problems";
 import { namespaceValues } from "./config-values";
+import { regionProblems } from "./region";
 import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
 import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
 import {
@@ -194,7 +193,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   // aws:region set anyway is not used).
   const awsFree = isKubeconfigStack(raw);
   const region = new pulumi.Config("aws").get("region") ?? "";
-  if (!awsFree) problems.push(...regionProblems(region, validated));
+  if (!awsFree) problems.push(...regionProblems(region, validated.ok ? validated.config : undefined));
   const existing = validated.ok ? validated.config.cluster.existing : undefined;
   const elsewhere = existing ?? (validated.ok ? validated.config.cluster.kubeconfig : undefined);
   const clusterName = existing?.name ?? kubeconfig.facts?.context ?? clusterNameFor(project, stack);
@@ -370,37 +369,4 @@ function upgradePolicyOf(cluster: ClusterConfig, previous: PreviousOutputs, toda
 function projectDirectory(): string {
   const root = pulumi.runtime.getRootDirectory();
   return root !== "" && fs.existsSync(path.join(root, "Pulumi.yaml")) ? root : process.cwd();
-}
-
-/** `aws:region`: set, a region name, and (for a valid config) the partition of every access entry. */
-function regionProblems(region: string, validated: ReturnType<typeof validateConfig>): ConfigProblem[] {
-  if (region === "") {
-    return [{ path: "aws:region", value: undefined, rule: "is required (the AWS region to deploy into)" }];
-  }
-  if (partitionOfRegion(region) === undefined) {
-    return [
-      {
-        path: "aws:region",
-        value: region,
-        rule: "must be an AWS region name such as us-west-2, eu-central-1, us-gov-west-1 or cn-north-1 (a region of an AWS partition, as the AWS SDKs match them)",
-      },
-    ];
-  }
-  return validated.ok ? accessPartitionProblems(validated.config, region) : [];
-}
-
-/** Access entries must name principals of the cluster's own partition (aws, aws-cn, aws-us-gov, ...). */
-function accessPartitionProblems(config: StackConfig, region: string): ConfigProblem[] {
-  const partition = partitionOf(region);
-  return config.cluster.access.flatMap((grant, index) => {
-    const parsed = parsePrincipalArn(grant.principalArn);
-    if ("problem" in parsed || parsed.partition === partition) return [];
-    return [
-      {
-        path: `cluster.access[${index}].principalArn`,
-        value: grant.principalArn,
-        rule: `is in partition ${parsed.partition}, but ${region} is in ${partition}: use arn:${partition}:iam::...`,
-      },
-    ];
-  });
 }
