@@ -4,8 +4,8 @@
  * Also which parts of an input came from another resource's identity, for the cascades in diff-cascade.ts.
  */
 import { SECRET_MASK, type ResourceEntry } from "./plan";
-import type { Effect, PropertyChange } from "./diff-types";
-import { REPLACEMENT_RULES, type ReplacementRule, replacementRef, underPath } from "./replacements";
+import type { Effect, PropertyChange, ReplacementRule } from "./diff-types";
+import { REPLACEMENT_RULES, replacementRef, underPath } from "./replacements";
 import { shortType } from "./world/placeholders";
 
 /** Provider entries by reference (`type::name` or URN), in the base document and in the new one. */

@@ -11,68 +11,8 @@ import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/opera
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
 import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
+import type { ReplacementRule } from "./diff-types";
 import { STEP_REPLACEMENTS } from "./step-replacements";
-
-export interface ReplacementRule {
-  /** Input paths whose change replaces the resource. */
-  readonly replaceOn: readonly string[];
-  /** For remote components: input paths known to update in place inside the component. */
-  readonly updateOn?: readonly string[];
-  /** Every input change replaces it (resources the provider cannot update at all). */
-  readonly replaceOnAnyChange?: boolean;
-  /**
-   * A step whose diff reads the cluster: with no input changed it still updates when the cluster holds
-   * what it looks for, which only `up` (or `pulumi preview`) can see. The plan lists it with this reason.
-   */
-  readonly readsCluster?: string;
-  /**
-   * For remote components: what happens inside is decided by the component at deploy time; changes to
-   * paths not listed in replaceOn or updateOn may replace it, and the diff says so with this reason.
-   */
-  readonly remote?: string;
-  /** Why a change at one of these paths may replace it, where the reason is narrower than `remote`. */
-  readonly mayReplace?: Readonly<Record<string, string>>;
-  /** Input paths the resource (or the component inside) ignores once created, when `when` holds. */
-  readonly ignored?: {
-    readonly path: string;
-    readonly when: (inputs: Record<string, unknown>) => boolean;
-    readonly why: string;
-  }[];
-  /**
-   * Outputs an in-place update changes, so that what takes them changes too: any input change except at
-   * `except` changes `outputs` (a launch template's new version, which its node group then rolls to).
-   */
-  readonly updateOutputs?: {
-    readonly outputs: readonly string[];
-    readonly except: readonly string[];
-    readonly why: string;
-  };
-  /**
-   * What an update at `rollOn`, or a replacement, does to the machines the resource runs, from its inputs
-   * before and after and, where the base plan's outputs record it, its deployed size (`deployed`).
-   */
-  readonly rollout?: {
-    readonly rollOn: readonly string[];
-    readonly deployed: (outputs: Record<string, unknown>, resourceName: string) => number | undefined;
-    readonly roll: (before: Record<string, unknown>, deployed?: number) => string;
-    readonly replace: (
-      before: Record<string, unknown>,
-      after: Record<string, unknown>,
-      deployed?: number,
-    ) => string;
-  };
-  /**
-   * The AWS provider resource whose ForceNew schema (aws-force-new.ts) replaceOn follows. `names` maps a
-   * Terraform path to the inputs that carry it where they are not its camelCase (a component's own
-   * inputs); `partial` marks a component that exposes only some of the resource's arguments.
-   */
-  readonly tf?: {
-    readonly resource: string;
-    readonly names?: Readonly<Record<string, readonly string[]>>;
-    readonly partial?: true;
-  };
-  readonly source: string;
-}
 
 const K8S_DIFF = "pulumi/pulumi-kubernetes provider/pkg/provider/diff.go (forceNewProperties)";
 const K8S_METADATA = ["metadata.name", "metadata.namespace"];

@@ -9,7 +9,7 @@ import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 import { FELIX_RESTORE_TYPE } from "../components/calico/felix-cleanup/restore";
-import type { ReplacementRule } from "./replacements";
+import type { ReplacementRule } from "./diff-types";
 
 /**
  * New code of a dynamic provider whose diff compares only named inputs: the dynamic provider host hands the

@@ -11,13 +11,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { PROJECT_ROOT } from "../offline/engine";
 import { FORCE_NEW, type ForceNewRow, TF_AWS_SOURCE, forceNewRow } from "../offline/aws-force-new";
-import {
-  REPLACEMENT_RULES,
-  type ReplacementRule,
-  forceNewInputs,
-  inputsFor,
-  underPath,
-} from "../offline/replacements";
+import { REPLACEMENT_RULES, forceNewInputs, inputsFor, underPath } from "../offline/replacements";
+import type { ReplacementRule } from "../offline/diff-types";
 import { EKS_DEFAULT_MAX_UNAVAILABLE } from "../offline/node-rollout";
 import { STACKS, evaluated } from "./helpers";
 

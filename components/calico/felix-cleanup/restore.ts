@@ -176,7 +176,7 @@ async function restoreCalicoNode(
   const path = daemonSetPath(namespace, name);
   const live = await kubeGetOrMissing<LiveObject>(credentials, path);
   if (live === undefined || !isCleanupTemplate(live)) {
-    if ((await cleanupPods(credentials, namespace)).length === 0) {
+    if (cleanupPodsLeft(await cleanupPods(credentials, namespace)).length === 0) {
       return "calico-node runs Felix: nothing to restore";
     }
     const generation = live?.metadata.generation ?? 0;
@@ -259,14 +259,14 @@ async function restoreFelix(inputs: FelixRestoreInputs): Promise<{ found: string
  */
 async function cleanupLeft(inputs: FelixRestoreInputs): Promise<boolean> {
   const credentials = credentialsOf(inputs.kubeconfig, inputs.context);
-  let namespace = inputs.namespace;
-  if (inputs.daemonSet !== undefined) {
-    const { name, namespace: own = inputs.namespace } = inputs.daemonSet.metadata;
-    namespace = own;
-    const live = await kubeGetOrMissing<LiveDaemonSet>(credentials, daemonSetPath(namespace, name));
+  const { daemonSet, cleanupDaemonSet } = inputs;
+  const namespace = daemonSet?.metadata.namespace ?? inputs.namespace;
+  if (daemonSet !== undefined) {
+    const path = daemonSetPath(namespace, daemonSet.metadata.name);
+    const live = await kubeGetOrMissing<LiveDaemonSet>(credentials, path);
     if (live !== undefined && isCleanupTemplate(live)) return true;
-  } else if (inputs.cleanupDaemonSet !== undefined) {
-    const path = daemonSetPath(namespace, inputs.cleanupDaemonSet);
+  } else if (cleanupDaemonSet !== undefined) {
+    const path = daemonSetPath(namespace, cleanupDaemonSet);
     if ((await kubeGetOrMissing(credentials, path)) !== undefined) return true;
   } else {
     return false;
