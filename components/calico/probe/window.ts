@@ -51,6 +51,6 @@ export function recheckNotCounted(recheck: JobStatus, windowEnd: string | undefi
   if (Date.parse(start) < end || Date.parse(done) < end)
     return `it started at ${start}, before the denied window ended at ${windowEnd}: it followed an earlier window`;
   if (Date.parse(start) > end + ALLOWED_WITHIN_SECONDS * 1000)
-    return `it started at ${start}, more than ${ALLOWED_WITHIN_SECONDS} s after the denied window ended at ${windowEnd}: a recheck run again without its denied clients, so not this window's`;
+    return `it started at ${start}, more than ${ALLOWED_WITHIN_SECONDS} s after the denied window ended at ${windowEnd}: a recheck run again without its denied clients, so not this window's (run the window again: \`pulumi up --replace\` with the URN of each denied and recheck client Job)`;
   return undefined;
 }
