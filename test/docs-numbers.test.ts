@@ -31,7 +31,6 @@ import {
   CONNECT_TIMEOUT_SECONDS,
   DENIED_ATTEMPTS,
   DENIED_SETTLE_SECONDS,
-  RECHECK_ATTEMPTS,
 } from "../components/calico/probe/timing";
 import { NOT_ENFORCING_MESSAGE } from "../components/calico/probe/script";
 import { SUPPORTED_CALICO_MINORS, isSupportedCalicoVersion } from "../components/calico/defaults";
@@ -150,7 +149,8 @@ describe("docs: the numbers the code knows", () => {
       `waits ${DENIED_SETTLE_SECONDS} s more and must be blocked on all ${DENIED_ATTEMPTS} attempts (${CONNECT_TIMEOUT_SECONDS} s each)`,
       "probe.md",
     );
-    says(text, `connects within ${RECHECK_ATTEMPTS} attempts`, "probe.md");
+    says(text, `It has the allowed client's ${ALLOWED_WITHIN_SECONDS} s`, "probe.md");
+    says(text, `within ${ALLOWED_WITHIN_SECONDS} s of that`, "probe.md");
     says(text, `"${NOT_ENFORCING_MESSAGE}"`, "probe.md");
     says(text, `the budget is ${String(constantIn("bench/run.ts", "PROBE_BUDGET_SECONDS"))} s`, "probe.md");
     says(configRule("calico.probe.registry"), `\`${image}\``, "calico.probe.registry");

@@ -132,7 +132,13 @@ describe("policy probe pairs: the anchor's placement, from its status", () => {
 });
 
 describe("policy probe pairs: the report", () => {
-  const done: JobStatus = { succeeded: 1 };
+  // One run as the Job controller times it: the denied window ends at 08:00:40, the recheck starts 2 s later.
+  const at = (second: number) => `2026-12-02T08:00:${String(second).padStart(2, "0")}Z`;
+  const done: JobStatus[] = [
+    { succeeded: 1, startTime: at(1), completionTime: at(12) },
+    { succeeded: 1, startTime: at(12), completionTime: at(40) },
+    { succeeded: 1, startTime: at(42), completionTime: at(45) },
+  ];
   const failed: JobStatus = {};
   const report = (placed: boolean, statuses: JobStatus[]): ProbeReport =>
     probeReport({
@@ -146,7 +152,7 @@ describe("policy probe pairs: the report", () => {
         "other-node": { allowed: statuses[3], denied: statuses[4], recheck: statuses[5] },
       },
     });
-  const all = (status: JobStatus): JobStatus[] => Array.from({ length: 6 }, () => status);
+  const all = (statuses: JobStatus[]): JobStatus[] => [...statuses, ...statuses];
 
   it("proves enforcement only when every pair that ran proved it", () => {
     assert.equal(policyEnforcedBy(report(true, all(done))), true);
@@ -158,7 +164,10 @@ describe("policy probe pairs: the report", () => {
       assert.equal(policyEnforcedBy(report(true, statuses)), false, `client ${i}`);
     }
     // The same-node pair always counts.
-    assert.equal(policyEnforcedBy(report(false, [done, done, failed, failed, failed, failed])), false);
+    assert.equal(
+      policyEnforcedBy(report(false, [...done.slice(0, 2), failed, failed, failed, failed])),
+      false,
+    );
   });
 
   it("names each pair's recheck client and what it proves", () => {
@@ -166,13 +175,14 @@ describe("policy probe pairs: the report", () => {
     assert.deepEqual(pair.recheckClient, {
       job: `recheck-client-${id}`,
       expected:
-        "connects again through allow-probe-clients after the denied client's attempts, so they met a server that answered",
+        "connects again through allow-probe-clients after the denied clients' attempts, starting within 60 s of their end, so they met a server that answered",
       succeeded: true,
+      afterDeniedWindow: true,
     });
   });
 
   it("says the other-node pair did not run, and why, and counts the same-node pair alone", () => {
-    const alone = report(false, [done, done, done, undefined, undefined, undefined]);
+    const alone = report(false, [...done, undefined, undefined, undefined]);
     assert.equal(policyEnforcedBy(alone), true);
     assert.deepEqual(
       { ran: alone.otherNode.ran, notRun: alone.otherNode.notRun },

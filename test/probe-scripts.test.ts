@@ -19,21 +19,33 @@ import {
   deniedClientScript,
   recheckClientScript,
 } from "../components/calico/probe/script";
-import { RECHECK_ATTEMPTS } from "../components/calico/probe/timing";
+import {
+  ALLOWED_WITHIN_SECONDS,
+  ATTEMPT_INTERVAL_SECONDS,
+  CONNECT_TIMEOUT_SECONDS,
+} from "../components/calico/probe/timing";
 
-/** Runs a client script with a stand-in for `agnhost connect`, no pauses, and a local termination log. */
+/** What one failed attempt takes on a real clock: its timeout, then the pause after it. */
+const ATTEMPT_SECONDS = CONNECT_TIMEOUT_SECONDS + ATTEMPT_INTERVAL_SECONDS;
+
+/**
+ * Runs a client script with a stand-in for `agnhost connect`, no pauses, a local termination log, and a
+ * clock (`date +%s`) that moves on by one attempt's seconds each time it is read.
+ */
 function runScript(script: string, connect: string): { status: number | null; message: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "probe-"));
   try {
     const stub = path.join(dir, "agnhost");
     fs.writeFileSync(stub, `#!/bin/sh\n${connect}\n`, { mode: 0o755 });
+    const clock = `f="$(dirname "$0")/clock"; t=$(cat "$f" 2>/dev/null || echo 1000); echo $((t + ${ATTEMPT_SECONDS})) > "$f"; echo "$t"`;
+    fs.writeFileSync(path.join(dir, "date"), `#!/bin/sh\n${clock}\n`, { mode: 0o755 });
     const log = path.join(dir, "termination-log");
     const local = script
       .replaceAll("/agnhost", stub)
       .replaceAll("/dev/termination-log", log)
       .replace(/sleep \d+/g, "true");
     const result = spawnSync("/bin/sh", ["-c", local], {
-      env: { TARGET: "server:80", PATH: process.env.PATH },
+      env: { TARGET: "server:80", PATH: `${dir}:${process.env.PATH ?? ""}` },
     });
     return { status: result.status, message: fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim() : "" };
   } finally {
@@ -115,7 +127,22 @@ describe("policy probe: the client scripts", () => {
       'f="$(dirname "$0")/n"; n=$(cat "$f" 2>/dev/null || echo 0); echo $((n + 1)) > "$f"; [ "$n" -ge 1 ] || { echo TIMEOUT; exit 1; }',
     );
     assert.equal(run.status, 0, run.message);
-    assert.match(run.message, /connected to server:80 after the denied window, on attempt 2/);
+    assert.match(run.message, /connected to server:80 after the denied window on attempt 2/);
+  });
+
+  it("the recheck client has the allowed client's budget: it tries for as long before it fails", () => {
+    const attempts = (script: string) => {
+      const run = runScript(script, 'echo "TIMEOUT"; exit 1');
+      assert.equal(run.status, 1, run.message);
+      return Number(/\(attempt (\d+): TIMEOUT\)$/.exec(run.message)?.[1]);
+    };
+    const allowed = attempts(allowedClientScript());
+    assert.equal(
+      allowed,
+      ALLOWED_WITHIN_SECONDS / ATTEMPT_SECONDS,
+      "the allowed client's attempts in its budget",
+    );
+    assert.equal(attempts(recheckClientScript()), allowed);
   });
 
   it("the recheck client says the probe could not run when the server no longer answers", () => {
@@ -123,7 +150,11 @@ describe("policy probe: the client scripts", () => {
     for (const answer of ["REFUSED", "TIMEOUT"]) {
       const run = runScript(recheckClientScript(), `echo "${answer}"; exit 1`);
       assert.equal(run.status, 1, run.message);
-      assert.ok(run.message.startsWith(`${NOT_RECHECKED_MESSAGE} (attempt ${RECHECK_ATTEMPTS}: ${answer})`));
+      const attempts = ALLOWED_WITHIN_SECONDS / ATTEMPT_SECONDS;
+      assert.ok(
+        run.message.startsWith(`${NOT_RECHECKED_MESSAGE} (attempt ${attempts}: ${answer})`),
+        run.message,
+      );
       assert.ok(run.message.startsWith(`${COULD_NOT_RUN}: `));
     }
   });
@@ -131,33 +162,38 @@ describe("policy probe: the client scripts", () => {
   it("a server gone inside the denied window never reports policy enforced", () => {
     // Up for the allowed clients, then kube-proxy's REJECT for a Service without endpoints, which the
     // denied client counts as blocked: only the recheck client's failure tells the two apart.
-    const answer: Record<Client, string> = {
-      allowed: "exit 0",
-      denied: 'echo "REFUSED"; exit 1',
-      recheck: 'echo "REFUSED"; exit 1',
-    };
     const script: Record<Client, () => string> = {
       allowed: allowedClientScript,
       denied: deniedClientScript,
       recheck: recheckClientScript,
     };
-    const statuses = Object.fromEntries(
-      CLIENTS.map((client): [Client, JobStatus] => {
-        const { status } = runScript(script[client](), answer[client]);
-        return [client, status === 0 ? { succeeded: 1 } : {}];
-      }),
-    ) as Record<Client, JobStatus>;
-    assert.deepEqual(statuses, { allowed: { succeeded: 1 }, denied: { succeeded: 1 }, recheck: {} });
-    const report = probeReport({
-      namespace: "calico-policy-probe",
-      id: "0123abcd",
-      allowPolicy: "allow-probe-clients",
-      denyPolicy: "default-deny-ingress",
-      placement: { placed: true, node: "n2" },
-      statuses: Object.fromEntries(PAIRS.map((pair) => [pair, statuses])) as Parameters<
-        typeof probeReport
-      >[0]["statuses"],
-    });
-    assert.equal(policyEnforcedBy(report), false);
+    // The Job controller's times of one run: each client after the one before it.
+    const times: Record<Client, { startTime: string; completionTime: string }> = {
+      allowed: { startTime: "2026-12-02T08:00:00Z", completionTime: "2026-12-02T08:00:10Z" },
+      denied: { startTime: "2026-12-02T08:00:11Z", completionTime: "2026-12-02T08:00:40Z" },
+      recheck: { startTime: "2026-12-02T08:00:42Z", completionTime: "2026-12-02T08:00:44Z" },
+    };
+    const enforced = (recheck: string) => {
+      const answer: Record<Client, string> = { allowed: "exit 0", denied: 'echo "REFUSED"; exit 1', recheck };
+      const statuses = Object.fromEntries(
+        CLIENTS.map((client): [Client, JobStatus] => {
+          const { status } = runScript(script[client](), answer[client]);
+          return [client, status === 0 ? { succeeded: 1, ...times[client] } : { failed: 1 }];
+        }),
+      ) as Record<Client, JobStatus>;
+      const report = probeReport({
+        namespace: "calico-policy-probe",
+        id: "0123abcd",
+        allowPolicy: "allow-probe-clients",
+        denyPolicy: "default-deny-ingress",
+        placement: { placed: true, node: "n2" },
+        statuses: Object.fromEntries(PAIRS.map((pair) => [pair, statuses])) as Parameters<
+          typeof probeReport
+        >[0]["statuses"],
+      });
+      return policyEnforcedBy(report);
+    };
+    assert.equal(enforced('echo "REFUSED"; exit 1'), false, "the server gone: the recheck is refused too");
+    assert.equal(enforced("exit 0"), true, "Felix's Reject: the recheck connects");
   });
 });

@@ -12,6 +12,7 @@
 import * as assert from "node:assert/strict";
 import { PROBE_NAMESPACE } from "../../components/calico/probe/common";
 import type { ProbeReport } from "../../components/calico/probe/report";
+import { ALLOWED_WITHIN_SECONDS } from "../../components/calico/probe/timing";
 import { waitFor } from "../../local-cluster/api";
 import { KNOWN_AFTER_UP } from "../../offline/engine";
 import { disagreements, summary } from "./agreement";
@@ -89,6 +90,40 @@ describe("the probe by the real engine: its pairs of clients on a real scheduler
       }
       // kwok completes every Job it runs: all three clients of both pairs succeeded.
       assert.equal((up.outputs.calico as { policyEnforced: unknown }).policyEnforced, true);
+      assert.deepEqual(
+        [probe.sameNode.recheckClient.afterDeniedWindow, probe.otherNode.recheckClient.afterDeniedWindow],
+        [true, true],
+        "each recheck started within the window's budget, as the Job controller timed it",
+      );
+
+      // A later update that runs the recheck clients again alone, as one replacing a failed recheck
+      // (pulumi.com/replaceUnready) does while the completed denied Jobs stay: the recheck Jobs gone from the
+      // cluster, `up --refresh` creates them anew, once the window's budget has passed.
+      const windowEnd = Math.max(...deniedDone.map((done) => Date.parse(done ?? "")));
+      const wait = windowEnd + (ALLOWED_WITHIN_SECONDS + 2) * 1000 - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      for (const pair of [probe.sameNode, probe.otherNode]) {
+        const job = `/apis/batch/v1/namespaces/${PROBE_NAMESPACE}/jobs/${pair.recheckClient.job}`;
+        await c.cluster.api.request("DELETE", `${job}?propagationPolicy=Background`);
+        await waitFor(
+          `${pair.recheckClient.job} to be gone`,
+          async () => ((await c.cluster.api.find(job)) ? undefined : true),
+          60_000,
+        );
+      }
+      const again = await c.engine.run("up", { refresh: true });
+      assert.ok(again.ok, again.error);
+      const rerun = probeOf(again.outputs);
+      for (const pair of [rerun.sameNode, rerun.otherNode]) {
+        assert.equal(pair.recheckClient.succeeded, true, `${pair.recheckClient.job} ran again and succeeded`);
+        assert.equal(pair.recheckClient.afterDeniedWindow, false, pair.recheckClient.job);
+        assert.match(pair.recheckClient.notCounted ?? "", /run again without its denied clients/);
+      }
+      assert.equal(
+        (again.outputs.calico as { policyEnforced: unknown }).policyEnforced,
+        false,
+        "a recheck run again alone vouches for no window",
+      );
     } finally {
       await c.stop();
     }

@@ -171,7 +171,9 @@ export class PolicyProbe extends pulumi.ComponentResource {
       "other-node": job("other-node", "denied", Object.values(allowed)),
     };
     // Then the allowed clients once more: the server still answers after the denied window, so a refusal
-    // was the policy's, not kube-proxy's for a Service whose server went away.
+    // was the policy's, not kube-proxy's for a Service whose server went away. Their success counts only
+    // for the window they followed, judged from the Jobs' times (window.ts): a recheck that failed is
+    // replaced alone on the next update, the completed denied Jobs staying.
     const recheck = {
       "same-node": job("same-node", "recheck", Object.values(denied)),
       "other-node": job("other-node", "recheck", Object.values(denied)),

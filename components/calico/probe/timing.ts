@@ -16,6 +16,8 @@ export const ATTEMPT_INTERVAL_SECONDS = 1;
 /**
  * The allowed client retries for up to this long: six times the 10 seconds Calico's checks allow, so a
  * slow API server or a busy Felix does not fail a working cluster, while a broken one fails in a minute.
+ * The recheck client, the allowed client once more after the denied window, has the same budget, and a
+ * recheck counts only when it started within this long of the window's end (window.ts).
  */
 export const ALLOWED_WITHIN_SECONDS = 60;
 
@@ -27,12 +29,6 @@ export const ALLOWED_WITHIN_SECONDS = 60;
 export const DENIED_SETTLE_SECONDS = 10;
 /** Attempts of the denied client; every one must be blocked. */
 export const DENIED_ATTEMPTS = 5;
-
-/**
- * Attempts of the recheck client, the allowed client once more after the denied window: one must connect,
- * so the server still answered and the denied client's blocks were the policy's.
- */
-export const RECHECK_ATTEMPTS = 3;
 
 /** The denied client's window: settle, then each attempt timing out and the pause after it. */
 export const DENIED_WINDOW_SECONDS =
