@@ -11,7 +11,6 @@ import {
   childResourceName,
   renderCalicoObjectGroups,
   renderCalicoObjects,
-  type CalicoObjectGroups,
   type CalicoSettings,
 } from "./objects";
 import { statusOutputs } from "./status";
@@ -20,8 +19,8 @@ import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { earliestExpiry } from "./certificate-expiry";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
-import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
-import type { CalicoObject, DaemonSet, Deployment } from "./types";
+import { CA_KEY, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
+import type { CalicoObject } from "./types";
 import { createCrds, takeoverOf } from "./crd-resources";
 import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
 import { type CalicoInstall, calicoOutputs } from "./outputs";
@@ -30,10 +29,10 @@ import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
 import { installCheckOf } from "./install-check";
+import { createTyphaService, orderOf, typhaDeployment, withTemplateAnnotation } from "./workloads";
 import { CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "./felix-cleanup";
 import { FelixRestore } from "./felix-cleanup/restore";
 import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
-import { type RolloutOrder, rolloutOrder } from "./rollout-order";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
 
@@ -358,65 +357,4 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
 
     this.registerOutputs(calicoOutputs(this));
   }
-}
-
-/**
- * A workload whose pod template carries its certificate's expiry: when @pulumi/tls renews the certificate
- * the value changes, so the workload rolls onto the new files (Typha and Felix read them at start).
- */
-function withTemplateAnnotation<T extends Deployment | DaemonSet>(
-  workload: T,
-  validUntil: pulumi.Output<string>,
-) {
-  const template = workload.spec.template;
-  return {
-    ...workload,
-    spec: {
-      ...workload.spec,
-      template: {
-        ...template,
-        metadata: {
-          ...template.metadata,
-          annotations: { ...template.metadata?.annotations, [CERTIFICATE_EXPIRY_ANNOTATION]: validUntil },
-        },
-      },
-    },
-  };
-}
-
-/**
- * The order of Typha's and calico-node's rollouts from the deployed release to `version` (./rollout-order.ts);
- * a change no order can make with every Felix connected is an error (the stack refuses it before this).
- */
-function orderOf(deployed: string | undefined, version: string): RolloutOrder {
-  const order = rolloutOrder(deployed, version);
-  if (order === undefined) {
-    throw new Error(
-      `Calico ${deployed} to ${version}: no order of Typha and calico-node keeps every Felix connected (stacks/calico-rollout.ts)`,
-    );
-  }
-  return order;
-}
-
-/** Typha's Service and PodDisruptionBudget, which need only their namespace. */
-function createTyphaService(name: string, typha: CalicoObjectGroups["typha"], opts: Options) {
-  return {
-    service: new k8s.core.v1.Service(childResourceName(name, typha.service), typha.service, opts),
-    disruptionBudget: new k8s.policy.v1.PodDisruptionBudget(
-      childResourceName(name, typha.disruptionBudget),
-      typha.disruptionBudget,
-      opts,
-    ),
-  };
-}
-
-/** Typha's Deployment, awaited like calico-node (its pods need the CRDs and RBAC of the foundations). */
-function typhaDeployment(name: string, deployment: Deployment, opts: Options) {
-  return new k8s.apps.v1.Deployment(childResourceName(name, deployment), deployment, {
-    ...opts,
-    // The autoscaler owns the replica count after creation. With server-side apply, pulumi-kubernetes
-    // leaves an ignored field out of its patch when another manager owns it, and re-sends the live
-    // value otherwise (handleSSAIgnoreFields, provider/pkg/await/await.go): Pulumi never resets it.
-    ignoreChanges: ["spec.replicas"],
-  });
 }
