@@ -1,0 +1,311 @@
+/**
+ * The Calico half of the program's creation and deletion order (./ordering.ts has the whole table and
+ * what each row means): the checks and the takeover, the install's objects, the operator, the Felix
+ * cleanup and restore, and the probe's run.
+ */
+
+import { AWS_NODE_POD_PATCHER } from "../components/calico/names";
+import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "../components/calico/operator/settings";
+import {
+  T,
+  PROBE_NAMESPACE,
+  NODE_GROUPS,
+  CALICO_OBJECTS,
+  CLUSTER_SCOPED,
+  INSTALLATION,
+  OPERATOR,
+  AUTOSCALER,
+  TYPHA,
+  CALICO_NODE_DAEMONSET,
+  type OrderingRule,
+} from "./ordering-sets";
+
+export const CALICO_ORDERING: readonly OrderingRule[] = [
+  {
+    before: { label: "Calico's line check", types: [T.lineCheck] },
+    after: { ...CALICO_OBJECTS, types: [...CALICO_OBJECTS.types, T.takeover] },
+    why: "a new Calico line that does not enforce a policy kind the cluster holds is refused before any Calico object changes (in the preview's diff, and again in the update)",
+    source:
+      "projectcalico/calico release-notes/v3.32.0-release-notes.md (ANP and BANP must be removed or rewritten before upgrading)",
+  },
+  {
+    before: { label: "Calico's install check", types: [T.installCheck] },
+    after: { ...CALICO_OBJECTS, types: [...CALICO_OBJECTS.types, T.takeover] },
+    why: "a calico-node of another install (this program's in another namespace, the operator's, or any outside calico.namespace with calico.adopt) refuses the install before any Calico object changes, in the preview and in the update: two installs cannot share the nodes",
+    source:
+      "components/calico/install-check.ts (pulumi-kubernetes provider/pkg/provider/provider.go Diff: a move creates the new objects before deleting the old)",
+  },
+  {
+    before: { label: "Calico's takeover step", types: [T.takeover] },
+    after: CALICO_OBJECTS,
+    why: "a CRD left by another install stops it before anything changes (the CRDs' provider upserts); with calico.adopt, kubectl's fields are handed over first, or the forced apply keeps what the old manifest set",
+    source:
+      "components/calico/takeover (pulumi-kubernetes provider/pkg/await/await.go: an upsert moves no kubectl field)",
+  },
+  {
+    before: {
+      label: "the Calico namespace (when not kube-system)",
+      types: [T.namespace],
+      name: new RegExp(`^calico-namespace-(?!${OPERATOR_NAMESPACE}$)`),
+    },
+    after: {
+      label: "every namespaced Calico object",
+      types: CALICO_OBJECTS.types.filter((t) => !CLUSTER_SCOPED.includes(t)),
+    },
+    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
+    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+  },
+  {
+    before: {
+      label: "the Calico CRDs and RBAC",
+      types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+      // Everything but the autoscaler's own RBAC (its own row below).
+      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$)/,
+    },
+    after: {
+      label: "Typha and calico-node",
+      types: [T.deployment, T.daemonSet],
+      name: /-calico-(typha|typha-takeover|node)$/,
+    },
+    why: "Felix and Typha list Calico's kinds with their service accounts' permissions at start and crash-loop without them",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: { label: "Typha's Service", types: [T.service], name: TYPHA },
+    after: CALICO_NODE_DAEMONSET,
+    why: "Felix finds Typha through the Service's ready endpoints and is not ready until it connects to one",
+    source: "https://github.com/projectcalico/calico/blob/v3.31.7/typha/pkg/discovery/discovery.go",
+  },
+  {
+    firstRolled: "Typha",
+    before: {
+      label: "Typha's Deployment (a first install, or a new release whose Typha keeps the running Felix)",
+      types: [T.deployment],
+      name: TYPHA,
+    },
+    after: CALICO_NODE_DAEMONSET,
+    why: "with no Typha, no Felix gets ready; on a change of release every old Felix meets the new Typha while calico-node waits for its rollout, and keeps it",
+    source: "../components/calico/rollout-order.ts",
+  },
+  {
+    firstRolled: "calico-node",
+    before: {
+      label: "the calico-node DaemonSet (a new release whose Typha disconnects the running Felix)",
+      types: [T.daemonSet],
+      name: /-calico-node$/,
+    },
+    after: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    why: "a v3.32 Typha disconnects every v3.31 Felix, and the DaemonSet controller replaces each NotReady pod at once: calico-node rolls first, its new Felix reading the old Typha",
+    source: "../components/calico/typha-felix.ts",
+  },
+  {
+    before: {
+      label: "the Typha TLS CA and certificate Secrets",
+      types: [T.configMap, T.secret],
+      name: /-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,
+    },
+    after: {
+      label: "Typha and calico-node",
+      types: [T.deployment, T.daemonSet],
+      name: /-calico-(typha|typha-takeover|node)$/,
+    },
+    why: "their pods mount the CA and certificates and stay in ContainerCreating until they exist",
+    source: "https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-files-from-a-pod",
+  },
+  {
+    before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
+    why: "the autoscaler scales calico-typha and fails while its target does not exist",
+    source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
+  },
+  {
+    before: {
+      label: "the autoscaler's RBAC and ladder ConfigMap",
+      types: [
+        T.serviceAccount,
+        T.clusterRole,
+        T.clusterRoleBinding,
+        T.k8sRole,
+        T.k8sRoleBinding,
+        T.configMap,
+      ],
+      name: AUTOSCALER,
+    },
+    after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
+    why: "it reads its ladder at start and lists nodes with its service account's permissions",
+    source: "https://github.com/kubernetes-sigs/cluster-proportional-autoscaler",
+  },
+  {
+    before: {
+      label: "the operator's namespace",
+      types: [T.namespace],
+      name: new RegExp(`-namespace-${OPERATOR_NAMESPACE}$`),
+    },
+    after: {
+      label: "the operator's ServiceAccount, Secrets RoleBinding and Deployment",
+      types: [T.serviceAccount, T.k8sRoleBinding, T.deployment],
+      name: new RegExp(`-${OPERATOR_NAME}(-secrets)?$`),
+    },
+    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
+    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+  },
+  {
+    before: {
+      label: "the operator's ServiceAccount, ClusterRoles and bindings",
+      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding, T.k8sRoleBinding],
+      name: new RegExp(`-${OPERATOR_NAME}(-secrets)?$`),
+    },
+    after: OPERATOR,
+    why: "the operator watches every kind it manages, and creates its CRDs, with its service account's permissions from the start; without them its controllers fail and it installs nothing",
+    source: "https://docs.tigera.io/calico/latest/getting-started/kubernetes/managed-public-cloud/eks",
+  },
+  {
+    before: {
+      label: "aws-node's `pods: patch` grant",
+      types: [T.clusterRole, T.clusterRoleBinding],
+      name: new RegExp(`-${AWS_NODE_POD_PATCHER}$`),
+    },
+    after: {
+      label: "calico-node, or the Installation",
+      types: [T.daemonSet, T.installation],
+      name: /-calico-node$|-installation-default$/,
+    },
+    why: "with ANNOTATE_POD_IP aws-node writes each new pod's IP on the pod, so Calico applies policy to it without a multi-second open window at pod start; without the grant the patch is refused",
+    source: "https://github.com/aws/containers-roadmap/issues/1940",
+  },
+  {
+    before: OPERATOR,
+    after: {
+      label: "every operator custom resource (Installation, APIServer, Goldmane, Whisker)",
+      types: [T.installation, T.apiServer, T.goldmane, T.whisker],
+    },
+    why: "the operator creates their CRDs at start (before it: no matches for kind) and runs their finalizers on delete; gone first, it leaves the Installation's deletion hanging forever",
+    source: "https://github.com/tigera/operator/issues/2031",
+  },
+  {
+    before: INSTALLATION,
+    after: {
+      label: "the APIServer, Goldmane and Whisker",
+      types: [T.apiServer, T.goldmane, T.whisker],
+    },
+    why: "the operator runs them on the Calico the Installation installs, and each of their controllers holds a finalizer on the Installation until its own pods are torn down",
+    source: "https://github.com/tigera/operator/blob/master/pkg/render/finalizers.go",
+  },
+  {
+    before: CALICO_NODE_DAEMONSET,
+    after: PROBE_NAMESPACE,
+    why: "the probe proves that Felix enforces policy: run before calico-node is ready, its denied client could connect and fail the update",
+    source:
+      "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
+  },
+  {
+    before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    after: PROBE_NAMESPACE,
+    why: "while Typha rolls, each Felix it sheds exits and reconnects, and a pod started meanwhile waits for its policy: the probe runs once both workloads have rolled",
+    source: "https://github.com/projectcalico/calico/blob/v3.31.7/felix/daemon/daemon.go",
+  },
+  {
+    before: INSTALLATION,
+    after: PROBE_NAMESPACE,
+    why: "the Installation is awaited until the operator reports calico-node Ready on every node: the probe run before that could see its denied client connect",
+    source:
+      "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
+  },
+  {
+    before: CALICO_NODE_DAEMONSET,
+    after: { label: "the Typha retirement step (`calico.adopt`)", types: [T.typhaRetirement] },
+    why: "an old manifest's Typha serves the calico-node pods not yet replaced, which cannot reach this program's mutual-TLS Typha: it is deleted only once the DaemonSet's update, awaited until every pod is replaced, is done",
+    source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.34.2/provider/pkg/await/daemonset.go",
+  },
+  {
+    before: CALICO_NODE_DAEMONSET,
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    why: "Felix leaves its rules when it stops, and they drop every pod started on the node afterwards: the step, deleted first, turns calico-node into a cleanup of those rules on every node before the DaemonSet is deleted",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
+    before: NODE_GROUPS,
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    why: "the cleanup runs on the nodes: `pulumi destroy` must run it while they still run",
+    source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
+  },
+  {
+    before: { label: "the Felix cleanup step (`installer: operator`)", types: [T.felixCleanup] },
+    after: INSTALLATION,
+    why: "the operator owns calico-node and would undo a patch of it: the step, deleted after the Installation (whose deletion waits until the operator has removed calico-node), runs its own cleanup DaemonSet on every node",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
+    before: {
+      label: "the Calico CRDs, RBAC and Typha TLS objects (manifest install)",
+      types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding, T.configMap, T.secret],
+      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$)|-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,
+    },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    // The operator's restore step deletes a cleanup DaemonSet of its own: it needs none of these.
+    unlessPresent: INSTALLATION,
+    why: "the step applies calico-node as rendered, whose pods need what calico-node's need",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: { label: "Typha's Service (manifest install)", types: [T.service], name: TYPHA },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    why: "the step applies calico-node as rendered where a removal left the cleanup, so Felix starts on every node: it follows what calico-node follows",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    firstRolled: "Typha",
+    before: {
+      label: "Typha's Deployment (manifest install; when Typha rolls first)",
+      types: [T.deployment],
+      name: TYPHA,
+    },
+    after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
+    why: "the step applies calico-node as rendered, so it waits for what calico-node waits for: Typha's rollout, when Typha rolls first",
+    source: "../components/calico/rollout-order.ts",
+  },
+  {
+    before: { label: "the Felix restore step", types: [T.felixRestore] },
+    after: { label: "the calico-node DaemonSet", types: [T.daemonSet], name: /-calico-node$/ },
+    why: "a removal that stopped half-way leaves calico-node running the cleanup, and pulumi-kubernetes diffs the DaemonSet against its state, not the cluster: the step puts back the rendered template first",
+    source: "https://github.com/pulumi/pulumi-kubernetes/blob/v4.25.0/provider/pkg/provider/provider.go",
+  },
+  {
+    before: { label: "the Felix restore step (`installer: operator`)", types: [T.felixRestore] },
+    after: INSTALLATION,
+    why: "a removal that stopped half-way leaves the cleanup DaemonSet, whose pods would take Felix's rules off again: the step deletes it before the operator runs Felix",
+    source: "https://github.com/projectcalico/calico/issues/5100",
+  },
+  {
+    before: PROBE_NAMESPACE,
+    after: {
+      label: "the probe's server, Service, policies and Jobs",
+      types: [T.deployment, T.service, T.networkPolicy, T.job],
+      name: /-probe-/,
+    },
+    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
+    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+  },
+  {
+    before: {
+      label: "the probe's server, Service and NetworkPolicies",
+      types: [T.deployment, T.service, T.networkPolicy],
+      name: /-probe-/,
+    },
+    after: { label: "the probe's allowed client Job", types: [T.job], name: /-probe-allowed-client$/ },
+    why: "the allowed client proves the policies admit it only once the server answers and both policies exist",
+    source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
+  },
+  {
+    before: { label: "the probe's allowed client Job", types: [T.job], name: /-probe-allowed-client$/ },
+    after: { label: "the probe's denied client Job", types: [T.job], name: /-probe-denied-client$/ },
+    why: "a denied connection proves enforcement only if the server is known to answer: the allowed client has connected first",
+    source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
+  },
+  {
+    before: { label: "the probe's denied client Job", types: [T.job], name: /-probe-denied-client$/ },
+    after: { label: "the probe's recheck client Job", types: [T.job], name: /-probe-recheck-client$/ },
+    why: "kube-proxy rejects a connection to a Service without endpoints as Felix's Reject would: the denied client's blocks count only once an allowed client connects again after them",
+    source: "https://github.com/kubernetes/kubernetes/blob/master/pkg/proxy/iptables/proxier.go",
+  },
+];
