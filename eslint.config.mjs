@@ -24,8 +24,14 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,
-      // Scripts the workflows run with plain Node (before `npm ci`), and .mocharc.js.
-      globals: { require: "readonly", process: "readonly", console: "readonly", module: "writable" },
+      // Scripts the workflows run with plain Node (before `npm ci`), and the mocha configurations.
+      globals: {
+        require: "readonly",
+        process: "readonly",
+        console: "readonly",
+        module: "writable",
+        __dirname: "readonly",
+      },
     },
     rules: {
       ...tseslint.configs.disableTypeChecked.rules,
