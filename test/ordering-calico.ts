@@ -57,18 +57,60 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
   },
   {
     before: {
-      label: "the Calico CRDs and RBAC",
+      label: "the Calico CRDs and the RBAC no workload runs as",
       types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
-      // Everything but the autoscaler's own RBAC (its own row below).
-      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$)/,
+      // The workloads' own RBAC and the autoscaler's have rows of their own.
+      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$|calico-node$|calico-typha$)/,
     },
     after: {
       label: "Typha and calico-node",
       types: [T.deployment, T.daemonSet],
       name: /-calico-(typha|typha-takeover|node)$/,
     },
-    why: "Felix and Typha list Calico's kinds with their service accounts' permissions at start and crash-loop without them",
+    why: "Felix and Typha list Calico's kinds at start and crash-loop without them",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: {
+      label: "calico-node's ServiceAccount, ClusterRole and binding",
+      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+      name: /^calico-(sa|role|binding)-calico-node$/,
+    },
+    after: CALICO_NODE_DAEMONSET,
+    why: "Felix lists Calico's kinds with its service account's permissions at start and crash-loops without them",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    before: {
+      label: "Typha's ServiceAccount, ClusterRole and binding",
+      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+      name: /^calico-(sa|role|binding)-calico-typha$/,
+    },
+    after: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    why: "Typha lists Calico's kinds with its service account's permissions at start and crash-loops without them",
+    source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
+  },
+  {
+    firstRolled: "calico-node",
+    before: CALICO_NODE_DAEMONSET,
+    after: {
+      label: "Typha's ServiceAccount, ClusterRole and binding",
+      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+      name: /^calico-(sa|role|binding)-calico-typha$/,
+    },
+    why: "v3.32's Typha role reads ClusterNetworkPolicy, not v3.31's AdminNetworkPolicy and BaselineAdminNetworkPolicy: applied before calico-node's rollout, it would take them from the running v3.31 Typha that every Felix still reads (rbac.ts KUBERNETES_POLICY_READABLE)",
+    source: "../components/calico/rbac.ts",
+  },
+  {
+    firstRolled: "Typha",
+    before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
+    after: {
+      label: "calico-node's ServiceAccount, ClusterRole and binding",
+      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+      name: /^calico-(sa|role|binding)-calico-node$/,
+    },
+    why: "the running calico-node keeps its own release's role while Typha rolls: a role of the new release may lack what the old Felix reads",
+    source: "../components/calico/rbac.ts",
   },
   {
     before: { label: "Typha's Service", types: [T.service], name: TYPHA },
@@ -237,9 +279,9 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
   },
   {
     before: {
-      label: "the Calico CRDs, RBAC and Typha TLS objects (manifest install)",
+      label: "the Calico CRDs, RBAC but Typha's and Typha TLS objects (manifest install)",
       types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding, T.configMap, T.secret],
-      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$)|-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,
+      name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$|calico-typha$)|-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,
     },
     after: { label: "the Felix restore step", types: [T.felixRestore], name: /^calico-felix-restore$/ },
     // The operator's restore step deletes a cleanup DaemonSet of its own: it needs none of these.

@@ -32,7 +32,7 @@ import { installCheckOf } from "./install-check";
 import { createTyphaService, orderOf, typhaDeployment, withTemplateAnnotation } from "./workloads";
 import { CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "./felix-cleanup";
 import { FelixRestore } from "./felix-cleanup/restore";
-import { CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
+import { CALICO_NODE, CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
 
@@ -189,8 +189,22 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // Namespaced objects wait for their namespace; cluster-scoped objects do not need it.
     const inNamespace: Options = { ...base, dependsOn: [...nodes, ...namespace] };
     const scoped = (object: CalicoObject): Options => ("namespace" in object.metadata ? inNamespace : base);
-    const rbac = objects.rbac.map((object) =>
-      createObject(childResourceName(name, object), object, scoped(object)),
+    // Each workload's ServiceAccount, ClusterRole and binding are applied just before the workload: on a
+    // line change the new release's role drops kinds the old one reads (rbac.ts), so the workload that
+    // rolls second keeps its old role while the first rolls. The rest (tier getter, aws-node's patcher)
+    // comes first.
+    const ownRbac = (workload: string) => objects.rbac.filter((object) => object.metadata.name === workload);
+    const createRbac = (list: readonly CalicoObject[], first: pulumi.Resource[]) =>
+      list.map((object) =>
+        createObject(childResourceName(name, object), object, {
+          ...base,
+          dependsOn: [...nodes, ...("namespace" in object.metadata ? namespace : []), ...first],
+        }),
+      );
+    const workloads: readonly string[] = [CALICO_NODE, CALICO_TYPHA];
+    const rbac = createRbac(
+      objects.rbac.filter((object) => !workloads.includes(object.metadata.name)),
+      [],
     );
     // Typha's CA and certificates, delivered to both workloads as a ConfigMap and two Secrets.
     const certificates = createTyphaCertificates(name, this);
@@ -224,7 +238,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     // within the timeout, and the second waits for the first's rollout.
     const renderedNode = withTemplateAnnotation(objects.node, certificates.client.validUntil);
     const createNode = (first: pulumi.Resource[]) => {
-      const nodeAfter = [...foundations, typha.service, ...first];
+      const nodeAfter = [...foundations, typha.service, ...first, ...createRbac(ownRbac(CALICO_NODE), first)];
       // A removal that stopped half-way left calico-node running the Felix cleanup: put back what is
       // rendered before calico-node is applied or read (./felix-cleanup/restore.ts).
       const felixRestore = new FelixRestore(
@@ -248,7 +262,11 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       typhaDeployment(
         name,
         withTemplateAnnotation(objects.typha.deployment, certificates.server.validUntil),
-        { ...inNamespace, dependsOn: [...foundations, ...first], customTimeouts: timeouts },
+        {
+          ...inNamespace,
+          dependsOn: [...foundations, ...first, ...createRbac(ownRbac(CALICO_TYPHA), first)],
+          customTimeouts: timeouts,
+        },
       );
     let node: k8s.apps.v1.DaemonSet;
     let deployment: k8s.apps.v1.Deployment;

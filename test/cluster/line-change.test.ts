@@ -6,14 +6,15 @@
  * v3.31.7 Typha before calico-node: a v3.32 Typha disconnects a v3.31 Felix, a v3.32 Felix keeps a v3.31
  * Typha (components/calico/typha-felix.ts, from projectcalico/calico v3.32.1 typha/pkg/syncserver and
  * syncclient). Both objects' generations are read as `up` runs, and every calico-node pod is judged
- * against the Typhas it can reach (local-cluster/typha-acceptance.ts).
+ * against the Typhas it can reach (local-cluster/typha-acceptance.ts). The workload that rolls second
+ * keeps its ClusterRole until the first has rolled out: each line's role reads other network-policy kinds.
  */
 import * as assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { disagreements, summary } from "./agreement";
 import type { OperationResult } from "../../local-cluster/pulumi";
 import { EngineCase, assertSucceeded, engineChanges } from "./engine-case";
-import { type Read, outOfTurn, rolloutWatcher } from "./rollout-watch";
+import { type Read, outOfTurn, roleOutOfTurn, rolloutWatcher } from "./rollout-watch";
 import { watcher } from "./typha-watch";
 
 /** An AdminNetworkPolicy as a user writes one (network-policy-api v1alpha1): deny from every namespace. */
@@ -67,6 +68,13 @@ async function upInOrder(
     assert.ok(end[key].generation > start[key].generation, `${key} changed: ${shown(start)} → ${shown(end)}`);
   }
   assert.deepEqual(outOfTurn(reads, first, second).map(shown), [], `${second} waits for ${first}'s rollout`);
+  // Its ClusterRole waits too: the new line's role reads other network-policy kinds than the running one's.
+  assert.notDeepEqual(end[second].policyKinds, start[second].policyKinds, `${second}'s role changed`);
+  assert.deepEqual(
+    roleOutOfTurn(reads, first, second).map((read) => read[second].policyKinds.join()),
+    [],
+    `${second}'s role (${start[second].policyKinds.join()}) waits for ${first}'s rollout`,
+  );
   assert.ok(
     reads.some(
       (r) =>
