@@ -18,7 +18,17 @@ import {
   TYPHA,
   CALICO_NODE_DAEMONSET,
   type OrderingRule,
+  type ResourceSet,
 } from "./ordering-sets";
+
+/** A workload's own ServiceAccount, ClusterRole and binding, applied just before it. */
+const ownRbac = (who: string, workload: string): ResourceSet => ({
+  label: `${who}'s ServiceAccount, ClusterRole and binding`,
+  types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
+  name: new RegExp(`^calico-(sa|role|binding)-${workload}$`),
+});
+const NODE_RBAC = ownRbac("calico-node", "calico-node");
+const TYPHA_RBAC = ownRbac("Typha", "calico-typha");
 
 export const CALICO_ORDERING: readonly OrderingRule[] = [
   {
@@ -71,21 +81,13 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
   },
   {
-    before: {
-      label: "calico-node's ServiceAccount, ClusterRole and binding",
-      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
-      name: /^calico-(sa|role|binding)-calico-node$/,
-    },
+    before: NODE_RBAC,
     after: CALICO_NODE_DAEMONSET,
     why: "Felix lists Calico's kinds with its service account's permissions at start and crash-loops without them",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
   },
   {
-    before: {
-      label: "Typha's ServiceAccount, ClusterRole and binding",
-      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
-      name: /^calico-(sa|role|binding)-calico-typha$/,
-    },
+    before: TYPHA_RBAC,
     after: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
     why: "Typha lists Calico's kinds with its service account's permissions at start and crash-loops without them",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
@@ -93,22 +95,14 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
   {
     firstRolled: "calico-node",
     before: CALICO_NODE_DAEMONSET,
-    after: {
-      label: "Typha's ServiceAccount, ClusterRole and binding",
-      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
-      name: /^calico-(sa|role|binding)-calico-typha$/,
-    },
+    after: TYPHA_RBAC,
     why: "v3.32's Typha role reads ClusterNetworkPolicy, not v3.31's AdminNetworkPolicy and BaselineAdminNetworkPolicy: applied before calico-node's rollout, it would take them from the running v3.31 Typha that every Felix still reads (rbac.ts KUBERNETES_POLICY_READABLE)",
     source: "../components/calico/rbac.ts",
   },
   {
     firstRolled: "Typha",
     before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
-    after: {
-      label: "calico-node's ServiceAccount, ClusterRole and binding",
-      types: [T.serviceAccount, T.clusterRole, T.clusterRoleBinding],
-      name: /^calico-(sa|role|binding)-calico-node$/,
-    },
+    after: NODE_RBAC,
     why: "the running calico-node keeps its own release's role while Typha rolls: a role of the new release may lack what the old Felix reads",
     source: "../components/calico/rbac.ts",
   },
