@@ -44,6 +44,9 @@ const FIXTURES = path.join(__dirname, "..", "fixtures", "adopt");
 
 const calicoConfig = (calico: CalicoSettings) => ({ "eks-calico:calico": calico });
 
+/** The URN of a Kubernetes object of the operator's install (a child of its component, at any depth). */
+const OPERATOR_OBJECT = /eks-calico:calico:Operator\$(?:[^:]+:[^:]+:[^$]+\$)*kubernetes:/;
+
 interface Context {
   cluster: LocalCluster;
   baseline: ClusterBaseline;
@@ -187,8 +190,9 @@ async function runCase(
   let operatorBegan = false;
   const next = engine.start("up", {
     onStep: (event) => {
-      // The operator's install cannot finish here (kwok runs no operator): once it begins, stop.
-      if (event.event === "pre" && event.urn.includes("eks-calico:calico:Operator$") && !operatorBegan) {
+      // The operator's install cannot finish here (kwok runs no operator): once it begins, stop. It begins
+      // with its first Kubernetes object, not its component or install check, which may still refuse.
+      if (event.event === "pre" && OPERATOR_OBJECT.test(event.urn) && !operatorBegan) {
         operatorBegan = true;
         next.kill();
       }
