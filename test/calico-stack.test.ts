@@ -3,6 +3,7 @@
  * wiring (parent, provider, dependencies, options) and the readiness outputs.
  */
 import * as assert from "node:assert/strict";
+import { dependenciesOf, dependencyGraph } from "../offline/graph";
 import { typhaReplicas } from "../components/calico/typha";
 import { derivedTimeoutMinutes, estimateRollout, type MaxUnavailable } from "../components/calico/rollout";
 import { CA_KEY, CERTIFICATE_EXPIRY_ANNOTATION } from "../components/calico/typha-tls";
@@ -216,13 +217,7 @@ for (const stack of STACKS) {
       assert.ok(before.length > 20);
       // What calico-node waits for, directly or through what it depends on (Typha's own RBAC is applied
       // just before Typha).
-      const byUrn = new Map(evaluation.resources.map((r) => [r.urn, r]));
-      const waitsFor = new Set<string>();
-      for (const pending = [...node.dependencies]; pending.length > 0;) {
-        const urn = pending.pop() as string;
-        if (!waitsFor.has(urn)) pending.push(...(byUrn.get(urn)?.dependencies ?? []));
-        waitsFor.add(urn);
-      }
+      const waitsFor = dependenciesOf(dependencyGraph(evaluation), node.urn);
       for (const other of autoscaler) assert.ok(!waitsFor.has(other.urn), other.name);
       for (const prerequisite of before) {
         assert.ok(waitsFor.has(prerequisite.urn), `calico-node does not wait for ${prerequisite.name}`);
