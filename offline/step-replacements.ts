@@ -9,6 +9,7 @@ import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { FELIX_CLEANUP_TYPE } from "../components/calico/felix-cleanup";
 import { FELIX_RESTORE_TYPE } from "../components/calico/felix-cleanup/restore";
+import { REMOVAL_MARKER_TYPE } from "../components/calico/removal-marker";
 import type { ReplacementRule } from "./diff-types";
 
 /**
@@ -53,8 +54,20 @@ export const STEP_REPLACEMENTS: Readonly<Record<string, ReplacementRule>> = {
   [INSTALL_CHECK_TYPE]: {
     // Its diff names no replaced property and compares only its inputs: what its check reads is no change.
     replaceOn: [],
-    ignored: [NEW_PROVIDER_CODE],
+    ignored: [
+      NEW_PROVIDER_CODE,
+      {
+        path: "objects",
+        when: () => true,
+        why: "the objects it looks for after a stopped removal are read in its check: its diff compares only installer, namespace, adopt and the credentials",
+      },
+    ],
     source: "components/calico/install-check.ts installCheckProvider.diff (changes, never replaces)",
+  },
+  [REMOVAL_MARKER_TYPE]: {
+    // Its diff names no replaced property: a changed input is an update that only records it for the delete.
+    replaceOn: [],
+    source: "components/calico/removal-marker.ts removalMarkerProvider.diff (changes, never replaces)",
   },
   [FELIX_CLEANUP_TYPE]: {
     // Its diff names no replaced property: a changed input is an update that only records it for the delete.

@@ -12,6 +12,7 @@ import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { CALICO_RELEASES } from "../components/calico/releases";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
+import { REMOVAL_MARKER_TYPE } from "../components/calico/removal-marker";
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
 import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
@@ -175,6 +176,8 @@ export const NOT_INTERRUPTED: Readonly<Record<string, string>> = {
     "it only reads the cluster (in its check and diff) and changes nothing, so stopping it leaves nothing to converge",
   [FELIX_RESTORE_TYPE]:
     "it changes the cluster only over a cleanup an interrupted removal left: the Felix cleanup and installer switch rows' next up runs it, and the property holds that up to the healthy state; stopping that up too takes two interruptions, which no case makes",
+  [REMOVAL_MARKER_TYPE]:
+    "it writes one ConfigMap (kube-system/calico-removal) before any object of a removal goes, and deletes it after an install: stopped, it has removed nothing; the Felix cleanup row's interruptions come after it and its refusal is followed",
   [AWS_NODE_CHECK_TYPE]:
     "the existing-cluster mode's, which reads EKS: that stack cannot run on the local cluster (docs/real-cluster.md); it only reads",
   [HAND_OVER_TYPE]:

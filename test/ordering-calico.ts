@@ -273,6 +273,27 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
   },
   {
     before: {
+      label: "every Calico object but the probe's, and the Felix cleanup step",
+      types: [...CALICO_OBJECTS.types, T.felixCleanup],
+      name: /^(?!.*-probe-)/,
+    },
+    after: { label: "the removal marker step", types: [T.removalMarker] },
+    why: "a removal stopped part-way leaves the state holding objects the cluster lost, which `up` would not create again: the step, deleted first, writes kube-system/calico-removal, and the install check refuses while an object is missing",
+    source:
+      "components/calico/removal-marker.ts (pulumi-kubernetes provider/pkg/provider/provider.go Diff, v4.25.0: inputs against the state, not the cluster)",
+  },
+  {
+    before: { label: "Calico's install check", types: [T.installCheck] },
+    after: {
+      label: "the Felix cleanup and restore steps",
+      types: [T.felixCleanup, T.felixRestore],
+      name: /^calico-felix-(cleanup|restore)$/,
+    },
+    why: "the install check goes last on delete and deletes the removal marker: a removal stopped while Felix's rules are removed keeps it",
+    source: "components/calico/removal-marker.ts",
+  },
+  {
+    before: {
       label: "the Calico CRDs, RBAC but Typha's and Typha TLS objects (manifest install)",
       types: [T.crd, T.serviceAccount, T.clusterRole, T.clusterRoleBinding, T.configMap, T.secret],
       name: /^calico-(crd|sa|role|binding)-(?!calico-typha-autoscaler$|calico-typha$)|-(calico-typha-ca|calico-typha-tls|calico-felix-typha-tls)$/,

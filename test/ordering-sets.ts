@@ -6,6 +6,7 @@ import { OPERATOR_NAME } from "../components/calico/operator/settings";
 import { TAKEOVER_TYPE } from "../components/calico/takeover";
 import { LINE_CHECK_TYPE } from "../components/calico/line-check";
 import { INSTALL_CHECK_TYPE } from "../components/calico/install-check";
+import { REMOVAL_MARKER_TYPE } from "../components/calico/removal-marker";
 import { HAND_OVER_TYPE } from "../components/existing-cluster/hand-over-step";
 import { AWS_NODE_CHECK_TYPE } from "../components/existing-cluster/aws-node-check";
 import { TYPHA_RETIREMENT_TYPE } from "../components/calico/takeover/typha-retirement";
@@ -83,6 +84,7 @@ export const T = {
   typhaRetirement: TYPHA_RETIREMENT_TYPE,
   felixCleanup: FELIX_CLEANUP_TYPE,
   felixRestore: FELIX_RESTORE_TYPE,
+  removalMarker: REMOVAL_MARKER_TYPE,
 } as const;
 
 export const VPC_CNI: ResourceSet = {

@@ -32,6 +32,7 @@ import { installCheckOf } from "./install-check";
 import { createTyphaService, orderOf, typhaDeployment, withTemplateAnnotation } from "./workloads";
 import { CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "./felix-cleanup";
 import { FelixRestore } from "./felix-cleanup/restore";
+import { refsOf, removalMarkerOf } from "./removal-marker";
 import { CALICO_NODE, CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./names";
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
@@ -159,9 +160,10 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       typha: args.adopt ? TAKEOVER_TYPHA : STANDARD_TYPHA,
     };
     const objects = renderCalicoObjectGroups(settings);
+    const all = renderCalicoObjects(settings);
     // Every object waits for the nodes and for the takeover of what exists: every object when adopting,
     // else the CRDs, which an earlier deployment of the stack may have left.
-    const taken = args.adopt ? renderCalicoObjects(settings) : objects.crds;
+    const taken = args.adopt ? all : objects.crds;
     // Before any object, the takeover included: the line must enforce every policy the cluster holds,
     // and no other install's calico-node may run (./install-check.ts).
     const checks = [
@@ -170,6 +172,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         installer: "manifest",
         namespace: settings.namespace,
         adopt: args.adopt ?? false,
+        objects: refsOf(all.filter((object) => object.kind !== "CustomResourceDefinition")),
       }),
     ];
     const takeover = takeoverOf(name, { parent: this, dependsOn: checks }, args, taken, objects.crds);
@@ -285,7 +288,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
     const support = autoscalerObjectList(objects.autoscaler)
       .filter((object) => object !== autoscalerDeployment)
       .map((object) => createObject(childResourceName(name, object), object, scoped(object)));
-    createObject(childResourceName(name, autoscalerDeployment), autoscalerDeployment, {
+    const autoscaler = createObject(childResourceName(name, autoscalerDeployment), autoscalerDeployment, {
       ...inNamespace,
       dependsOn: [...nodes, ...namespace, ...support, deployment],
       customTimeouts: timeouts,
@@ -293,7 +296,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
 
     // Removing calico-node removes Felix's rules from every node first: deleted before the DaemonSet, it
     // turns calico-node into a cleanup and waits for every node (./felix-cleanup).
-    new FelixCleanup(
+    const felixCleanup = new FelixCleanup(
       `${name}-felix-cleanup`,
       {
         kubeconfig: args.access.kubeconfig,
@@ -304,6 +307,14 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       },
       { parent: this, dependsOn: [node] },
     );
+    // Deleted before anything else of the install: a removal that stops part-way is known (./removal-marker.ts).
+    removalMarkerOf(name, this, args.access, settings.namespace, [
+      node,
+      deployment,
+      typha.disruptionBudget,
+      autoscaler,
+      felixCleanup,
+    ]);
 
     if (args.adopt) {
       new TyphaRetirement(

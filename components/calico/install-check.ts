@@ -16,6 +16,9 @@
  * Credentials that may not list DaemonSets (a read-only preview role with no access entry: 401, or one
  * without `list`: 403) leave the check to `up`, whose deploy role reads: every pull request's preview of
  * a production stack would fail otherwise (docs/access.md, "The preview role").
+ *
+ * The same check refuses an `up` after a removal that stopped part-way, while objects of the state are
+ * missing from the cluster (./removal-marker.ts); its refresh and its delete are that marker's.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
@@ -25,6 +28,8 @@ import { COMMON_LABELS } from "./labels";
 import { CALICO_NODE } from "./names";
 import { OPERATOR_API_VERSION } from "./operator/custom-resources";
 import type { Installer } from "./operator/settings";
+import { missingObjects, readMarker, removalRefusal, unmarkRemoval } from "./removal-marker";
+import type { ObjectRef } from "./takeover/run";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
 export const INSTALL_CHECK_TYPE = "pulumi-nodejs:dynamic/calico:InstallCheck";
@@ -57,6 +62,10 @@ export interface InstallCheckInputs {
   readonly namespace: string;
   /** `calico.adopt`: the manifest objects in `namespace` are taken over, and only those. */
   readonly adopt: boolean;
+  /** The install's objects but its CRDs (which outlive it), looked for after a stopped removal. */
+  readonly objects: readonly ObjectRef[];
+  /** The uid of the removal marker a `pulumi refresh` found (./removal-marker.ts): its refusal is over. */
+  readonly refreshedRemoval?: string;
 }
 
 /** A DaemonSet as the list answers it: only its metadata is read. */
@@ -199,6 +208,39 @@ async function checkInstall(inputs: InstallCheckInputs): Promise<void> {
   if (others.length > 0) throw new Error(installRefusal(inputs, others));
 }
 
+/**
+ * Throws the refusal while a removal that stopped part-way left objects in the state that the cluster has
+ * lost (./removal-marker.ts). Only for a step in the state (`olds` has its inputs): a new one has no
+ * object of this install in the state either.
+ */
+async function checkRemoval(olds: Partial<InstallCheckInputs>, news: InstallCheckInputs): Promise<void> {
+  if (unknown(news) || olds.installer === undefined) return;
+  const credentials = credentialsOf(news.kubeconfig, news.context);
+  try {
+    const marker = await readMarker(credentials);
+    if (marker === undefined || marker.metadata.uid === olds.refreshedRemoval) return;
+    const missing = await missingObjects(credentials, news.objects);
+    if (missing.length > 0) throw new Error(removalRefusal(marker, missing));
+  } catch (error) {
+    if (!isNotAllowed(error)) throw error;
+  }
+}
+
+/**
+ * Its refresh: the marker's uid, if one is there, so the `up` after the refresh goes on. A cluster it
+ * cannot read records nothing; it never fails the refresh.
+ */
+async function refreshed(props: InstallCheckInputs): Promise<InstallCheckInputs> {
+  const rest: InstallCheckInputs = { ...props };
+  delete (rest as { refreshedRemoval?: string }).refreshedRemoval;
+  try {
+    const marker = await readMarker(credentialsOf(props.kubeconfig, props.context));
+    return marker === undefined ? rest : { ...rest, refreshedRemoval: marker.metadata.uid };
+  } catch {
+    return rest;
+  }
+}
+
 /** The inputs the program sets, without the provider's code (`__provider`), which the host adds. */
 const INPUT_KEYS: readonly (keyof InstallCheckInputs)[] = [
   "kubeconfig",
@@ -210,8 +252,9 @@ const INPUT_KEYS: readonly (keyof InstallCheckInputs)[] = [
 
 /** Loaded from its serialized text by Pulumi's dynamic provider host: it calls only imported functions. */
 export const installCheckProvider: pulumi.dynamic.ResourceProvider = {
-  async check(_olds: InstallCheckInputs, news: InstallCheckInputs) {
+  async check(olds: Partial<InstallCheckInputs>, news: InstallCheckInputs) {
     await checkInstall(news);
+    await checkRemoval(olds, news);
     return { inputs: news };
   },
   create(inputs: InstallCheckInputs) {
@@ -226,6 +269,14 @@ export const installCheckProvider: pulumi.dynamic.ResourceProvider = {
   update(_id: string, _olds: InstallCheckInputs, news: InstallCheckInputs) {
     return Promise.resolve({ outs: news });
   },
+  async read(id: string, props: InstallCheckInputs) {
+    const now = await refreshed(props);
+    return { id, props: now, inputs: now };
+  },
+  // The last of the install to go: a removal that gets here has finished.
+  delete(_id: string, props: InstallCheckInputs) {
+    return unmarkRemoval(credentialsOf(props.kubeconfig, props.context));
+  },
 };
 
 export interface CalicoInstallCheckArgs {
@@ -236,6 +287,7 @@ export interface CalicoInstallCheckArgs {
   /** Where its calico-node runs: `calico.namespace`, or calico-system with the operator. */
   readonly namespace: string;
   readonly adopt: boolean;
+  readonly objects: readonly ObjectRef[];
 }
 
 export class CalicoInstallCheck extends pulumi.dynamic.Resource {
@@ -256,7 +308,7 @@ export function installCheckOf(
   name: string,
   parent: pulumi.Resource,
   access: ClusterAccess,
-  install: Pick<CalicoInstallCheckArgs, "installer" | "namespace" | "adopt">,
+  install: Pick<CalicoInstallCheckArgs, "installer" | "namespace" | "adopt" | "objects">,
 ) {
   return new CalicoInstallCheck(
     `${name}-install-check`,

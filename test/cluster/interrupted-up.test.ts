@@ -5,7 +5,9 @@
  * runs the step part-way, by killing every process of the engine or by the API server refusing the
  * engine's writes. Then `up` with the same config (after a killed engine, `pulumi cancel` first, as the
  * engine asks) must either reach the healthy state, judged from the cluster (./convergence.ts), or refuse,
- * changing nothing and naming what it found. While it runs, no two installs may run at once.
+ * changing nothing and naming what it found; a refusal whose way forward is `pulumi refresh` is followed,
+ * and the `up` after the refresh must reach the healthy state. While it runs, no two installs may run at
+ * once.
  *
  * One local cluster serves every case, reset to its baseline between them (./cluster-reset.ts). Each step
  * gets EKS_CALICO_INTERRUPT_SAMPLES cases (default 1), from the seed EKS_CALICO_PROPERTY_SEED (printed;
@@ -170,7 +172,7 @@ async function runCase(
     step,
     interruption,
   );
-  const how = describeInterrupted(interruption, interrupted);
+  let how = describeInterrupted(interruption, interrupted);
   console.log(`      ${label}: ${scenario.interrupted.operation}: ${how}`);
   assert.ok(
     interrupted.began !== undefined,
@@ -202,7 +204,7 @@ async function runCase(
     stopped = why;
     next.kill();
   });
-  const result = await next.result;
+  let result = await next.result;
   await watch.end();
   const pending = /with (\d+) pending operations/.exec(logs)?.[1];
   const warned = pending === undefined ? "" : ` (the engine warned of ${pending} pending operations)`;
@@ -235,7 +237,15 @@ async function runCase(
       named.length > 0,
       `${label}: the next up failed naming nothing the cluster holds:\n${text.slice(-3000)}`,
     );
-    return `${how}; the next up refused${warned}, naming ${named.slice(0, 3).join(", ")}`;
+    const refused = `${how}; the next up refused${warned}, naming ${named.slice(0, 3).join(", ")}`;
+    if (!text.includes("run `pulumi refresh`, which drops them from the state, then `pulumi up`"))
+      return refused;
+    // The way forward it names must get there: a refresh, then an up that reaches the healthy state.
+    const refreshed = await engine.run("refresh");
+    assert.ok(refreshed.ok, failed(`${label}: pulumi refresh after "${refused}"`, refreshed));
+    result = await engine.run("up");
+    assert.ok(result.ok, failed(`${label}: pulumi up after the refresh of "${refused}"`, result));
+    how = `${refused}; then pulumi refresh`;
   }
 
   const installer = (result.outputs.calico as { installer?: string } | undefined)?.installer;

@@ -30,6 +30,7 @@ import { operatorTyphaReplicas } from "./status";
 import { createObject, readinessTimeouts } from "../resources";
 import { lineCheckOf } from "../line-check";
 import { installCheckOf } from "../install-check";
+import { refsOf, removalMarkerOf } from "../removal-marker";
 
 /** Where the cleanup DaemonSet runs after the operator is gone: a namespace that always exists. */
 const FELIX_CLEANUP_NAMESPACE = "kube-system";
@@ -110,16 +111,33 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       operatorVersion,
       calicoVersion: args.version,
     });
+    const installationObject = renderInstallation({
+      version: args.version,
+      registry: args.registry,
+      maxUnavailable: args.maxUnavailable,
+    });
+    const extras = [
+      ...(args.apiServer ? [renderApiServer()] : []),
+      ...(args.observability ? renderObservability() : []),
+    ];
+    const installCheck = installCheckOf(name, this, args.access, {
+      installer: "operator",
+      namespace: CALICO_SYSTEM_NAMESPACE,
+      adopt: false,
+      objects: refsOf([
+        objects.namespace,
+        ...objects.rbac,
+        objects.deployment,
+        installationObject,
+        ...extras,
+      ]),
+    });
     // After the node groups, the line check (../line-check.ts) and the check that no manifest install of
     // this program runs (../install-check.ts); on destroy removed before the node groups.
     const first = [
       ...args.nodes,
       lineCheckOf(name, this, args.access, args.version, "operator"),
-      installCheckOf(name, this, args.access, {
-        installer: "operator",
-        namespace: CALICO_SYSTEM_NAMESPACE,
-        adopt: false,
-      }),
+      installCheck,
     ];
     const base: Options = { parent: this, provider: args.provider, dependsOn: first };
     const timeouts = readinessTimeouts(args.readinessTimeoutMinutes);
@@ -176,7 +194,8 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
         operatorCalicoNode: `${CALICO_SYSTEM_NAMESPACE}/${CALICO_NODE}`,
         timeoutMinutes: args.cleanupTimeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES,
       },
-      { parent: this, dependsOn: args.nodes },
+      // After the install check, which goes last: a removal stopped in the cleanup keeps its marker.
+      { parent: this, dependsOn: [...args.nodes, installCheck] },
     );
     // A removal that stopped half-way left the cleanup DaemonSet: it goes before the operator runs Felix
     // again (../felix-cleanup/restore.ts).
@@ -189,19 +208,16 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
         cleanupDaemonSet: CLEANUP_DAEMONSET,
         timeoutMinutes: args.readinessTimeoutMinutes,
       },
-      { parent: this },
+      { parent: this, dependsOn: [installCheck] },
     );
-    const installation = custom(
-      renderInstallation({
-        version: args.version,
-        registry: args.registry,
-        maxUnavailable: args.maxUnavailable,
-      }),
-      [felixCleanup, felixRestore],
-      timeouts,
+    const installation = custom(installationObject, [felixCleanup, felixRestore], timeouts);
+    // The API server is awaited Ready; Goldmane and Whisker report no status.
+    const others = extras.map((resource) =>
+      custom(resource, [installation], resource.kind === "APIServer" ? timeouts : undefined),
     );
-    if (args.apiServer) custom(renderApiServer(), [installation], timeouts);
-    if (args.observability) renderObservability().forEach((resource) => custom(resource, [installation]));
+    // Deleted before anything else of the install: a removal that stops part-way is known
+    // (../removal-marker.ts).
+    removalMarkerOf(name, this, args.access, CALICO_SYSTEM_NAMESPACE, [installation, ...others]);
 
     this.installer = pulumi.output("operator");
     this.namespace = pulumi.output(CALICO_SYSTEM_NAMESPACE);
