@@ -113,6 +113,19 @@ const probeRun: fc.Arbitrary<Scenario> = fc
     return { deployed, interrupted: { operation: "up", calico: changed }, next: changed };
   });
 
+/** `pulumi destroy`, or a reinstall's first update: it removes the install, to put it in another namespace next. */
+const removal: fc.Arbitrary<Scenario> = fc
+  .record({ calico: base, destroy: fc.boolean() })
+  .map(({ calico, destroy }): Scenario => {
+    if (destroy) return { deployed: calico, interrupted: { operation: "destroy", calico }, next: calico };
+    const moved = {
+      ...calico,
+      namespace: calico.namespace === "kube-system" ? "calico-policy" : "kube-system",
+      reinstall: true,
+    };
+    return { deployed: calico, interrupted: { operation: "up", calico: moved }, next: moved };
+  });
+
 export const INTERRUPTED_STEPS: readonly InterruptedStep[] = [
   {
     name: "takeover",
@@ -134,16 +147,13 @@ export const INTERRUPTED_STEPS: readonly InterruptedStep[] = [
   {
     name: "Felix cleanup",
     begins: { types: [FELIX_CLEANUP_TYPE], ops: ["delete"] },
-    scenarios: fc.record({ calico: base, destroy: fc.boolean() }).map(({ calico, destroy }): Scenario => {
-      if (destroy) return { deployed: calico, interrupted: { operation: "destroy", calico }, next: calico };
-      // A reinstall's first update: it removes the install, to put it in another namespace next.
-      const moved = {
-        ...calico,
-        namespace: calico.namespace === "kube-system" ? "calico-policy" : "kube-system",
-        reinstall: true,
-      };
-      return { deployed: calico, interrupted: { operation: "up", calico: moved }, next: moved };
-    }),
+    scenarios: removal,
+  },
+  {
+    // What a removal deletes once Felix's rules are gone: calico-node first, then Typha and the rest.
+    name: "removal's deletes",
+    begins: { types: ["kubernetes:apps/v1:DaemonSet"], ops: ["delete"] },
+    scenarios: removal,
   },
   {
     name: "Typha retirement",

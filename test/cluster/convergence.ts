@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { CLEANUP_DAEMONSET, CLEANUP_LABEL } from "../../components/calico/felix-cleanup";
 import { CALICO_NODE, CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "../../components/calico/names";
+import { MARKER_NAME, MARKER_NAMESPACE, MARKER_PATH } from "../../components/calico/removal-marker";
 import { CERTIFICATE_EXPIRY_ANNOTATION } from "../../components/calico/typha-tls";
 import { TYPHA_OBJECT_KINDS, typhaObjectPath } from "../../components/calico/takeover/typha-retirement";
 import type { LocalCluster } from "../../local-cluster/deploy";
@@ -131,6 +132,7 @@ export async function notInstalled(
   if (others.length > 0) problems.push(`another calico-node or cleanup DaemonSet runs: ${others.join(", ")}`);
   const cleaning = await cleanupPods(cluster);
   if (cleaning.length > 0) problems.push(`cleanup pods run: ${cleaning.join(", ")}`);
+  problems.push(...(await markerLeft(cluster)));
   // Felix on every node: a Ready pod of the rendered image, not a cleanup pod.
   const image = rendered.spec.template.spec.containers.find((c) => c.name === CALICO_NODE)?.image;
   const selector = Object.entries(live.spec.selector.matchLabels)
@@ -170,6 +172,12 @@ export async function notInstalled(
   return problems;
 }
 
+/** The removal marker, when an install or a finished removal left it (components/calico/removal-marker.ts). */
+async function markerLeft(cluster: LocalCluster): Promise<string[]> {
+  const marker = await cluster.api.find(MARKER_PATH);
+  return marker === undefined ? [] : [`the removal marker ${MARKER_NAMESPACE}/${MARKER_NAME} is left`];
+}
+
 /** Why the cluster is not the end of a removal (empty when it is). */
 export async function notRemoved(cluster: LocalCluster, up: OperationResult): Promise<string[]> {
   const problems: string[] = [];
@@ -179,7 +187,7 @@ export async function notRemoved(cluster: LocalCluster, up: OperationResult): Pr
   if (left.length > 0) problems.push(`DaemonSets left: ${left.join(", ")}`);
   const cleaning = await cleanupPods(cluster);
   if (cleaning.length > 0) problems.push(`cleanup pods run: ${cleaning.join(", ")}`);
-  return problems;
+  return [...problems, ...(await markerLeft(cluster))];
 }
 
 /** Each workload-like object of the namespaces with its generation (or resourceVersion), to see what a refusal changed. */

@@ -15,6 +15,7 @@
 import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
+import { MARKER_NAME, MARKER_NAMESPACE } from "../../components/calico/removal-marker";
 import { CLEANUP_LABEL } from "../../components/calico/felix-cleanup";
 import {
   FELIX_RESTORE_TYPE,
@@ -337,10 +338,14 @@ describe("Felix's rules removed before calico-node goes, by the real engine", fu
     };
     try {
       await c.up("installed");
+      const markerLeft = () =>
+        c.cluster.kubectl(["get", "configmap", MARKER_NAME, "-n", MARKER_NAMESPACE]).ok;
       console.log(`      interrupted removal: ${await interruptedRemoval(c, reinstall)}`);
+      assert.equal(markerLeft(), false, "the up that restored Felix deleted the removal marker");
       const nodes = calicoNodes(c, NS);
       const destroyed = await removedAfterCleanup(c, NS, nodes, () => c.destroy("destroy"));
       console.log(`      pulumi destroy: ${destroyed}`);
+      assert.equal(markerLeft(), false, "a destroy that finished leaves no removal marker");
 
       // Deployed again, then moved to another namespace: the reinstall's first update removes calico-node.
       await c.up("installed again");
