@@ -237,7 +237,8 @@ async function runCase(
       named.length > 0,
       `${label}: the next up failed naming nothing the cluster holds:\n${text.slice(-3000)}`,
     );
-    const refused = `${how}; the next up refused${warned}, naming ${named.slice(0, 3).join(", ")}`;
+    const why = /(calico[\w.]*: .*|error: .*)/.exec(text)?.[1].slice(0, 160) ?? "";
+    const refused = `${how}; the next up refused${warned}, naming ${named.slice(0, 3).join(", ")} ("${why}")`;
     if (!text.includes("run `pulumi refresh`, which drops them from the state, then `pulumi up`"))
       return refused;
     // The way forward it names must get there: a refresh, then an up that reaches the healthy state.
