@@ -73,12 +73,14 @@ const manifest = (namespace: string, adopt = false): InstallCheckInputs => ({
   installer: "manifest",
   namespace,
   adopt,
+  objects: [],
 });
 const OPERATOR: InstallCheckInputs = {
   kubeconfig: "k",
   installer: "operator",
   namespace: "calico-system",
   adopt: false,
+  objects: [],
 };
 
 const found = (install: InstallCheckInputs, ...daemonSets: ListedDaemonSet[]) =>
