@@ -28,7 +28,7 @@ import {
 import { inputsChanged } from "../kubernetes/checking-step";
 import { CalicoStep } from "./felix-cleanup/requests";
 import { COMMON_LABELS } from "./labels";
-import { type Discovery, type ObjectRef, describeRef, objectPath } from "./takeover/run";
+import { type ObjectRef, describeRef, readObjects } from "./takeover/run";
 
 /** The dynamic resource's type token, `pulumi-nodejs:dynamic/<module>:<type>` (@pulumi/pulumi dynamic). */
 export const REMOVAL_MARKER_TYPE = "pulumi-nodejs:dynamic/calico:RemovalMarker";
@@ -73,22 +73,9 @@ export async function missingObjects(
   credentials: Credentials,
   refs: readonly ObjectRef[],
 ): Promise<string[]> {
-  const discovery: Discovery = new Map();
-  const missing: string[] = [];
-  for (const ref of refs) {
-    let path: string;
-    try {
-      path = await objectPath(credentials, ref, discovery);
-    } catch (error) {
-      // An API the cluster no longer serves (the operator's CRDs gone with it) holds none of its objects.
-      const unserved = error instanceof Error && error.message.endsWith(`serves no ${ref.kind}`);
-      if (!unserved && !isKubeRequestError(error, 404)) throw error;
-      missing.push(describeRef(ref));
-      continue;
-    }
-    if ((await kubeGetOrMissing(credentials, path)) === undefined) missing.push(describeRef(ref));
-  }
-  return missing;
+  return (await readObjects(credentials, refs))
+    .filter((found) => !("live" in found))
+    .map((found) => describeRef(found.ref));
 }
 
 /** The refusal: what the stopped removal took, and the way forward. */

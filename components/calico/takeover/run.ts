@@ -98,6 +98,32 @@ export interface TakeoverOptions {
 }
 
 /**
+ * Each of `refs` as the cluster holds it, or `{ ref }` where it holds none. A kind the cluster does not
+ * serve (a CRD this update creates, or one gone) holds none.
+ */
+export async function readObjects(
+  credentials: Credentials,
+  refs: readonly ObjectRef[],
+): Promise<(ExistingObject | { ref: ObjectRef })[]> {
+  const discovery: Discovery = new Map();
+  const found: (ExistingObject | { ref: ObjectRef })[] = [];
+  for (const ref of refs) {
+    let path: string;
+    try {
+      path = await objectPath(credentials, ref, discovery);
+    } catch (error) {
+      if (!isKubeRequestError(error, 404)) throw error;
+      await requireApiServer(credentials, error.message);
+      found.push({ ref });
+      continue;
+    }
+    const live = await kubeGetOrMissing<LiveObject>(credentials, path);
+    found.push(live ? { ref, path, live } : { ref });
+  }
+  return found;
+}
+
+/**
  * Takes over every existing object in `refs` for `options.manager`. An object made by something else
  * has kubectl's fields handed over (`calico.adopt`), or stops the step before anything changes; an object
  * this program made in an earlier deployment has the fields of that deployment's managers handed over.
@@ -111,25 +137,11 @@ export async function takeOver(
   refs: readonly ObjectRef[],
   options: TakeoverOptions,
 ): Promise<TakeoverResult[]> {
-  const discovery: Discovery = new Map();
   const results: TakeoverResult[] = [];
   const existing: ExistingObject[] = [];
-  for (const ref of refs) {
-    let path: string;
-    try {
-      path = await objectPath(credentials, ref, discovery);
-    } catch (error) {
-      // A kind the cluster does not serve yet (a CRD this update creates) has no object to take over.
-      if (isKubeRequestError(error, 404)) {
-        await requireApiServer(credentials, error.message);
-        results.push({ object: describeRef(ref), outcome: "absent" });
-        continue;
-      }
-      throw error;
-    }
-    const live = await kubeGetOrMissing<LiveObject>(credentials, path);
-    if (live) existing.push({ ref, path, live });
-    else results.push({ object: describeRef(ref), outcome: "absent" });
+  for (const found of await readObjects(credentials, refs)) {
+    if ("live" in found) existing.push(found);
+    else results.push({ object: describeRef(found.ref), outcome: "absent" });
   }
   const foreign = existing.filter((o) => !isOurs(o.live.metadata.labels, options.labels));
   if (!options.adopt && foreign.length > 0) {
