@@ -41,11 +41,17 @@ async function calicoNodes(c: EngineCase, namespace: string): Promise<string[]> 
   return nodes;
 }
 
+/** The stack whose deployment then takes each change of {@link STEPS} and 20 more nodes. */
+const CHANGED = "staging";
+if (!SHAPES.includes(CHANGED))
+  throw new Error(`${CHANGED} is no deployable stack: name another for the changes`);
+
 describe("Calico by the real Pulumi engine on a real control plane, against the offline plan", function () {
-  this.timeout(30 * 60_000);
+  this.timeout(40 * 60_000);
 
   for (const stack of SHAPES) {
-    it(`${stack}'s nodes: pulumi up deploys, a preview changes nothing, outputs equal kubectl's`, async function () {
+    const then = stack === CHANGED ? "; then each change and 20 more nodes, applied the same way" : "";
+    it(`${stack}'s nodes: pulumi up deploys, a preview changes nothing, outputs equal kubectl's${then}`, async function () {
       await withCase(stack, { stack }, async (c) => {
         const up = await c.up("first up");
         await c.kubectlAgrees("first up", up);
@@ -55,26 +61,13 @@ describe("Calico by the real Pulumi engine on a real control plane, against the 
           c.cluster.state.nodes,
           "one calico-node pod per node, tainted groups included",
         );
+        if (stack === CHANGED) {
+          await applyChanges(c);
+          await addTwentyNodes(c, namespace);
+        }
       });
     });
   }
-
-  it("staging's nodes and 2 EKS Fargate nodes: calico-node and Typha on every node but Fargate", async function () {
-    await withCase("staging with 2 Fargate nodes", { stack: "staging", fargateNodes: 2 }, async (c) => {
-      const up = await c.up("first up");
-      await c.kubectlAgrees("first up", up);
-      const namespace = String((up.outputs.calico as { namespace: string }).namespace);
-      const nodes = await calicoNodes(c, namespace);
-      const typha = await c.cluster.podNodes(namespace, "k8s-app=calico-typha");
-      assert.equal(nodes.length, c.cluster.state.nodes - 2);
-      assert.ok(!nodes.some((n) => n.startsWith("fargate-")), nodes.join(", "));
-      assert.ok(!typha.some((n) => n.startsWith("fargate-")), typha.join(", "));
-      assert.ok(
-        nodes.some((n) => n.startsWith("cluster-system-")),
-        "the tainted system group runs calico-node",
-      );
-    });
-  });
 });
 
 /** The JSON of `kubectl get`, failing with kubectl's output. */
@@ -119,15 +112,18 @@ function autoscalerReplicas(c: EngineCase, namespace: string): { nodes: string[]
   return { nodes: nodes.map((n) => n.metadata.name), replicas: step[1] };
 }
 
-describe("Typha's count with EKS Fargate nodes, by the real engine", function () {
+describe("EKS Fargate nodes, by the real engine", function () {
   this.timeout(30 * 60_000);
 
-  it("dev's 2 nodes and 3 Fargate nodes: the autoscaler counts the 2, every Typha is scheduled, as the plan says", async function () {
+  it("dev's 2 nodes and 3 Fargate nodes: calico-node on every node but Fargate, the autoscaler counts the 2, every Typha is scheduled, as the plan says", async function () {
     await withCase("dev with 3 Fargate nodes", { stack: "dev", fargateNodes: 3 }, async (c) => {
       const up = await c.up("first up");
       const calico = up.outputs.calico as { namespace: string; typhaReplicas: number };
       const ec2 = c.cluster.state.nodes - 3;
       assert.equal(ec2, 2, "dev has 2 EC2 nodes");
+      const nodes = await calicoNodes(c, calico.namespace);
+      assert.equal(nodes.length, ec2);
+      assert.ok(!nodes.some((n) => n.startsWith("fargate-")), nodes.join(", "));
       const counted = autoscalerReplicas(c, calico.namespace);
       assert.equal(counted.nodes.length, ec2, `the autoscaler counts ${counted.nodes.join(", ")}`);
       assert.ok(!counted.nodes.some((n) => n.startsWith("fargate-")), counted.nodes.join(", "));
@@ -157,38 +153,31 @@ describe("Typha's count with EKS Fargate nodes, by the real engine", function ()
   });
 });
 
-describe("Nodes added to a deployed stack, by the real engine", function () {
-  this.timeout(30 * 60_000);
-
-  it("staging, 20 more nodes in a group: refresh finds no drift, and up reports calico-node on every one", async function () {
-    await withCase("staging growing by 20 nodes", { stack: "staging" }, async (c) => {
-      const up = await c.up("first up");
-      const namespace = String((up.outputs.calico as { namespace: string }).namespace);
-      const grown = await evaluateStack("staging", {
-        config: { "eks-calico:nodeGroups[0].desiredSize": 23, "eks-calico:nodeGroups[0].maxSize": 30 },
-      });
-      const existing = new Set(await calicoNodes(c, namespace));
-      const added = numbered(
-        stackNodes(grown, "us-west-2").filter((n) => !existing.has(n.metadata.name)),
-        await nodeCount(c.cluster.api),
-      );
-      assert.equal(added.length, 20);
-      await addNodes(c.cluster.api, added);
-      // Nodes joining is no drift: nothing the stack manages changed, and both refreshes say so.
-      await c.refreshFindsNoDrift("after 20 nodes joined");
-      const again = await c.up("after 20 nodes joined");
-      const counts = await c.kubectlAgrees("after 20 nodes joined", again);
-      assert.equal(counts.desired, c.cluster.state.nodes + added.length);
-    });
+/** 20 nodes join a group: refresh finds no drift, and up reports calico-node on every one. */
+async function addTwentyNodes(c: EngineCase, namespace: string): Promise<void> {
+  const grown = await evaluateStack(CHANGED, {
+    config: { "eks-calico:nodeGroups[0].desiredSize": 23, "eks-calico:nodeGroups[0].maxSize": 30 },
   });
-});
+  const existing = new Set(await calicoNodes(c, namespace));
+  const added = numbered(
+    stackNodes(grown, "us-west-2").filter((n) => !existing.has(n.metadata.name)),
+    await nodeCount(c.cluster.api),
+  );
+  assert.equal(added.length, 20);
+  await addNodes(c.cluster.api, added);
+  // Nodes joining is no drift: nothing the stack manages changed, and both refreshes say so.
+  await c.refreshFindsNoDrift("after 20 nodes joined");
+  const again = await c.up("after 20 nodes joined");
+  const counts = await c.kubectlAgrees("after 20 nodes joined", again);
+  assert.equal(counts.desired, c.cluster.state.nodes + added.length);
+}
 
 /** A change to a deployed stack: its config (on top of the previous step's) and what it does to nodes. */
 interface Step {
   readonly name: string;
   readonly config: ConfigOverrides;
-  /** What EKS does to a group's nodes (kubectl label or taint), before `pulumi up` runs. */
-  readonly nodes?: readonly string[];
+  /** What EKS does to groups' nodes (kubectl label or taint commands), before `pulumi up` runs. */
+  readonly nodes?: readonly (readonly string[])[];
 }
 
 const STEPS: readonly Step[] = [
@@ -198,19 +187,11 @@ const STEPS: readonly Step[] = [
   // A group's label and taint are node-group keys, which a kubeconfig stack does not have: EKS applies
   // them to the nodes, and Calico must keep running on every node without a change of its own.
   {
-    name: "a label on a group",
-    config: {},
-    nodes: ["label", "nodes", "-l", "eks.amazonaws.com/nodegroup=cluster-general", "tier=web"],
-  },
-  {
-    name: "a taint on a group",
+    name: "a label and a taint on groups",
     config: {},
     nodes: [
-      "taint",
-      "nodes",
-      "-l",
-      "eks.amazonaws.com/nodegroup=cluster-system",
-      "maintenance=true:NoExecute",
+      ["label", "nodes", "-l", "eks.amazonaws.com/nodegroup=cluster-general", "tier=web"],
+      ["taint", "nodes", "-l", "eks.amazonaws.com/nodegroup=cluster-system", "maintenance=true:NoExecute"],
     ],
   },
   // The probe Jobs' activeDeadlineSeconds: planned as an in-place update, which the API server must allow.
@@ -219,23 +200,17 @@ const STEPS: readonly Step[] = [
   { name: "probe on", config: { "eks-calico:calico.probe.enabled": true } },
 ];
 
-describe("Changes to a deployed stack, by the real engine", function () {
-  this.timeout(40 * 60_000);
-
-  it("staging: each change previews as the offline diff plans it, applies, and leaves nothing to change", async function () {
-    await withCase("staging changes", { stack: "staging" }, async (c) => {
-      await c.up("first up");
-      for (const step of STEPS) {
-        if (step.nodes !== undefined) {
-          const result = c.cluster.kubectl([...step.nodes]);
-          assert.ok(result.ok, result.output);
-        }
-        const up = await c.up(step.name, step.config);
-        await c.kubectlAgrees(step.name, up);
-        const namespace = String((up.outputs.calico as { namespace: string }).namespace);
-        // calico-node tolerates every taint: one pod on each node, whatever the step did to the nodes.
-        assert.equal((await calicoNodes(c, namespace)).length, c.cluster.state.nodes, step.name);
-      }
-    });
-  });
-});
+/** Each step of {@link STEPS} on the deployed stack: previewed as the offline diff plans it, applied, settled. */
+async function applyChanges(c: EngineCase): Promise<void> {
+  for (const step of STEPS) {
+    for (const command of step.nodes ?? []) {
+      const result = c.cluster.kubectl([...command]);
+      assert.ok(result.ok, result.output);
+    }
+    const up = await c.up(step.name, step.config);
+    await c.kubectlAgrees(step.name, up);
+    const namespace = String((up.outputs.calico as { namespace: string }).namespace);
+    // calico-node tolerates every taint: one pod on each node, whatever the step did to the nodes.
+    assert.equal((await calicoNodes(c, namespace)).length, c.cluster.state.nodes, step.name);
+  }
+}
