@@ -23,6 +23,7 @@ export type Job = {
   outputs?: Record<string, string>;
   permissions?: Record<string, string>;
   strategy?: { matrix?: Record<string, unknown> };
+  concurrency?: { group: string; "cancel-in-progress": boolean };
   steps?: Step[];
 };
 export type Workflow = {

@@ -8,7 +8,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { formatProblem, lintWorkflow, lintWorkflows, workflowFiles } from "../scripts/lint-workflows";
 import { PROJECT_ROOT, deployableStacks, listStacks } from "../offline/engine";
+import { TOOL_BUILDS, toolVersion } from "../tools/catalog";
 import { type Job, type Step, stepUsing, workflow } from "./workflow-files";
+
+function toolBuild(module: string): (typeof TOOL_BUILDS)[number] {
+  const build = TOOL_BUILDS.find((b) => b.module === module);
+  assert.ok(build, `tools/catalog.ts builds ${module}`);
+  return build;
+}
 
 function step(job: Job, action: string): Step {
   const found = stepUsing(job, action);
@@ -158,6 +165,23 @@ describe("workflows: shape", () => {
     assert.doesNotMatch(workflow("pr.yml").jobs.preview.if ?? "", /(^|[^.\w])secrets\./);
   });
 
+  it("runs one Pulumi CLI everywhere: every pulumi/actions step installs .pulumi-version, the CLI the tests build", () => {
+    const pinned = fs.readFileSync(path.join(PROJECT_ROOT, ".pulumi-version"), "utf8").trim();
+    // pulumi/actions v6.6.1 installs the newest 3.x without `pulumi-version` or `pulumi-version-file`
+    // (src/config.ts makeConfig: `pulumiVersion ?? '^3'`), and reads the file from the workspace root.
+    const steps = allSteps().filter((x) => x.uses?.startsWith("pulumi/actions@"));
+    assert.ok(steps.length > 0, "some step runs Pulumi");
+    for (const s of steps) {
+      assert.equal(
+        s.with?.["pulumi-version-file"],
+        ".pulumi-version",
+        `${String(s.with?.command)}: the CLI from one file`,
+      );
+      assert.equal(s.with?.["pulumi-version"], undefined, "never a second version beside the file");
+    }
+    assert.equal(`v${pinned}`, toolVersion(toolBuild("pulumi")), "the CLI npm run test:cluster builds");
+  });
+
   it("logs in to Pulumi Cloud through OIDC everywhere: no long-lived access token", () => {
     const text = workflowFiles()
       .map((f) => fs.readFileSync(f, "utf8"))
@@ -186,7 +210,10 @@ describe("workflows: shape", () => {
   it("deploys on pushes to main with the policy pack: dev, then the other stacks, then prod, each in its environment", () => {
     const deploy = workflow("deploy.yml");
     assert.deepEqual(deploy.on, { push: { branches: ["main"] } });
-    assert.deepEqual(deploy.concurrency, { group: "deploy", "cancel-in-progress": false });
+    // Concurrency per stack, never workflow-wide: GitHub keeps one running and one pending run per group
+    // (docs.github.com, "Control the concurrency of workflows and jobs"), so one group for all stacks
+    // holds dev and staging back while prod waits for its reviewer.
+    assert.equal(deploy.concurrency, undefined);
     assert.deepEqual(deploy.jobs.dev.needs, ["test", "stacks"]);
     assert.equal(deploy.jobs.dev.with?.stack, "dev");
     assert.deepEqual(deploy.jobs.staging.needs, ["dev", "stacks"]);
@@ -198,6 +225,7 @@ describe("workflows: shape", () => {
 
     const up = workflow("up.yml").jobs.up;
     assert.equal(up.environment, "${{ inputs.stack }}");
+    assert.deepEqual(up.concurrency, { group: "pulumi-up-${{ inputs.stack }}", "cancel-in-progress": false });
     assert.deepEqual(up.permissions, { contents: "read", "id-token": "write" });
     const pulumi = step(up, "pulumi/actions");
     assert.equal(pulumi.with?.command, "up");
