@@ -1,8 +1,9 @@
 /**
  * Adding a stack as the README says (`cp Pulumi.staging.yaml Pulumi.<stack>.yaml`) never breaks
- * `npm test`, whatever region and Calico line the new stack chooses: in a copy of the repository with one
- * more stack file, in another region on the other Calico line, the tests that read every stack file
- * (against the docs, its region's AZs, its line's objects) still pass.
+ * `npm test`, whatever region, Calico line and node groups the new stack chooses: in a copy of the repository
+ * with one more stack file, in another region on the other Calico line and with a node group of its own
+ * (Graviton, Spot, tainted), the tests that read every stack file (against the docs, its region's AZs, its
+ * line's objects, its groups) still pass.
  */
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -25,6 +26,7 @@ const SUITES = [
   "test/docs-links.test.ts",
   "test/docs-numbers.test.ts",
   "test/network.test.ts",
+  "test/nodes.test.ts",
   "test/readme.test.ts",
   "test/ordering.test.ts",
   "test/stacks.test.ts",
@@ -33,6 +35,19 @@ const SUITES = [
 
 const SOURCE = "staging";
 const NEW_STACK = "loadtest";
+/** The group the copy adds after the source's own, unlike them in architecture, capacity and taints. */
+const ADDED_GROUP = {
+  name: "batch",
+  instanceTypes: ["m6g.large"],
+  capacityType: "SPOT",
+  amiType: "AL2023_ARM_64_STANDARD",
+  diskSizeGiB: 40,
+  minSize: 0,
+  desiredSize: 1,
+  maxSize: 4,
+  labels: { workload: "batch" },
+  taints: [{ key: "workload", value: "batch", effect: "NoExecute" }],
+};
 
 /**
  * The copy's region and Calico release: the first region (by name) of the source's partition, other than
@@ -60,7 +75,7 @@ function newStackSettings(): { region: string; version: string } {
 describe("a new stack file", function () {
   this.timeout(10 * 60_000);
 
-  it("copied from staging under a new name, region and Calico line, passes the tests that read every stack file", () => {
+  it("copied from staging under a new name, region and Calico line, with a node group added, passes the tests that read every stack file", () => {
     const { region, version } = newStackSettings();
     for (const suite of SUITES) assert.ok(fs.existsSync(path.join(PROJECT_ROOT, suite)), suite);
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-new-stack-"));
@@ -76,10 +91,13 @@ describe("a new stack file", function () {
       const file = parseDocument(fs.readFileSync(path.join(copy, `Pulumi.${SOURCE}.yaml`), "utf8"));
       file.setIn(["config", "aws:region"], region);
       file.setIn(["config", "eks-calico:calico", "version"], version);
+      file.addIn(["config", "eks-calico:nodeGroups"], file.createNode(ADDED_GROUP));
       fs.writeFileSync(path.join(copy, `Pulumi.${NEW_STACK}.yaml`), file.toString());
       const written = loadStackConfig(NEW_STACK, {}, copy).values;
       assert.equal(written["aws:region"], region);
       assert.equal((JSON.parse(written["eks-calico:calico"]) as { version: string }).version, version);
+      const groups = JSON.parse(written["eks-calico:nodeGroups"]) as { name: string }[];
+      assert.equal(groups.at(-1)?.name, ADDED_GROUP.name);
       const run = spawnSync(
         process.execPath,
         [

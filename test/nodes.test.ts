@@ -39,6 +39,12 @@ interface GroupConfig {
 for (const stack of STACKS) {
   describe(`nodes of ${stack}`, () => {
     const groups = stackValue<GroupConfig[]>(stack, "nodeGroups");
+    /** The config entry of a node group resource, by its name (groups may register in any order). */
+    const groupOf = (resource: { name: string }): GroupConfig => {
+      const group = groups.find((g) => `cluster-${g.name}` === resource.name);
+      assert.ok(group, `${resource.name} is a group of ${stack}'s nodeGroups`);
+      return group;
+    };
     const version = stackValue<{ version: string }>(stack, "cluster").version;
     const tags = {
       ...stackValue<Record<string, string>>(stack, "tags"),
@@ -54,12 +60,9 @@ for (const stack of STACKS) {
         .filter((s) => s.name.startsWith("network-private-"))
         .map((s) => `<subnet-id:${s.name}>`);
       const nodeGroups = ofType(evaluation, NODE_GROUP);
-      assert.deepEqual(
-        nodeGroups.map((g) => g.name),
-        groups.map((g) => `cluster-${g.name}`),
-      );
-      nodeGroups.forEach((nodeGroup, i) => {
-        const group = groups[i];
+      assert.deepEqual(nodeGroups.map((g) => g.name).sort(), groups.map((g) => `cluster-${g.name}`).sort());
+      nodeGroups.forEach((nodeGroup) => {
+        const group = groupOf(nodeGroup);
         assert.equal(nodeGroup.inputs.cluster, eks.urn);
         assert.equal(nodeGroup.inputs.nodeRole, role.urn);
         assert.deepEqual(nodeGroup.inputs.subnetIds, privateIds);
@@ -78,8 +81,8 @@ for (const stack of STACKS) {
 
     it("maps taints to the EKS spelling", async () => {
       const nodeGroups = ofType(await evaluated(stack), NODE_GROUP);
-      nodeGroups.forEach((nodeGroup, i) => {
-        const expected = groups[i].taints.map((t) => ({
+      nodeGroups.forEach((nodeGroup) => {
+        const expected = groupOf(nodeGroup).taints.map((t) => ({
           key: t.key,
           value: t.value,
           effect: EKS_TAINT_EFFECTS[t.effect],
@@ -91,10 +94,10 @@ for (const stack of STACKS) {
     it("runs every node group at the cluster's Kubernetes version, on the configured AMI type", async () => {
       const evaluation = await evaluated(stack);
       assert.equal(one(evaluation, EKS).inputs.version, version);
-      ofType(evaluation, NODE_GROUP).forEach((nodeGroup, i) => {
+      ofType(evaluation, NODE_GROUP).forEach((nodeGroup) => {
         // With a launch template @pulumi/eks would not copy the cluster's version: it must be ours.
         assert.equal(nodeGroup.inputs.version, version, nodeGroup.name);
-        assert.equal(nodeGroup.inputs.amiType, groups[i].amiType, nodeGroup.name);
+        assert.equal(nodeGroup.inputs.amiType, groupOf(nodeGroup).amiType, nodeGroup.name);
       });
     });
 
