@@ -10,10 +10,12 @@ import * as path from "path";
 import YAML from "yaml";
 import type { ConfigProblem } from "./problems";
 
-/** A stack file beside this one: its name and the region it deploys to, when it says. */
+/** A stack file beside this one: its name, the region it deploys to when it says, and its config. */
 export interface SiblingStack {
   readonly stack: string;
   readonly region: string | undefined;
+  /** The file's `config` map as written (keys with their namespace); absent when unreadable. */
+  readonly config?: Readonly<Record<string, unknown>>;
 }
 
 /** The EKS cluster name a stack derives. */
@@ -29,18 +31,18 @@ export function siblingStacks(root: string): SiblingStack[] {
   } catch {
     return [];
   }
-  return files.flatMap((file) => {
+  return files.flatMap((file): SiblingStack[] => {
     const stack = /^Pulumi\.(.+)\.yaml$/.exec(file)?.[1];
     if (stack === undefined) return [];
-    let region: unknown;
+    let config: Record<string, unknown> | undefined;
     try {
       const parsed = YAML.parse(fs.readFileSync(path.join(root, file), "utf8")) as unknown;
-      const config = (parsed as { config?: Record<string, unknown> } | null)?.config;
-      region = config?.["aws:region"];
+      config = (parsed as { config?: Record<string, unknown> } | null)?.config ?? {};
     } catch {
       return [{ stack, region: undefined }];
     }
-    return [{ stack, region: typeof region === "string" ? region : undefined }];
+    const region = config["aws:region"];
+    return [{ stack, region: typeof region === "string" ? region : undefined, config }];
   });
 }
 

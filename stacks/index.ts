@@ -40,6 +40,8 @@ import { type PreviousOutputs, readPreviousOutputs } from "./previous-outputs";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
 import { clusterReplacementProblems, deployedCluster } from "./deployed-cluster";
+import { kindChangeProblems } from "./stack-kind";
+import { quotaUse, regionQuotaNotices } from "./region-quotas";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
@@ -244,10 +246,14 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   const upgradePolicy = policy !== undefined && "policy" in policy ? policy.policy : "STANDARD";
   // A renamed stack or a new region would replace the deployed cluster: refused alone, since every later
   // check reads AWS by the cluster's name in the region, which would name a cluster the stack does not have.
+  // So would a stack file rewritten as another kind of stack (stack-kind.ts).
+  const kindChange = kindChangeProblems(previous, config.cluster);
   const replacing =
-    elsewhere === undefined
-      ? clusterReplacementProblems(deployedCluster(previous), project, stack, region)
-      : [];
+    kindChange.length > 0
+      ? kindChange
+      : elsewhere === undefined
+        ? clusterReplacementProblems(deployedCluster(previous), project, stack, region)
+        : [];
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
   const deployed = previousCalico(previous);
   const step = calicoStep(deployed, config.calico);
@@ -263,6 +269,12 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
       ? { layout: undefined, notices: [] }
       : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
+  // The VPCs and Elastic IPs the Region's stack files use together, against AWS's default quotas.
+  if (elsewhere === undefined && !awsFree) {
+    const own = quotaUse(stack, config.network, config.cluster);
+    const siblings = siblingStacks(projectDirectory());
+    regionQuotaNotices(region, own, siblings).forEach((notice) => void pulumi.log.warn(notice));
+  }
   if (elsewhere === undefined) {
     const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
     if (support !== undefined) void pulumi.log.warn(support);

@@ -30,6 +30,8 @@ export const PREVIOUS_OUTPUT_NAMES = [
   "region",
   // The cluster's upgrade policy: EKS keeps a cluster in extended support there (stacks/support.ts).
   "upgradePolicy",
+  // Only a kubeconfig stack exports it: with clusterName and vpcId, the kind of stack deployed (stack-kind.ts).
+  "kubeconfigContext",
 ] as const;
 export type PreviousOutputName = (typeof PREVIOUS_OUTPUT_NAMES)[number];
 

@@ -308,14 +308,6 @@ describe("the cluster's creator across a cluster replacement", () => {
     );
   });
 
-  it("refuses nothing when the outputs name a cluster the stack did not make (no vpcId)", async () => {
-    // A stack last updated on a cluster made elsewhere exports that cluster's name, and no VPC.
-    const evaluation = await evaluatedWith("dev", {
-      previousOutputs: { clusterName: "team-cluster", region: "eu-west-1" },
-    });
-    assert.equal(evaluation.outputs.clusterName, "eks-calico-dev");
-  });
-
   it("is this update's caller when the cluster was deleted outside Pulumi, with a warning naming both", async () => {
     const { result, warnings } = await withWarnings(async () =>
       evaluatedWith("dev", {

@@ -77,7 +77,7 @@ describe("stacks that derive the same names", () => {
     });
   }
 
-  it("reads each stack file's region, and skips what is not a stack file", () => {
+  it("reads each stack file's region and config, and skips what is not a stack file", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "stacks-"));
     try {
       fs.writeFileSync(path.join(root, "Pulumi.yaml"), "name: eks-calico\n");
@@ -88,8 +88,8 @@ describe("stacks that derive the same names", () => {
       assert.deepEqual(
         siblingStacks(root).sort((x, y) => x.stack.localeCompare(y.stack)),
         [
-          { stack: "a", region: "eu-west-1" },
-          { stack: "b", region: undefined },
+          { stack: "a", region: "eu-west-1", config: { "aws:region": "eu-west-1" } },
+          { stack: "b", region: undefined, config: { "eks-calico:protect": true } },
           { stack: "c", region: undefined },
         ],
       );

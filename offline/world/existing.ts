@@ -15,11 +15,26 @@ import { offlineArn, placeholder } from "./placeholders";
 const notFound = (name: unknown) =>
   new Error(`ResourceNotFoundException: No cluster found for name: ${String(name)}.`);
 
-/** aws.eks.getCluster for a cluster AWS has, as the Terraform data source answers it. */
-function describeCluster(name: string, region: string, facts: Record<string, unknown> = {}) {
-  const cluster = { id: name, name, arn: offlineArn(region, "eks", `cluster/${name}`, true) };
-  return { ...cluster, endpoint: placeholder("cluster-endpoint", name), status: "ACTIVE", ...facts };
+/**
+ * aws.eks.getCluster for a cluster AWS has, as the Terraform data source answers it: every field the
+ * program reads is there for every cluster (DescribeCluster always returns them), `facts` over the
+ * defaults of a cluster the world was told nothing about.
+ */
+function describeCluster(name: string, region: string, facts: Partial<ClusterFacts> = {}) {
+  const { version, status, ipFamily } = { ...DEFAULT_EXISTING_CLUSTER, ...facts };
+  return {
+    id: name,
+    name,
+    arn: offlineArn(region, "eks", `cluster/${name}`, true),
+    endpoint: placeholder("cluster-endpoint", name),
+    certificateAuthorities: [{ data: placeholder("cluster-ca", name) }],
+    kubernetesNetworkConfigs: [{ ipFamily }],
+    version,
+    status,
+  };
 }
+
+type ClusterFacts = Pick<ExistingClusterSimulation, "version" | "status" | "ipFamily">;
 
 /** Whether `name` is the cluster this stack creates (stacks/index.ts names it `<project>-<stack>`). */
 export function isStackCluster(name: unknown): boolean {
@@ -81,12 +96,7 @@ export class ExistingClusterWorld {
   getCluster(args: Record<string, unknown>, region: string): Record<string, unknown> {
     this.requireCluster(args.name);
     const { name, version, status, ipFamily } = this.facts;
-    return describeCluster(name, region, {
-      certificateAuthorities: [{ data: placeholder("cluster-ca", name) }],
-      kubernetesNetworkConfigs: [{ ipFamily }],
-      version,
-      status,
-    });
+    return describeCluster(name, region, { version, status, ipFamily });
   }
 
   /** aws.eks.getAddon: the vpc-cni add-on if the cluster has it, else the Terraform provider's not-found. */

@@ -30,7 +30,27 @@ const EKS_QUOTAS =
 const TAG_RESTRICTIONS =
   "AWS's tag restrictions as AWS::EKS::AccessEntry Tag (CloudFormation User Guide) and AWS Batch (Tag restrictions) state them: 50 tags per resource, keys of 128 and values of 256 Unicode characters";
 
+/** The quotas AWS General Reference lists for Amazon VPC and Amazon EC2, with their Service Quotas codes. */
+const REGION_QUOTAS =
+  "AWS General Reference, Amazon Virtual Private Cloud endpoints and quotas (https://docs.aws.amazon.com/general/latest/gr/vpc-service.html) and Amazon EC2 endpoints and quotas";
+
 export const AWS_LIMITS = {
+  /** One per NAT gateway this program makes (components/network); Service Quotas ec2 L-0263D0A3. */
+  elasticIpsPerRegion: {
+    value: 5,
+    name: "EC2-VPC Elastic IPs (Elastic IP addresses per Region)",
+    source: `${REGION_QUOTAS}: default 5 per Region, adjustable; Service Quotas code L-0263D0A3`,
+    read: "2026-12-03",
+    adjustable: true,
+  },
+  /** One per full stack, beside the Region's default VPC; Service Quotas vpc L-F678F1CE. */
+  vpcsPerRegion: {
+    value: 5,
+    name: "VPCs per Region",
+    source: `${REGION_QUOTAS}: default 5 per Region, adjustable; Service Quotas code L-F678F1CE`,
+    read: "2026-12-03",
+    adjustable: true,
+  },
   /** The default of the account's quota; deploy.securityGroupRuleQuota says where AWS raised it. */
   inboundRulesPerSecurityGroup: {
     value: 60,
