@@ -254,15 +254,17 @@ export function typhaVerdicts(snapshot: ClusterSnapshot): Verdict[] {
     const judged = slices.flatMap((slice) => {
       const port = slice.ports?.find((p) => p.name === "calico-typha")?.port;
       if (port === undefined) return [];
+      // An endpoint whose pod is gone (deleted after the slices were read, as a rollout deletes old Typhas)
+      // is no Typha a Felix can reach: it is left out, and a Service left with none is refused below.
       return (slice.endpoints ?? [])
         .filter((e) => e.conditions?.ready !== false && e.targetRef?.kind === "Pod")
-        .map((e) => {
+        .flatMap((e) => {
           const typhaPod = snapshot.pods.find(
             (p) => p.metadata.namespace === namespace && p.metadata.name === e.targetRef?.name,
           );
           const typha = typhaPod === undefined ? undefined : sideOf(typhaPod, "calico-typha", snapshot);
-          const why = typha === undefined ? "its pod is gone" : refusal(felix, typha, port, snapshot);
-          return { name: e.targetRef?.name ?? "?", why };
+          if (typha === undefined) return [];
+          return [{ name: e.targetRef?.name ?? "?", why: refusal(felix, typha, port, snapshot) }];
         });
     });
     if (judged.length === 0) {
