@@ -15,6 +15,7 @@
  * Either change would replace the cluster with every workload in it, and make whoever runs the update its
  * creator (stacks/creator.ts), so both are refused before any resource is registered.
  */
+import { isText } from "./schema/records";
 import { clusterNameFor } from "./collisions";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous-outputs";
@@ -27,8 +28,6 @@ export interface DeployedCluster {
   readonly name: string;
   readonly region?: string;
 }
-
-const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
 
 /**
  * The cluster the stack made, from its last outputs, or undefined for a stack that made none: never

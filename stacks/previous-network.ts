@@ -32,6 +32,7 @@ import type { SubnetPair } from "../components/network/subnets";
 import { type RegionZones, type ZoneRequest, chooseZones } from "./zones";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous-outputs";
+import { isText } from "./schema/records";
 
 /** Where a change the stack cannot make in place is explained, with the way to make it. */
 const HOW_TO = "docs/stacks.md#changing-the-network";
@@ -43,8 +44,6 @@ export interface DeployedNetwork {
   readonly zones: ReadonlyMap<string, SubnetPair>;
   readonly clusterZones: readonly string[];
 }
-
-const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
 
 /**
  * The network the stack's last update left, or undefined for a stack with no network yet (new, or made on

@@ -8,6 +8,7 @@
  */
 import { AWS_LIMITS, type PlatformLimit } from "./schema/aws-limits";
 import { zoneCount } from "./schema/network";
+import { isRecord } from "./schema/records";
 import type { SiblingStack } from "./collisions";
 
 /** What one stack uses of the Region's quotas. */
@@ -16,9 +17,6 @@ export interface QuotaUse {
   readonly vpcs: number;
   readonly elasticIps: number;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A stack's use from its `eks-calico:network` and `eks-calico:cluster` values: none for Calico alone. */
 export function quotaUse(stack: string, network: unknown, cluster: unknown): QuotaUse {

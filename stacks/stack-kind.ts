@@ -7,13 +7,12 @@
  * it. Refused before any resource is registered, naming what is deployed and the way to get the new kind:
  * a stack of its own.
  */
+import { isText } from "./schema/records";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous-outputs";
 import { deployedCluster } from "./deployed-cluster";
 
 export type StackKind = "cluster" | "existing" | "kubeconfig";
-
-const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
 
 /**
  * The kind the last update deployed, from its outputs (index.ts): a full stack exports `clusterName` and

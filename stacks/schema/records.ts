@@ -5,3 +5,8 @@
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
+
+/** A non-empty string: how a stack output that names something reads back. */
+export function isText(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
