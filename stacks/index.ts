@@ -207,8 +207,9 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     });
   }
   // An existing cluster is another program's: no names of ours to collide, no VPC to place.
+  const siblings = siblingStacks(projectDirectory());
   if (!awsFree && region !== "" && existing === undefined) {
-    problems.push(...nameCollisions(project, stack, region, siblingStacks(projectDirectory())));
+    problems.push(...nameCollisions(project, stack, region, siblings));
   }
   let regionZones: RegionZones = { region, all: [], offered: [] };
   // Asked only for a usable region (one problem per key is enough).
@@ -270,9 +271,8 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
       : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
   // The VPCs and Elastic IPs the Region's stack files use together, against AWS's default quotas.
-  if (elsewhere === undefined && !awsFree) {
+  if (elsewhere === undefined) {
     const own = quotaUse(stack, config.network, config.cluster);
-    const siblings = siblingStacks(projectDirectory());
     regionQuotaNotices(region, own, siblings).forEach((notice) => void pulumi.log.warn(notice));
   }
   if (elsewhere === undefined) {
