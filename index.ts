@@ -21,6 +21,8 @@ import { vpcCniConfiguration } from "./components/cluster/addons";
 import { carrySecretsIntoInputs, withSecretOutputs } from "./stacks/secrets";
 import { sizedNodeGroups } from "./stacks/previous-scaling";
 import { nodeGroupScalingOutput } from "./stacks/scaling-output";
+import { addonsOutput } from "./stacks/addon-versions";
+import { NETWORK_NAME } from "./stacks/collisions";
 import { probeNodes } from "./stacks/probe-nodes";
 
 // `today` is the date the EKS support and certificate checks read: the clock's under `pulumi`, which calls
@@ -35,11 +37,13 @@ export = async (today = new Date()) => {
   const layout = settings.networkLayout as NetworkLayout;
 
   // VPC: a public and a private subnet per AZ, deployed ones kept as they are; NAT per `network.natGateways`.
-  const network = new Network("network", {
+  const network = new Network(NETWORK_NAME, {
     layout,
     natGateways: settings.network.natGateways,
     tags: settings.resourceTags,
     protect: settings.protect,
+    // Default routes a deployed stack still has inline, adopted unchanged (stacks/inline-routes.ts).
+    adoptDefaultRoutes: settings.adoptDefaultRoutes,
   });
 
   // EKS with pinned add-ons (the VPC CNI's policy agent off), access entries and the managed node
@@ -57,11 +61,8 @@ export = async (today = new Date()) => {
     publicAccessCidrs: settings.cluster.publicAccessCidrs,
     logTypes: settings.cluster.logTypes,
     logRetentionDays: settings.cluster.logRetentionDays,
-    addonVersions: {
-      vpcCni: settings.cluster.addons.vpcCni.version,
-      kubeProxy: settings.cluster.addons.kubeProxy.version,
-      coreDns: settings.cluster.addons.coreDns.version,
-    },
+    // Pinned, or kept as deployed while cluster.version is unchanged (stacks/addon-versions.ts).
+    addonVersions: settings.addonVersions,
     access: settings.cluster.access,
     runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
     nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
@@ -88,6 +89,10 @@ export = async (today = new Date()) => {
       // The VPC's CIDR, each AZ's subnets and the cluster's AZs: the next update keeps them.
       network: layoutOutput(layout),
       clusterName: cluster.clusterName,
+      // The version EKS runs the control plane at, as the last update or refresh read it.
+      kubernetesVersion: cluster.kubernetesVersion,
+      // What each add-on runs, and for which Kubernetes version: the next update keeps it.
+      addons: addonsOutput(settings.cluster, cluster.addonVersions),
       // The cluster's upgrade policy: the next update keeps it once the version is past standard support.
       upgradePolicy: settings.cluster.upgradePolicy,
       kubeconfig: cluster.kubeconfig,

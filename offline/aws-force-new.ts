@@ -122,6 +122,20 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
     updates: ["route", "tags"],
   },
   {
+    type: "aws:ec2/route:Route",
+    tfResource: "aws_route",
+    file: `${EC2}/vpc_route.go`,
+    readAt: "0128541e0711",
+    forceNew: [
+      "route_table_id",
+      "destination_cidr_block",
+      "destination_ipv6_cidr_block",
+      "destination_prefix_list_id",
+    ],
+    updates: ["gateway_id", "nat_gateway_id", "transit_gateway_id", "vpc_peering_connection_id"],
+    note: "a new target updates in place (ReplaceRoute, resourceRouteUpdate)",
+  },
+  {
     type: "aws:ec2/routeTableAssociation:RouteTableAssociation",
     tfResource: "aws_route_table_association",
     file: `${EC2}/vpc_route_table_association.go`,

@@ -92,7 +92,16 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
   "aws:ec2/natGateway:NatGateway": aws("aws:ec2/natGateway:NatGateway"),
   "aws:ec2/routeTable:RouteTable": aws("aws:ec2/routeTable:RouteTable", {
     tf: { resource: "aws_route_table", names: { route: ["routes"] } },
+    ignored: [
+      {
+        path: "routes",
+        when: (inputs) => inputs.routes === undefined,
+        why: "routes unset: `route` is Optional and Computed (vpc_route_table.go), so the table keeps the routes it has",
+      },
+    ],
   }),
+  // A new target updates in place (ReplaceRoute).
+  "aws:ec2/route:Route": aws("aws:ec2/route:Route"),
   // routeTableId updates in place (ReplaceRouteTableAssociation).
   "aws:ec2/routeTableAssociation:RouteTableAssociation": aws(
     "aws:ec2/routeTableAssociation:RouteTableAssociation",

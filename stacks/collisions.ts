@@ -11,6 +11,9 @@ import YAML from "yaml";
 import type { ConfigProblem } from "./problems";
 
 /** A stack file beside this one: its name, the region it deploys to when it says, and its config. */
+/** The name of the stack's Network component (index.ts): its route tables' names start with it. */
+export const NETWORK_NAME = "network";
+
 export interface SiblingStack {
   readonly stack: string;
   readonly region: string | undefined;

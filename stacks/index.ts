@@ -40,6 +40,10 @@ import { type PreviousOutputs, readPreviousOutputs } from "./previous-outputs";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
 import { clusterReplacementProblems, deployedCluster } from "./deployed-cluster";
+import { runningVersion, versionStepProblem } from "./version-step";
+import { addonVersionsFor } from "./addon-versions";
+import { inlineRoutes } from "./inline-routes";
+import type { AddonVersions } from "../components/cluster/addons";
 import { kindChangeProblems } from "./stack-kind";
 import { quotaUse, regionQuotaNotices } from "./region-quotas";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
@@ -72,6 +76,10 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups" | "cluster
   readonly clusterName: string;
   /** The node groups this stack creates; none on an existing cluster. */
   readonly nodeGroups: NodeGroupConfig[];
+  /** The add-ons' versions: pinned, or kept as deployed (addon-versions.ts); unset: EKS's default. */
+  readonly addonVersions: AddonVersions;
+  /** Route table ids by table name whose inline default route this update adopts (inline-routes.ts). */
+  readonly adoptDefaultRoutes: Readonly<Record<string, string>>;
   /** Per node group name: its desired size on this update and the nodes it runs (previous-scaling.ts). */
   readonly nodeGroupSizing: Readonly<Record<string, NodeGroupSizing>>;
   /**
@@ -256,6 +264,14 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
         ? clusterReplacementProblems(deployedCluster(previous), project, stack, region)
         : [];
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
+  // EKS moves the cluster it runs only to the same version or the next minor (version-step.ts).
+  if (elsewhere === undefined && deployedCluster(previous) !== undefined) {
+    const running = await runningVersion(clusterName);
+    if ("notice" in running) void pulumi.log.warn(running.notice);
+    const step =
+      "version" in running ? versionStepProblem(config.cluster.version, running.version) : undefined;
+    if (step !== undefined) throw new ConfigError(stack, [step]);
+  }
   const deployed = previousCalico(previous);
   const step = calicoStep(deployed, config.calico);
   const installs = "step" in step && step.step === "install";
@@ -279,6 +295,11 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
     if (support !== undefined) void pulumi.log.warn(support);
   }
+  const addons = elsewhere === undefined ? await addonVersionsFor(config.cluster, previous) : undefined;
+  // Default routes still inline in a deployed stack's route tables are adopted as their own resources.
+  const routes =
+    elsewhere === undefined ? await inlineRoutes(previous, config.network.natGateways) : undefined;
+  [...(addons?.notices ?? []), ...(routes?.notices ?? [])].forEach((notice) => void pulumi.log.warn(notice));
   const layout = "layout" in network ? network.layout : undefined;
   const nodeGroups = config.nodeGroups ?? [];
   // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.
@@ -324,6 +345,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     ...capacity.problems,
     ...placement,
     ...creatorAccessProblems(creator.creator, config.cluster.access),
+    ...(routes?.problems ?? []),
   ];
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {
     throw new ConfigError(stack, hideSecretValues(deployedProblems, secretLeaves(raw, secrets)));
@@ -340,6 +362,8 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     resourceTags: { ...config.tags, "pulumi:project": project, "pulumi:stack": stack },
     nodeGroups,
     nodeGroupSizing: sizing.sizing,
+    addonVersions: addons?.versions ?? {},
+    adoptDefaultRoutes: routes?.adopt ?? {},
     ...(existing === undefined
       ? {}
       : {

@@ -30,6 +30,8 @@ export const PREVIOUS_OUTPUT_NAMES = [
   "region",
   // The cluster's upgrade policy: EKS keeps a cluster in extended support there (stacks/support.ts).
   "upgradePolicy",
+  // The add-on versions deployed, kept while cluster.version is unchanged (stacks/addon-versions.ts).
+  "addons",
   // Only a kubeconfig stack exports it: with clusterName and vpcId, the kind of stack deployed (stack-kind.ts).
   "kubeconfigContext",
 ] as const;
@@ -43,16 +45,68 @@ export const READ_STACK_OUTPUTS = "pulumi:pulumi:readStackOutputs";
 
 /** The outputs of the stack's last update that later updates depend on; empty for a stack never deployed. */
 export async function readPreviousOutputs(): Promise<PreviousOutputs> {
-  const self = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
-  const answer = (await pulumi.runtime.invoke(READ_STACK_OUTPUTS, { name: self })) as
-    { outputs?: Record<string, unknown> } | undefined;
-  const all = answer?.outputs ?? {};
+  const all = await readOwnOutputs();
   const outputs: Partial<Record<PreviousOutputName, unknown>> = {};
   for (const name of PREVIOUS_OUTPUT_NAMES) {
     const value = revealed(all[name]);
     if (value !== undefined && value !== null) outputs[name] = value;
   }
   return outputs;
+}
+
+/**
+ * The one organization of a self-managed (DIY) backend: the engine gives it to every program there
+ * (pulumi/pulumi v3.248.0 pkg/backend/diy/state.go getTarget), in both layouts.
+ */
+export const DIY_ORGANIZATION = "organization";
+
+/**
+ * The stack's own outputs, read by a name its backend takes as this stack and no other. The function
+ * hands the name to the backend's ParseStackReference (pkg/backend/backend.go
+ * backendClient.GetStackOutputs), and each kind of backend has its own rule (pulumi/pulumi v3.248.0):
+ * - Pulumi Cloud takes `<org>/<project>/<stack>`; a bare stack name gets the user's default org, which
+ *   need not be the stack's (pkg/backend/httpstate/backend.go cloudBackend.ParseStackReference).
+ * - A self-managed backend in the project layout takes `organization/<project>/<stack>`, and a bare name
+ *   in the current project (pkg/backend/diy/store.go projectReferenceStore.ParseReference).
+ * - One in the legacy layout takes only a stack name (store.go legacyReferenceStore.ParseReference):
+ *   tokens.ParseStackName refuses the `/` (sdk/go/common/tokens/stack_name.go). Its stacks have no
+ *   project, so the bare name is the stack's whole identity. A backend keeps that layout while it holds
+ *   stacks from before `.pulumi/meta.yaml` existed, or was made with PULUMI_DIY_BACKEND_LEGACY_LAYOUT
+ *   (pkg/backend/diy/meta.go ensurePulumiMeta, backend.go New).
+ * So: the qualified name; on a self-managed backend that refuses it, the bare one, which there names the
+ * same stack in either layout.
+ */
+async function readOwnOutputs(): Promise<Record<string, unknown>> {
+  const organization = pulumi.getOrganization();
+  const stack = pulumi.getStack();
+  const qualified = `${organization}/${pulumi.getProject()}/${stack}`;
+  let refused: unknown;
+  try {
+    return await outputsOf(qualified);
+  } catch (error) {
+    if (organization !== DIY_ORGANIZATION) throw error;
+    refused = error;
+  }
+  try {
+    return await outputsOf(stack);
+  } catch (error) {
+    throw new Error(
+      `cannot read the stack's last outputs as ${qualified} (${messageOf(refused)}) nor as ${stack} ` +
+        `(${messageOf(error)}). If this self-managed backend holds stacks from before the project ` +
+        "layout, `pulumi state upgrade` moves them to it.",
+      { cause: error },
+    );
+  }
+}
+
+async function outputsOf(name: string): Promise<Record<string, unknown>> {
+  const answer = (await pulumi.runtime.invoke(READ_STACK_OUTPUTS, { name })) as
+    { outputs?: Record<string, unknown> } | undefined;
+  return answer?.outputs ?? {};
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

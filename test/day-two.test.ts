@@ -128,6 +128,7 @@ function azAdded(generated: GeneratedStack, deployed: Deployed): Change | undefi
           `aws:ec2/subnet:Subnet network-public-${zone}`,
           `aws:ec2/subnet:Subnet network-private-${zone}`,
           `aws:ec2/routeTable:RouteTable network-private-${zone}`,
+          `aws:ec2/route:Route network-private-${zone}-default`,
           `aws:ec2/routeTableAssociation:RouteTableAssociation network-public-${zone}`,
           `aws:ec2/routeTableAssociation:RouteTableAssociation network-private-${zone}`,
           ...(nat

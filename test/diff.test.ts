@@ -54,6 +54,7 @@ describe("offline diff: what changes", () => {
       "aws:ec2/subnet:Subnet network-public-us-west-2c",
       "aws:ec2/subnet:Subnet network-private-us-west-2c",
       "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
+      "aws:ec2/route:Route network-private-us-west-2c-default",
     ];
     const up = diffDocuments(dev, staging);
     for (const heading of zoneC)

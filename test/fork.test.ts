@@ -3,127 +3,33 @@
  * policy parses as an IAM policy document; the deploy policy names every IAM service the plans of every
  * stack file register resources in, and every policy allows the reads the program makes; the preview and
  * drift policies only read; each trust policy names the subject its job gets; and the page lists exactly
- * the environments, variables and secrets the workflows read.
+ * the environments, variables and secrets the workflows read. What keeps the deploy role to its own
+ * stack: test/deploy-policy.test.ts.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PROJECT_ROOT, evaluateStack, listStacks } from "../offline/engine";
 import { AWS_CALLS } from "../offline/world/aws-calls";
-import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
 import { workflowFiles } from "../scripts/lint-workflows";
 import { pageLinks, readPage, tableRows } from "./docs-pages";
 import { stepUsing, workflow, workflowText } from "./workflow-files";
-
-/**
- * The IAM service prefixes a resource type's create, update and delete call. @pulumi/eks's components are
- * remote (their children are invisible offline), so theirs are what pulumi-eks creates for the inputs the
- * program gives: the Cluster an aws:eks/cluster with its IAM role, OIDC provider (`createOidcProvider`),
- * security groups and rules, and a grant on the secrets key it is given (EKS CreateCluster's
- * encryptionConfig needs kms:DescribeKey and kms:CreateGrant); a ManagedNodeGroup an aws:eks/nodeGroup and
- * its node role's access entry, passing that role (iam:PassRole) and reading its launch template (ec2).
- */
-const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
-  "aws:cloudwatch/logGroup:LogGroup": ["logs"],
-  "aws:ec2/eip:Eip": ["ec2"],
-  "aws:ec2/internetGateway:InternetGateway": ["ec2"],
-  "aws:ec2/launchTemplate:LaunchTemplate": ["ec2"],
-  "aws:ec2/natGateway:NatGateway": ["ec2"],
-  "aws:ec2/routeTable:RouteTable": ["ec2"],
-  "aws:ec2/routeTableAssociation:RouteTableAssociation": ["ec2"],
-  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": ["ec2"],
-  "aws:ec2/subnet:Subnet": ["ec2"],
-  "aws:ec2/vpc:Vpc": ["ec2"],
-  "aws:eks/accessEntry:AccessEntry": ["eks"],
-  "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ["eks"],
-  "aws:eks/addon:Addon": ["eks"],
-  "aws:iam/role:Role": ["iam"],
-  "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ["iam"],
-  "aws:kms/key:Key": ["kms"],
-  "eks:index:Cluster": ["ec2", "eks", "iam", "kms"],
-  "eks:index:ManagedNodeGroup": ["ec2", "eks", "iam"],
-};
-
-/**
- * Packages whose resources make no AWS call: Kubernetes objects go to the cluster's API (the token from
- * `aws eks get-token` is a presigned sts:GetCallerIdentity, which needs no permission), TLS keys are made
- * where Pulumi runs, the dynamic steps read the cluster, the rest are components and Pulumi's own.
- */
-const NO_AWS = ["kubernetes:", "tls:", "eks-calico:", "pulumi-nodejs:dynamic/", "pulumi:"];
-
-/**
- * The actions AWS checks on the caller itself, beyond the service, for a resource type. A managed node
- * group from a launch template: EKS authorizes the caller to launch instances with it (CreateNodegroup's
- * InvalidRequestException "You are not authorized to launch instances with this launch template", as
- * terraform-aws-modules/terraform-aws-eks#3199 shows it in CloudTrail), as EC2 Auto Scaling does ("An IAM
- * user or role that creates or updates an Auto Scaling group using a launch template must have permission
- * to use the ec2:RunInstances action", EC2 Auto Scaling User Guide, "Launch template support"); it reads
- * the template's version (UpdateNodegroupVersion: "You are not authorized to describe the launch template
- * version") and passes the node role.
- */
-const CALLER_ACTIONS: Readonly<Record<string, readonly string[]>> = {
-  "eks:index:ManagedNodeGroup": ["ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole"],
-};
-
-/** The IAM actions each invoke (data source) the program calls needs. */
-const CALL_ACTIONS: Readonly<Record<string, readonly string[]>> = {
-  "aws:index/getAvailabilityZones:getAvailabilityZones": ["ec2:DescribeAvailabilityZones"],
-  "aws:eks/getAddonVersion:getAddonVersion": ["eks:DescribeAddonVersions"],
-  "aws:eks/getAddon:getAddon": ["eks:DescribeAddon"],
-  "aws:eks/getCluster:getCluster": ["eks:DescribeCluster"],
-  "aws:eks/getNodeGroup:getNodeGroup": ["eks:DescribeNodegroup"],
-  // "No permissions are required to perform this operation" (STS API reference, GetCallerIdentity).
-  "aws:index/getCallerIdentity:getCallerIdentity": [],
-  // The stack's own last outputs, from Pulumi's state.
-  [READ_STACK_OUTPUTS]: [],
-};
-
-interface Statement {
-  Sid?: string;
-  Effect: string;
-  Action: string | string[];
-  Resource: string | string[];
-  Condition?: Record<string, Record<string, unknown>>;
-  Principal?: { Federated?: string };
-}
-interface PolicyDocument {
-  Version: string;
-  Statement: Statement[];
-}
-
-const IAM_DIR = path.join(PROJECT_ROOT, "docs", "iam");
-const ROLES = ["deploy", "preview", "drift"] as const;
-const policyFile = (role: string, kind: "policy" | "trust") => `${role}-${kind}.json`;
-const readPolicy = (file: string) =>
-  JSON.parse(fs.readFileSync(path.join(IAM_DIR, file), "utf8")) as PolicyDocument;
-const list = (value: string | string[]) => (Array.isArray(value) ? value : [value]);
-const allowed = (policy: PolicyDocument) =>
-  policy.Statement.filter((s) => s.Effect === "Allow").flatMap((s) => list(s.Action));
-
-/** Whether an IAM action pattern (`*` and `?` wildcards, case-insensitive) matches `action`. */
-function matches(pattern: string, action: string): boolean {
-  const regex = pattern
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${regex}$`, "i").test(action);
-}
-const grants = (policy: PolicyDocument, action: string) =>
-  allowed(policy).some((pattern) => matches(pattern, action));
-const services = (policy: PolicyDocument) => new Set(allowed(policy).map((a) => a.split(":")[0]));
-
-/** What every stack file's plans register and call, as `pulumi preview` and as `pulumi up` run them. */
-async function planned(): Promise<{ types: Set<string>; calls: Set<string> }> {
-  const types = new Set<string>();
-  const calls = new Set<string>();
-  for (const stack of listStacks()) {
-    for (const preview of [true, false]) {
-      const evaluation = await evaluateStack(stack, { preview, onCall: (token) => calls.add(token) });
-      for (const resource of evaluation.resources) types.add(resource.type);
-    }
-  }
-  return { types, calls };
-}
+import {
+  CALLER_ACTIONS,
+  CALL_ACTIONS,
+  IAM_DIR,
+  NO_AWS,
+  ROLES,
+  TYPE_SERVICES,
+  type Planned,
+  allowed,
+  grants,
+  list,
+  matches,
+  planned,
+  policyFile,
+  readPolicy,
+  services,
+} from "./iam-policies";
 
 /** A workflow's `environment` as the docs write it: `${{ inputs.stack }}` is `<stack>`. */
 const environmentName = (expression: string) =>
@@ -157,7 +63,7 @@ const pageSettings = (page: string) =>
 describe("a fork that deploys (docs/fork.md, docs/iam/)", function () {
   this.timeout(600_000);
   const page = readPage("docs/fork.md");
-  let plan: { types: Set<string>; calls: Set<string> };
+  let plan: Planned;
   before(async () => {
     plan = await planned();
   });
@@ -244,7 +150,9 @@ describe("a fork that deploys (docs/fork.md, docs/iam/)", function () {
 
   it("the deploy policy passes roles only to EKS and EC2", () => {
     const statements = readPolicy(policyFile("deploy", "policy")).Statement;
-    const passing = statements.filter((s) => list(s.Action).some((a) => matches(a, "iam:PassRole")));
+    const passing = statements.filter(
+      (s) => s.Effect === "Allow" && list(s.Action).some((a) => matches(a, "iam:PassRole")),
+    );
     assert.equal(passing.length, 1);
     assert.deepEqual(passing[0].Condition?.StringEquals?.["iam:PassedToService"], [
       "eks.amazonaws.com",

@@ -71,14 +71,17 @@ describe("the layout", () => {
   });
 
   it("has offline/world/ answer from its own tables, not from the program's decisions", () => {
-    // The AWS partitions' region patterns, the reading of the stack's last outputs, the cluster's name, and
-    // the tls provider the real engine runs: data and readers, no function that accepts or refuses.
+    // The AWS partitions' region patterns, the reading of the stack's last outputs, the cluster's and the
+    // route tables' names, and the tls provider the real engine runs: data and readers, no function that
+    // accepts or refuses.
     assert.deepEqual(importsOf(graph, "offline/world/", (dep) => !dep.startsWith("offline/world/")).sort(), [
       "offline/world/aws-calls.ts -> components/cluster/partitions.ts",
       "offline/world/existing.ts -> stacks/collisions.ts",
       "offline/world/index.ts -> stacks/previous-outputs.ts",
       "offline/world/node-groups.ts -> stacks/scaling-output.ts",
       "offline/world/placeholders.ts -> components/cluster/partitions.ts",
+      "offline/world/route-tables.ts -> components/network/layout.ts",
+      "offline/world/route-tables.ts -> stacks/collisions.ts",
       "offline/world/tls.ts -> tools/tls-provider/resources.ts",
     ]);
   });

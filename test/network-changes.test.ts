@@ -178,6 +178,7 @@ describe("network changes: through the program", () => {
       [],
     );
     assert.deepEqual(diff.added.map((r) => r.heading).sort(), [
+      "aws:ec2/route:Route network-private-us-west-2c-default",
       "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
       "aws:ec2/routeTableAssociation:RouteTableAssociation network-private-us-west-2c",
       "aws:ec2/routeTableAssociation:RouteTableAssociation network-public-us-west-2c",
@@ -269,7 +270,7 @@ describe("network changes: through the program", () => {
         'eks-calico:network={"availabilityZones":3}',
       );
       assert.equal(added.code, 0, added.err);
-      assert.match(added.out, /: \+ 5 to create, ~ 0 to update, \+- 0 to replace, - 0 to delete/);
+      assert.match(added.out, /: \+ 6 to create, ~ 0 to update, \+- 0 to replace, - 0 to delete/);
 
       const moved = await runStart(
         "--out",

@@ -94,6 +94,7 @@ describe("per-AZ subnet slots", () => {
         { zone: "us-west-2a", private: "10.0.32.0/19", public: "10.0.196.0/22" },
       ],
       clusterZones: ["us-west-2b", "us-west-2a"],
+      routes: "own",
     });
   });
 });

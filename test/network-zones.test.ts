@@ -232,6 +232,7 @@ describe("removing an AZ the cluster does not use, through the program", () => {
     assert.deepEqual(
       diff.removed.map((r) => r.heading).sort(),
       [
+        "aws:ec2/route:Route network-private-us-west-2c-default",
         "aws:ec2/routeTable:RouteTable network-private-us-west-2c",
         "aws:ec2/routeTableAssociation:RouteTableAssociation network-private-us-west-2c",
         "aws:ec2/routeTableAssociation:RouteTableAssociation network-public-us-west-2c",

@@ -47,6 +47,7 @@ export const T = {
   igw: "aws:ec2/internetGateway:InternetGateway",
   nat: "aws:ec2/natGateway:NatGateway",
   routeTable: "aws:ec2/routeTable:RouteTable",
+  route: "aws:ec2/route:Route",
   association: "aws:ec2/routeTableAssociation:RouteTableAssociation",
   role: "aws:iam/role:Role",
   attachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",

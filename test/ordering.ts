@@ -32,8 +32,8 @@ export const ORDERING: readonly OrderingRule[] = [
   },
   {
     before: {
-      label: "every private route table (default route to a NAT gateway)",
-      types: [T.routeTable],
+      label: "every private route table's default route (to a NAT gateway)",
+      types: [T.route],
       name: /^network-private-/,
     },
     after: NODE_GROUPS,

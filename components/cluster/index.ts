@@ -4,7 +4,13 @@ import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { type AccessGrant, createAccessEntries, partitionOf } from "./access";
 import { type RunnerSources, admitRunners } from "./runner-access";
-import { type AddonVersions, coreDnsConfiguration, createAddon, vpcCniConfiguration } from "./addons";
+import {
+  type AddonKey,
+  type AddonVersions,
+  coreDnsConfiguration,
+  createAddon,
+  vpcCniConfiguration,
+} from "./addons";
 import type { NodeGroupSpec } from "./nodegroups";
 import { createNodeGroup, createNodeRole } from "./nodes";
 import { VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy, vpcCniPolicy } from "./policies";
@@ -71,6 +77,10 @@ export interface ClusterArgs {
  */
 export class Cluster extends pulumi.ComponentResource {
   readonly clusterName: pulumi.Output<string>;
+  /** The version each EKS add-on runs, as EKS reports it. */
+  readonly addonVersions: Record<AddonKey, pulumi.Output<string>>;
+  /** The Kubernetes version EKS reports for the control plane (it may upgrade it by itself). */
+  readonly kubernetesVersion: pulumi.Output<string>;
   readonly kubeconfig: pulumi.Output<string>;
   readonly nodeGroupNames: pulumi.Output<string[]>;
   readonly clusterEndpoint: pulumi.Output<string>;
@@ -169,7 +179,7 @@ export class Cluster extends pulumi.ComponentResource {
     );
 
     // CoreDNS is a Deployment: without nodes EKS reports the add-on DEGRADED and the create times out.
-    createAddon(
+    const coreDns = createAddon(
       `${name}-coredns`,
       "coreDns",
       {
@@ -204,6 +214,12 @@ export class Cluster extends pulumi.ComponentResource {
     this.provider = clusterProvider(`${name}-k8s`, this.access, { parent: this, dependsOn: runnerRules });
 
     this.clusterName = clusterName;
+    this.addonVersions = {
+      vpcCni: vpcCni.addonVersion,
+      kubeProxy: kubeProxy.addonVersion,
+      coreDns: coreDns.addonVersion,
+    };
+    this.kubernetesVersion = cluster.eksCluster.version;
     this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroup.nodeGroupName));
     this.clusterEndpoint = cluster.eksCluster.endpoint;
     // Not cluster.clusterSecurityGroupId: that is @pulumi/eks's own group, which managed nodes on our
@@ -214,6 +230,8 @@ export class Cluster extends pulumi.ComponentResource {
     this.nodeRoleArn = nodeRole.role.arn;
     this.registerOutputs({
       clusterName: this.clusterName,
+      kubernetesVersion: this.kubernetesVersion,
+      addonVersions: this.addonVersions,
       kubeconfig: this.kubeconfig,
       nodeGroupNames: this.nodeGroupNames,
       clusterEndpoint: this.clusterEndpoint,

@@ -1,8 +1,8 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import type { NetworkLayout } from "./layout";
+import { type NetworkLayout, defaultRouteTables } from "./layout";
 
-export { type NetworkLayout, layoutOutput, newLayout } from "./layout";
+export { type NetworkLayout, OWN_ROUTES, defaultRouteTables, layoutOutput, newLayout } from "./layout";
 export { planSubnets } from "./subnets";
 
 export interface NetworkArgs {
@@ -18,7 +18,16 @@ export interface NetworkArgs {
   tags: Record<string, string>;
   /** Protect the VPC from deletion. @default false */
   protect?: boolean;
+  /**
+   * Route tables of a stack deployed with inline routes, by table name (defaultRouteTables): the id of
+   * each whose default route this update adopts as its own aws.ec2.Route, unchanged (stacks/inline-routes.ts).
+   * @default {}
+   */
+  adoptDefaultRoutes?: Readonly<Record<string, string>>;
 }
+
+/** Every destination outside the VPC: the one route each table gets from this program. */
+const DEFAULT_ROUTE = "0.0.0.0/0";
 
 type SubnetKind = "public" | "private";
 
@@ -44,7 +53,7 @@ export class Network extends pulumi.ComponentResource {
   readonly clusterPrivateSubnetIds: pulumi.Output<string[]>;
   readonly natGatewayIds: pulumi.Output<string[]>;
   /**
-   * The route tables (default route to a NAT gateway) and subnet associations of the private subnets of
+   * The default routes (to a NAT gateway) and subnet associations of the private subnets of
    * the AZs the cluster was created in, where its node groups run: nodes need this egress to reach ECR,
    * EKS and S3 before they can join.
    */
@@ -135,18 +144,42 @@ export class Network extends pulumi.ComponentResource {
     });
   }
 
+  /**
+   * A route table with no inline routes, and its default route as a resource of its own. Inline routes
+   * would be the table's whole set: terraform-provider-aws deletes every route not in config once `route`
+   * is set (internal/service/ec2/vpc_route_table.go, resourceRouteTableUpdate), so a peering, VPN or
+   * transit gateway route added outside Pulumi would be drift, and `pulumi up --refresh` would delete it.
+   * Unset, `route` is Optional and Computed: the table keeps what it has. A deployed table's inline route is
+   * adopted by `import` (ROUTETABLEID_DESTINATION, vpc_route.go resourceRouteImport), never deleted and
+   * created again: CreateRoute refuses a destination the table has (RouteAlreadyExists).
+   */
+  private routeTable(
+    vpc: aws.ec2.Vpc,
+    tableName: string,
+    target: { gatewayId: pulumi.Input<string> } | { natGatewayId: pulumi.Input<string> },
+  ): [aws.ec2.RouteTable, aws.ec2.Route] {
+    const table = new aws.ec2.RouteTable(
+      tableName,
+      { vpcId: vpc.id, tags: this.tags(tableName) },
+      { parent: this },
+    );
+    const adopted = this.args.adoptDefaultRoutes?.[tableName];
+    const route = new aws.ec2.Route(
+      `${tableName}-default`,
+      { routeTableId: table.id, destinationCidrBlock: DEFAULT_ROUTE, ...target },
+      { parent: this, ...(adopted === undefined ? {} : { import: `${adopted}_${DEFAULT_ROUTE}` }) },
+    );
+    return [table, route];
+  }
+
   /** One route table for all public subnets: default route to the internet gateway. */
   private routePublicSubnets(
     vpc: aws.ec2.Vpc,
     igw: aws.ec2.InternetGateway,
     subnets: aws.ec2.Subnet[],
   ): void {
-    const tableName = `${this.baseName}-public`;
-    const table = new aws.ec2.RouteTable(
-      tableName,
-      { vpcId: vpc.id, routes: [{ cidrBlock: "0.0.0.0/0", gatewayId: igw.id }], tags: this.tags(tableName) },
-      { parent: this },
-    );
+    const [publicTable] = defaultRouteTables(this.baseName, this.zones);
+    const [table] = this.routeTable(vpc, publicTable, { gatewayId: igw.id });
     subnets.forEach(
       (subnet, i) =>
         new aws.ec2.RouteTableAssociation(
@@ -184,23 +217,16 @@ export class Network extends pulumi.ComponentResource {
     natGateways: aws.ec2.NatGateway[],
   ): pulumi.Resource[][] {
     return subnets.map((subnet, i) => {
-      const tableName = `${this.baseName}-private-${this.zones[i]}`;
+      const tableName = defaultRouteTables(this.baseName, this.zones)[i + 1];
       const nat = natGateways[this.args.natGateways === "perAz" ? i : 0];
-      const table = new aws.ec2.RouteTable(
-        tableName,
-        {
-          vpcId: vpc.id,
-          routes: [{ cidrBlock: "0.0.0.0/0", natGatewayId: nat.id }],
-          tags: this.tags(tableName),
-        },
-        { parent: this },
-      );
+      const [table, route] = this.routeTable(vpc, tableName, { natGatewayId: nat.id });
       const association = new aws.ec2.RouteTableAssociation(
         tableName,
         { subnetId: subnet.id, routeTableId: table.id },
         { parent: this },
       );
-      return [table, association];
+      // The table comes first through both.
+      return [route, association];
     });
   }
 }

@@ -39,6 +39,16 @@ export interface NetworkOutput {
   readonly cidr: string;
   readonly zones: readonly ZoneSubnets[];
   readonly clusterZones: readonly string[];
+  /** The default routes are aws.ec2.Route resources of their own, not inline (stacks/inline-routes.ts). */
+  readonly routes: typeof OWN_ROUTES;
+}
+
+/** The `network` output's `routes` once the default routes are resources of their own. */
+export const OWN_ROUTES = "own";
+
+/** The names of the route tables the Network `name` makes: the public one, then each AZ's private one. */
+export function defaultRouteTables(name: string, zones: readonly string[]): string[] {
+  return [`${name}-public`, ...zones.map((zone) => `${name}-private-${zone}`)];
 }
 
 /** A new stack's layout: every AZ in its own slot, the cluster in all of them. */
@@ -111,6 +121,7 @@ export function layoutOutput(layout: NetworkLayout): NetworkOutput {
       public: publicSubnet,
     })),
     clusterZones: [...layout.clusterZones],
+    routes: OWN_ROUTES,
   };
 }
 

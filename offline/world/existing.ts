@@ -41,10 +41,18 @@ export function isStackCluster(name: unknown): boolean {
   return name === clusterNameFor(pulumi.getProject(), pulumi.getStack());
 }
 
-/** aws.eks.getCluster for the stack's own cluster, which AWS has or not (`exists`). */
-export function stackClusterAnswer(name: string, region: string, exists: boolean): Record<string, unknown> {
+/**
+ * aws.eks.getCluster for the stack's own cluster, which AWS has or not (`exists`), at `version`: the one
+ * the last update recorded, or a placeholder where it recorded none (the world cannot know it).
+ */
+export function stackClusterAnswer(
+  name: string,
+  region: string,
+  exists: boolean,
+  version: string | undefined,
+): Record<string, unknown> {
   if (!exists) throw notFound(name);
-  return describeCluster(name, region);
+  return describeCluster(name, region, { version: version ?? placeholder("kubernetes-version", name) });
 }
 
 export interface ExistingClusterSimulation {

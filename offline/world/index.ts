@@ -9,6 +9,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { AWS_CALLS, OFFLINE_ZONE_IDS_NOTE, availabilityZones } from "./aws-calls";
+import type { EksAddonName } from "./addon-versions";
+import { DeployedRouteTables, type RouteTableSimulation } from "./route-tables";
 import { DeployedNodeGroups, type NodeGroupSimulation } from "./node-groups";
 import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
 import { offlineArn, placeholder, shortType } from "./placeholders";
@@ -42,6 +44,12 @@ export interface AwsSimulation {
    * deleted outside Pulumi); unset, AWS has it exactly when the last outputs name it.
    */
   stackClusterExists?: boolean;
+  /** The deployed VPC's route tables (offline/world/route-tables.ts). */
+  routeTables?: RouteTableSimulation;
+  /** EKS's default add-on versions, where AWS moved them past the recorded table (addon-versions.ts). */
+  addonDefaults?: Partial<Record<EksAddonName, string>>;
+  /** The Kubernetes version AWS reports for a full stack's own cluster; unset, the last update's. */
+  stackClusterVersion?: string;
 }
 
 /** What a registration leaves: the resource's id and outputs. */
@@ -66,7 +74,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     private readonly previousOutputs: Record<string, unknown> = {},
   ) {
     this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
+    this.routeTables = new DeployedRouteTables(previousOutputs, simulation.routeTables);
   }
+
+  /** The route tables of the stack's deployed VPC. */
+  private readonly routeTables: DeployedRouteTables;
 
   /** The nodes the stack's managed node groups run, or undefined when it registered none. */
   get nodeGroupNodes(): number | undefined {
@@ -86,13 +98,25 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
         if (this.existing === undefined && isStackCluster(inputs.name)) {
           const exists =
             this.simulation.stackClusterExists ?? this.previousOutputs.clusterName === inputs.name;
-          return stackClusterAnswer(String(inputs.name), this.region ?? "", exists);
+          return stackClusterAnswer(
+            String(inputs.name),
+            this.region ?? "",
+            exists,
+            this.stackClusterVersion(),
+          );
         }
         return this.existingCluster(inputs.name).getCluster(inputs, this.region ?? "");
       }
       if (args.token === "aws:eks/getAddon:getAddon") {
         return this.existingCluster(inputs.clusterName).getAddon(inputs);
       }
+      const movedDefault = this.simulation.addonDefaults?.[inputs.addonName as EksAddonName];
+      if (args.token === "aws:eks/getAddonVersion:getAddonVersion" && movedDefault !== undefined) {
+        return { ...inputs, id: String(inputs.addonName), version: movedDefault };
+      }
+      if (args.token === "aws:ec2/getRouteTables:getRouteTables")
+        return this.routeTables.getRouteTables(inputs);
+      if (args.token === "aws:ec2/getRouteTable:getRouteTable") return this.routeTables.getRouteTable(inputs);
       if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
       if (args.token === "aws:index/getAvailabilityZones:getAvailabilityZones") {
         return this.availabilityZones(inputs.state, this.region ?? "");
@@ -108,6 +132,22 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       // The SDK reports a failed invoke by its gRPC `details` (runtime/invoke.js), as the CLI sends it.
       throw Object.assign(error as Error, { details: (error as Error).message });
     }
+  }
+
+  /**
+   * The version the stack's own cluster runs: the simulated one (EKS upgraded it), else the last update's
+   * `kubernetesVersion` output, noted in the plan, since EKS may have upgraded it since.
+   */
+  private stackClusterVersion(): string | undefined {
+    const recorded = this.previousOutputs.kubernetesVersion;
+    const version =
+      this.simulation.stackClusterVersion ?? (typeof recorded === "string" ? recorded : undefined);
+    const note =
+      this.simulation.stackClusterVersion === undefined
+        ? `the cluster runs Kubernetes ${version}, as the last update recorded it (kubernetesVersion); EKS may have upgraded it since, and \`pulumi up\` reads it from EKS`
+        : `the cluster runs Kubernetes ${version} (simulated)`;
+    if (version !== undefined && !this.simulated.includes(note)) this.simulated.push(note);
+    return version;
   }
 
   /** aws.getAvailabilityZones, noting the zone IDs it gave and the AZs not offered now. */
@@ -170,8 +210,9 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     }
     // A step that reads or changes the cluster when it runs: nothing of what it finds is known.
     if (args.type.startsWith(DYNAMIC)) return { id: placeholder("step", args.name), state: inputs };
-    // `import`: the existing resource must be there (only the existing cluster's add-on can be).
-    if (args.id !== undefined && args.id !== "") {
+    // `import`: the existing resource must be there (the existing cluster's add-on, a deployed route).
+    const route = args.type === "aws:ec2/route:Route" && this.routeTables.hasRoute(args.id ?? "");
+    if (args.id !== undefined && args.id !== "" && !route) {
       if (args.type !== "aws:eks/addon:Addon" || this.existing === undefined) {
         throw new Error(
           `offline engine: cannot import ${args.type} ${args.id}: the world has no such resource`,

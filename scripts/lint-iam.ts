@@ -1,0 +1,140 @@
+/**
+ * `npm run lint:iam`: the IAM policy analyzers parliament and cloudsplaining over every policy in docs/iam/,
+ * compared with tools/iam-analyzers/accepted-findings.json. It fails on a finding that file does not
+ * accept, and on an accepted finding no longer reported (stale: the policy changed, delete the entry).
+ *
+ * The analyzers are Python: they are installed from tools/iam-analyzers/requirements.txt (every file
+ * pinned by hash) into a virtual environment in the cache that `npm run tools` uses, named by the
+ * requirements' hash, so a change of pins builds a new one. Needs `python3` with `venv`, and PyPI the
+ * first time. Not part of `npm test`, which stays offline and needs no Python; CI runs both.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { cacheRoot } from "./tools";
+
+const ROOT = path.resolve(__dirname, "..");
+export const IAM_DIR = path.join(ROOT, "docs", "iam");
+export const ANALYZERS_DIR = path.join(ROOT, "tools", "iam-analyzers");
+export const ACCEPTED_FILE = path.join(ANALYZERS_DIR, "accepted-findings.json");
+export const TOOLS = ["parliament", "cloudsplaining"] as const;
+
+/** One finding as tools/iam-analyzers/analyze.py prints it; actions lower-case and sorted. */
+export interface Finding {
+  tool: (typeof TOOLS)[number];
+  policy: string;
+  finding: string;
+  actions: string[];
+  detail?: string;
+}
+/** An accepted finding: the same fields and why it stays. */
+export interface AcceptedFinding extends Finding {
+  reason: string;
+}
+
+/**
+ * docs/fork.md's placeholders, filled the way its `fill` function fills them for the dev stack, so the
+ * analyzers read ARNs, not `<account-id>` (111122223333 is the IAM User Guide's example account).
+ */
+export const EXAMPLE_FILL: Readonly<Record<string, string>> = {
+  "<account-id>": "111122223333",
+  "<owner>/<repo>": "my-org/eks-calico",
+  "<cluster-name>": "eks-calico-dev",
+  "<stack>": "dev",
+};
+export const fillPolicy = (text: string) =>
+  Object.entries(EXAMPLE_FILL).reduce((filled, [from, to]) => filled.replaceAll(from, to), text);
+
+/** The policy files the analyzers read: every permission and trust policy in docs/iam/. */
+export const policyFiles = (dir = IAM_DIR) =>
+  fs
+    .readdirSync(dir)
+    .filter((name) => /-(policy|trust)\.json$/.test(name))
+    .sort();
+
+const key = (f: Finding) => JSON.stringify([f.tool, f.policy, f.finding, [...f.actions].sort()]);
+
+/** The reported findings no accepted entry names, and the accepted entries nothing reported matches. */
+export function compareFindings(
+  reported: readonly Finding[],
+  accepted: readonly AcceptedFinding[],
+): { unaccepted: Finding[]; stale: AcceptedFinding[] } {
+  const acceptedKeys = new Set(accepted.map(key));
+  const reportedKeys = new Set(reported.map(key));
+  return {
+    unaccepted: reported.filter((f) => !acceptedKeys.has(key(f))),
+    stale: accepted.filter((f) => !reportedKeys.has(key(f))),
+  };
+}
+
+export const readAccepted = (file = ACCEPTED_FILE) =>
+  JSON.parse(fs.readFileSync(file, "utf8")) as AcceptedFinding[];
+
+/** The virtual environment's python, created and filled from the pinned requirements when missing. */
+function analyzerPython(): string {
+  const requirements = path.join(ANALYZERS_DIR, "requirements.txt");
+  const hash = createHash("sha256").update(fs.readFileSync(requirements)).digest("hex").slice(0, 12);
+  const venv = path.join(cacheRoot(), `iam-analyzers-${hash}`);
+  const python = path.join(venv, "bin", "python");
+  const ready = path.join(venv, ".installed");
+  if (!fs.existsSync(ready)) {
+    console.log(`lint:iam: installing the analyzers into ${venv}`);
+    fs.rmSync(venv, { recursive: true, force: true });
+    execFileSync("python3", ["-m", "venv", venv], { stdio: "inherit" });
+    const pip = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
+    execFileSync(python, [...pip, "--require-hashes", "--no-deps", "-r", requirements], { stdio: "inherit" });
+    fs.writeFileSync(ready, "");
+  }
+  return python;
+}
+
+/** Runs both analyzers on filled copies of `files` (names kept) and returns their findings. */
+export function analyze(python: string, files: readonly string[], dir = IAM_DIR): Finding[] {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "lint-iam-"));
+  try {
+    const paths = files.map((file) => {
+      const filled = path.join(work, file);
+      fs.writeFileSync(filled, fillPolicy(fs.readFileSync(path.join(dir, file), "utf8")));
+      return filled;
+    });
+    const output = execFileSync(python, [path.join(ANALYZERS_DIR, "analyze.py"), ...paths], {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return JSON.parse(output) as Finding[];
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const describe = (f: Finding) =>
+  `${f.tool} ${f.policy}: ${f.finding}` +
+  (f.actions.length > 0 ? ` [${f.actions.join(", ")}]` : "") +
+  (f.detail ? ` (${f.detail})` : "");
+
+function main(): number {
+  const files = policyFiles();
+  const reported = analyze(analyzerPython(), files);
+  const accepted = readAccepted();
+  const { unaccepted, stale } = compareFindings(reported, accepted);
+  for (const f of unaccepted) console.error(`not accepted: ${describe(f)}`);
+  for (const f of stale) console.error(`stale (no longer reported): ${describe(f)}`);
+  console.log(
+    `lint:iam: ${files.length} policies, ${reported.length} findings (${TOOLS.map(
+      (tool) => `${tool} ${reported.filter((f) => f.tool === tool).length}`,
+    ).join(", ")}), ${reported.length - unaccepted.length} accepted in ` +
+      `${path.relative(ROOT, ACCEPTED_FILE)}, ${unaccepted.length} not accepted, ${stale.length} stale`,
+  );
+  return unaccepted.length + stale.length > 0 ? 1 : 0;
+}
+
+if (require.main === module) {
+  try {
+    process.exitCode = main();
+  } catch (error: unknown) {
+    console.error(error);
+    process.exitCode = 1;
+  }
+}
