@@ -290,13 +290,14 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
     updates: [
       "labels",
       "launch_template.version",
+      "release_version",
       "scaling_config",
       "tags",
       "taint",
       "update_config",
       "version",
     ],
-    note: "version, release_version and launch_template go to UpdateNodegroupVersion (a rolling replacement of the nodes), labels, scaling_config, taint and update_config to UpdateNodegroupConfig (resourceNodeGroupUpdate)",
+    note: "version, release_version and launch_template go to UpdateNodegroupVersion (a rolling replacement of the nodes), labels, scaling_config, taint and update_config to UpdateNodegroupConfig (resourceNodeGroupUpdate); release_version and version are Optional and Computed, so unset they take what DescribeNodegroup shows (resourceNodeGroupRead) and plan no change",
   },
 ];
 

@@ -86,7 +86,8 @@ export function effectOf(entry: ResourceEntry, change: PropertyChange, providers
   }
   if (rule === undefined && entry.custom)
     return { effect: "unknown", note: `no replacement rule for ${entry.type}` };
-  return { effect: "update" };
+  const note = Object.entries(rule?.updateNotes ?? {}).find(([p]) => underPath(path, p))?.[1];
+  return note === undefined ? { effect: "update" } : { effect: "update", note };
 }
 
 /**

@@ -86,6 +86,8 @@ export interface ReplacementRule {
   readonly remote?: string;
   /** Why a change at one of these paths may replace it, where the reason is narrower than `remote`. */
   readonly mayReplace?: Readonly<Record<string, string>>;
+  /** What an in-place update at a path does beyond the resource itself, shown beside the change. */
+  readonly updateNotes?: Readonly<Record<string, string>>;
   /** Input paths the resource (or the component inside) ignores once created, when `when` holds. */
   readonly ignored?: {
     readonly path: string;

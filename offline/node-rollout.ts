@@ -86,7 +86,43 @@ export function updateSettings(inputs: Record<string, unknown>): string {
  * first", internal/service/eks/node_group.go), so the deployed updateConfig paces it, not the new one.
  */
 export function rollingUpdate(before: Record<string, unknown>, deployed?: number): string {
-  return `rolling update (UpdateNodegroupVersion): EKS replaces all ${nodeCount(before, deployed)}, ${updateSettings(before)} at a time`;
+  return `rolling update (UpdateNodegroupVersion): EKS replaces all ${nodeCount(before, deployed)}, ${updateSettings(before)} at a time${rollTime(before, deployed)}`;
+}
+
+/**
+ * How long EKS may wait for pods to leave a node it replaces: "If the pods don't leave the node within 15
+ * minutes and there's no force flag, the upgrade phase fails with a PodEvictionFailure error" (EKS User
+ * Guide, managed-node-update-behavior.html, upgrade phase).
+ */
+export const EKS_DRAIN_MINUTES = 15;
+
+/**
+ * How long `pulumi up` waits for a node group update: aws_eks_node_group's default Update timeout
+ * (hashicorp/terraform-provider-aws internal/service/eks/node_group.go, Timeouts). @pulumi/eks v4.3.0 sets
+ * none on its aws.eks.NodeGroup and takes no timeout or updateConfig for it (managedNodeGroup.d.ts).
+ */
+export const NODE_GROUP_UPDATE_TIMEOUT_MINUTES = 60;
+
+/**
+ * The roll's length at the drain limit: one batch per `maxUnavailable` nodes (EKS's default one), each
+ * allowed EKS_DRAIN_MINUTES to drain, against the update timeout. Past it, Pulumi records a failure while
+ * EKS goes on rolling, and the next `up` would meet the update still in progress.
+ */
+function rollTime(before: Record<string, unknown>, deployed?: number): string {
+  const nodes = deployed ?? configured(before);
+  const config = record(before.updateConfig);
+  const atOnce =
+    typeof config.maxUnavailable === "number"
+      ? config.maxUnavailable
+      : typeof config.maxUnavailablePercentage === "number"
+        ? Math.max(1, Math.floor((nodes * config.maxUnavailablePercentage) / 100))
+        : EKS_DEFAULT_MAX_UNAVAILABLE;
+  if (nodes === 0) return "";
+  const batches = Math.ceil(nodes / atOnce);
+  const longest = batches * EKS_DRAIN_MINUTES;
+  const within = `; ${batches} batch${batches === 1 ? "" : "es"}, each draining for up to ${EKS_DRAIN_MINUTES} min`;
+  if (longest <= NODE_GROUP_UPDATE_TIMEOUT_MINUTES) return within;
+  return `${within}: up to ${longest} min, past \`pulumi up\`'s ${NODE_GROUP_UPDATE_TIMEOUT_MINUTES} min node group update timeout. If it times out, EKS keeps rolling: wait for \`aws eks list-updates\` to show it done, then \`pulumi refresh\` before the next \`up\` (docs/upgrades.md)`;
 }
 
 /**

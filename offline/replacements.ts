@@ -116,6 +116,13 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       except: (forceNewRow("aws:ec2/launchTemplate:LaunchTemplate")?.noNewVersion ?? []).map(pulumiName),
       why: "a new launch template version (CreateLaunchTemplateVersion)",
     },
+    // EC2 tags an instance at launch from the template's tag specifications (EC2 User Guide, "Tag your
+    // resources": launch templates), and EKS rolls a node group to a new template version by replacing
+    // every node (managed-node-update-behavior.html).
+    updateNotes: {
+      tagSpecifications:
+        "the stack's tags reach each node only at launch: a changed tag replaces every node of the group (docs/config-reference.md#tags)",
+    },
   }),
   "aws:iam/role:Role": aws("aws:iam/role:Role"),
   "aws:iam/rolePolicyAttachment:RolePolicyAttachment": aws(

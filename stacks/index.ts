@@ -40,9 +40,8 @@ import { type PreviousOutputs, readPreviousOutputs } from "./previous-outputs";
 import { type ExistingClusterFacts, readExistingCluster } from "./existing";
 import { clusterCreator, creatorAccessProblems } from "./creator";
 import { clusterReplacementProblems, deployedCluster } from "./deployed-cluster";
-import { runningVersion, versionStepProblem } from "./version-step";
-import { addonVersionsFor } from "./addon-versions";
-import { inlineRoutes } from "./inline-routes";
+import { NO_READS, deployedReads } from "./deployed-reads";
+import { resolveAmiReleases } from "./ami-releases";
 import type { AddonVersions } from "../components/cluster/addons";
 import { kindChangeProblems } from "./stack-kind";
 import { quotaUse, regionQuotaNotices } from "./region-quotas";
@@ -264,14 +263,6 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
         ? clusterReplacementProblems(deployedCluster(previous), project, stack, region)
         : [];
   if (replacing.length > 0) throw new ConfigError(stack, replacing);
-  // EKS moves the cluster it runs only to the same version or the next minor (version-step.ts).
-  if (elsewhere === undefined && deployedCluster(previous) !== undefined) {
-    const running = await runningVersion(clusterName);
-    if ("notice" in running) void pulumi.log.warn(running.notice);
-    const step =
-      "version" in running ? versionStepProblem(config.cluster.version, running.version) : undefined;
-    if (step !== undefined) throw new ConfigError(stack, [step]);
-  }
   const deployed = previousCalico(previous);
   const step = calicoStep(deployed, config.calico);
   const installs = "step" in step && step.step === "install";
@@ -295,13 +286,11 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
     if (support !== undefined) void pulumi.log.warn(support);
   }
-  const addons = elsewhere === undefined ? await addonVersionsFor(config.cluster, previous) : undefined;
-  // Default routes still inline in a deployed stack's route tables are adopted as their own resources.
-  const routes =
-    elsewhere === undefined ? await inlineRoutes(previous, config.network.natGateways) : undefined;
-  [...(addons?.notices ?? []), ...(routes?.notices ?? [])].forEach((notice) => void pulumi.log.warn(notice));
+  // The cluster's version, the add-ons and the inline routes a deployed full stack has (deployed-reads.ts).
+  const reads = elsewhere === undefined ? await deployedReads(config, previous, clusterName) : NO_READS;
+  reads.notices.forEach((notice) => void pulumi.log.warn(notice));
   const layout = "layout" in network ? network.layout : undefined;
-  const nodeGroups = config.nodeGroups ?? [];
+  const { groups: nodeGroups, problems: amiReleases } = await resolveAmiReleases(config);
   // Deployed node groups keep the desired size they run at; a change of their size range may need to set it.
   const sizing = await nodeGroupSizing(nodeGroups, previous, clusterName);
   // The principal EKS made admin at creation may not be listed in cluster.access again (stacks/creator.ts).
@@ -345,7 +334,8 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     ...capacity.problems,
     ...placement,
     ...creatorAccessProblems(creator.creator, config.cluster.access),
-    ...(routes?.problems ?? []),
+    ...reads.problems,
+    ...amiReleases,
   ];
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {
     throw new ConfigError(stack, hideSecretValues(deployedProblems, secretLeaves(raw, secrets)));
@@ -362,8 +352,8 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     resourceTags: { ...config.tags, "pulumi:project": project, "pulumi:stack": stack },
     nodeGroups,
     nodeGroupSizing: sizing.sizing,
-    addonVersions: addons?.versions ?? {},
-    adoptDefaultRoutes: routes?.adopt ?? {},
+    addonVersions: reads.addonVersions,
+    adoptDefaultRoutes: reads.adoptDefaultRoutes,
     ...(existing === undefined
       ? {}
       : {

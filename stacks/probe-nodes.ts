@@ -27,6 +27,10 @@ export const PROBE_NODE_GROUP_CHANGES = [
   { key: "capacityType", eks: "replaces the node group (`capacity_type` is ForceNew)" },
   { key: "amiType", eks: "replaces the node group (`ami_type` is ForceNew)" },
   {
+    key: "amiReleaseVersion",
+    eks: "rolls every node of the group onto the AMI release (UpdateNodegroupVersion)",
+  },
+  {
     key: "diskSizeGiB",
     eks: "a new launch template version (its block device), which EKS rolls every node to",
   },

@@ -73,7 +73,7 @@ describe("unknown config keys", () => {
       path: "nodeGroups[0].instanceType",
       value: ["m6i.large"],
       rule: "is not a known key; did you mean instanceTypes?",
-      hint: "rename it to instanceTypes; nodeGroups[0] takes name, instanceTypes, capacityType, amiType, diskSizeGiB, minSize, desiredSize, maxSize, labels, taints, clusterAddons (see docs/config-reference.md)",
+      hint: "rename it to instanceTypes; nodeGroups[0] takes name, instanceTypes, capacityType, amiType, amiReleaseVersion, diskSizeGiB, minSize, desiredSize, maxSize, labels, taints, clusterAddons (see docs/config-reference.md)",
     });
     assert.ok(
       formatProblems("dev", problemsFor(raw)).includes(

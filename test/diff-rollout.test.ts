@@ -23,7 +23,7 @@ const TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate cluster-general";
 /** dev's group as the base plan's nodeGroupScaling output left it: 2 nodes, which an autoscaler may move. */
 const DEPLOYED_2 =
   "2 nodes (the desiredSize the last update left, nodeGroupScaling; an autoscaler may have moved it)";
-const ROLL_2 = `rolling update (UpdateNodegroupVersion): EKS replaces all ${DEPLOYED_2}, maxUnavailable 1 (EKS default: no updateConfig) at a time`;
+const ROLL_2 = `rolling update (UpdateNodegroupVersion): EKS replaces all ${DEPLOYED_2}, maxUnavailable 1 (EKS default: no updateConfig) at a time; 2 batches, each draining for up to 15 min`;
 const TAKES_VERSION =
   "takes latestVersion from aws:ec2/launchTemplate:LaunchTemplate cluster-general, which its update " +
   "changes: a new launch template version (CreateLaunchTemplateVersion)";
@@ -71,7 +71,14 @@ describe("offline diff: what rolls the nodes", () => {
     const diff = await devDiff({ "eks-calico:tags": { environment: "dev", team: "platform" } });
     const template = resource(diff, TEMPLATE);
     assert.equal(template.op, "update");
-    assert.ok(template.changes.some((c) => c.path === "inputs.tagSpecifications[0].tags.team"));
+    const tagged = template.changes.find((c) => c.path === "inputs.tagSpecifications[0].tags.team");
+    // The plan says why a tag rolls the nodes, at the template (docs/config-reference.md#tags).
+    assert.match(
+      tagged?.note ?? "",
+      /the stack's tags reach each node only at launch: a changed tag replaces every node/,
+    );
+    // The template's own tags make no new version, and say nothing of nodes.
+    assert.equal(template.changes.find((c) => c.path === "inputs.tags.team")?.note, undefined);
     const group = resource(diff, GROUP);
     assert.equal(group.op, "update");
     assert.deepEqual(
@@ -121,13 +128,13 @@ describe("offline diff: what rolls the nodes", () => {
     const head = newVersion(withConfig(dev, { maxUnavailablePercentage: 50 }));
     assert.equal(
       resource(diffDocuments(base, head), GROUP).rollout,
-      "rolling update (UpdateNodegroupVersion): EKS replaces all 2 nodes (the deployed desiredSize, nodeGroupScaling), maxUnavailable 2 (updateConfig) at a time",
+      "rolling update (UpdateNodegroupVersion): EKS replaces all 2 nodes (the deployed desiredSize, nodeGroupScaling), maxUnavailable 2 (updateConfig) at a time; 1 batch, each draining for up to 15 min",
     );
     // A base plan without the nodeGroupScaling output: the configured size, which Pulumi enforces here.
     const outputs = withoutScaling(base.outputs);
     assert.equal(
       resource(diffDocuments({ ...base, outputs }, head), GROUP).rollout,
-      "rolling update (UpdateNodegroupVersion): EKS replaces all 3 nodes (desiredSize), maxUnavailable 2 (updateConfig) at a time",
+      "rolling update (UpdateNodegroupVersion): EKS replaces all 3 nodes (desiredSize), maxUnavailable 2 (updateConfig) at a time; 2 batches, each draining for up to 15 min",
     );
   });
 
@@ -141,7 +148,7 @@ describe("offline diff: what rolls the nodes", () => {
     assert.equal(
       resource(diffDocuments({ ...dev, outputs }, head), GROUP).rollout,
       "rolling update (UpdateNodegroupVersion): EKS replaces all 2 nodes (the configured desiredSize; the " +
-        "deployed count may differ: ignoreScalingChanges), maxUnavailable 1 (EKS default: no updateConfig) at a time",
+        "deployed count may differ: ignoreScalingChanges), maxUnavailable 1 (EKS default: no updateConfig) at a time; 2 batches, each draining for up to 15 min",
     );
   });
 
@@ -304,8 +311,18 @@ describe("offline diff: what it does not know", () => {
     assert.equal(updateSettings({}), "maxUnavailable 1 (EKS default: no updateConfig)");
     assert.equal(
       rollingUpdate({ scalingConfig: { desiredSize: 4 } }),
-      "rolling update (UpdateNodegroupVersion): EKS replaces all 4 nodes (desiredSize), maxUnavailable 1 (EKS default: no updateConfig) at a time",
+      "rolling update (UpdateNodegroupVersion): EKS replaces all 4 nodes (desiredSize), maxUnavailable 1 (EKS default: no updateConfig) at a time; 4 batches, each draining for up to 15 min",
     );
+    // At EKS's 15 minutes of drain per batch, against the provider's 60-minute node group update timeout.
+    const twelve = rollingUpdate({ scalingConfig: { desiredSize: 1 } }, 12);
+    assert.match(
+      twelve,
+      /12 batches, each draining for up to 15 min: up to 180 min, past `pulumi up`'s 60 min/,
+    );
+    assert.match(twelve, /EKS keeps rolling: wait for `aws eks list-updates`/);
+    const quarter = rollingUpdate({ updateConfig: { maxUnavailablePercentage: 25 } }, 12);
+    assert.match(quarter, /; 4 batches, each draining for up to 15 min$/);
+    assert.doesNotMatch(rollingUpdate({ scalingConfig: { desiredSize: 0 } }), /batch/);
     assert.equal(
       replacement({ scalingConfig: { desiredSize: 4 } }, { scalingConfig: { desiredSize: 5 } }),
       "replaced by a new node group: all 4 nodes (desiredSize) go, 5 nodes (the desiredSize this update sends) start in the new one",

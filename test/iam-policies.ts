@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PROJECT_ROOT, evaluateStack, listStacks } from "../offline/engine";
+import { PROJECT_ROOT, evaluateStack, listStacks, loadStackConfig } from "../offline/engine";
 import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
 
 /**
@@ -118,6 +118,12 @@ export const CALL_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   "aws:eks/getNodeGroup:getNodeGroup": ["eks:DescribeNodegroup"],
   "aws:ec2/getRouteTables:getRouteTables": ["ec2:DescribeRouteTables"],
   "aws:ec2/getRouteTable:getRouteTable": ["ec2:DescribeRouteTables"],
+  // A node group's `latest` AMI release, from AWS's public parameter ("The IAM principal that you use must
+  // have the ssm:GetParameter IAM permission", EKS User Guide, retrieve-ami-id.html). The policies grant it
+  // on arn:aws:ssm:*:*:parameter/aws/service/* only: a public parameter's ARN has an empty account, which
+  // `*` matches, and no account can name its own parameters so ("A parameter name can't be prefixed with
+  // aws or ssm", SSM API reference, PutParameter).
+  "aws:ssm/getParameter:getParameter": ["ssm:GetParameter"],
   // "No permissions are required to perform this operation" (STS API reference, GetCallerIdentity).
   "aws:index/getCallerIdentity:getCallerIdentity": [],
   // The stack's own last outputs, from Pulumi's state.
@@ -176,14 +182,22 @@ export async function planned(): Promise<Planned> {
     const { network, ...deployed } = (await evaluateStack(stack, { preview: false })).outputs;
     const inline = Object.fromEntries(Object.entries(network ?? {}).filter(([key]) => key !== "routes"));
     const later = network === undefined ? deployed : { ...deployed, network: inline };
-    for (const [preview, previousOutputs] of [
-      [true, undefined],
-      [false, undefined],
-      [true, later],
-      [false, later],
+    // And with each node group on its `latest` AMI release: the read of AWS's public parameter it makes.
+    const listed = loadStackConfig(stack).values["eks-calico:nodeGroups"];
+    const groups = listed === undefined ? [] : (JSON.parse(listed) as object[]);
+    const latest =
+      groups.length === 0
+        ? undefined
+        : { "eks-calico:nodeGroups": groups.map((g) => ({ ...g, amiReleaseVersion: "latest" })) };
+    for (const [preview, previousOutputs, config] of [
+      [true, undefined, undefined],
+      [false, undefined, undefined],
+      [true, later, undefined],
+      [false, later, undefined],
+      ...(latest === undefined ? [] : ([[true, undefined, latest]] as const)),
     ] as const) {
       const onCall = (token: string) => plan.calls.add(token);
-      const evaluation = await evaluateStack(stack, { preview, onCall, previousOutputs });
+      const evaluation = await evaluateStack(stack, { preview, onCall, previousOutputs, config });
       for (const resource of evaluation.resources) {
         plan.types.add(resource.type);
         const component = COMPONENT_IAM[resource.type] as (typeof COMPONENT_IAM)[string] | undefined;

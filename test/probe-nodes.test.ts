@@ -22,6 +22,7 @@ const GROUP_CHANGES: Record<string, unknown> = {
   instanceTypes: ["m6i.large"],
   capacityType: "SPOT",
   amiType: "BOTTLEROCKET_x86_64",
+  amiReleaseVersion: "1.35.3-20251120",
   diskSizeGiB: 80,
   minSize: 1,
   desiredSize: 3,

@@ -97,13 +97,23 @@ describe("workflows: who runs as which role", () => {
     );
   });
 
-  it("the drift check takes the drift role, outside any environment, and runs only on main's schedule or by hand", () => {
+  it("the drift check takes the drift role of the stack's account, outside any environment, on main's schedule or by hand", () => {
     const drift = workflow("drift.yml");
     assert.deepEqual(Object.keys(drift.on).sort(), ["schedule", "workflow_dispatch"]);
     assert.equal(drift.jobs.drift.environment, undefined);
+    // One AWS account per stack (docs/fork.md): each stack's own drift role, else the one role.
+    const role =
+      "${{ fromJSON(vars.AWS_DRIFT_ROLE_ARNS || '{}')[matrix.stack] || secrets.AWS_DRIFT_ROLE_ARN }}";
     assert.equal(
       uses(drift.jobs.drift, "aws-actions/configure-aws-credentials")?.with?.["role-to-assume"],
-      secret("AWS_DRIFT_ROLE_ARN"),
+      role,
+    );
+    // The job stops, naming both settings, before it assumes nothing.
+    const check = drift.jobs.drift.steps.find((s) => s.name === "Check the drift identity");
+    assert.equal(check?.env?.DRIFT_ROLE, role);
+    assert.match(
+      String(check?.run),
+      /No drift role for stack \$STACK: add it to the variable AWS_DRIFT_ROLE_ARNS/,
     );
   });
 });

@@ -19,6 +19,12 @@ export interface NodeGroupSpec {
   capacityType: "ON_DEMAND" | "SPOT";
   /** EKS-optimized AMI; its architecture matches every instance type. */
   amiType: AmiType;
+  /**
+   * The release of that AMI the nodes run, sent as the node group's releaseVersion: a new one rolls every
+   * node (UpdateNodegroupVersion). @default unset: EKS keeps the release it picked, and picks the newest
+   * for a new `version`
+   */
+  amiReleaseVersion?: string;
   /** Size of the node's encrypted gp3 data volume. */
   diskSizeGiB: number;
   minSize: number;

@@ -49,7 +49,7 @@ export interface NodeGroupWiring {
 /**
  * A managed node group on its own launch template: IMDSv2 only with hop limit 1, an encrypted gp3 data
  * volume, and the stack's tags on instances, volumes and network interfaces. The template sets no AMI,
- * so EKS picks the AMI from `amiType` and `version`.
+ * so EKS picks the AMI from `amiType`, `version` and, when set, `releaseVersion`.
  */
 export function createNodeGroup(
   parent: pulumi.Resource,
@@ -80,6 +80,10 @@ export function createNodeGroup(
       // nodes behind and EKS refuses the next control-plane upgrade.
       version: shared.version,
       amiType: group.amiType,
+      // Unset sends nothing: release_version is Optional and Computed (terraform-provider-aws
+      // internal/service/eks/node_group.go), so the group keeps what EKS runs, also after an update outside
+      // Pulumi. The template sets no AMI, so EKS accepts a release (UpdateNodegroupVersion releaseVersion).
+      releaseVersion: group.amiReleaseVersion,
       instanceTypes: group.instanceTypes,
       capacityType: group.capacityType,
       launchTemplate: { id: launchTemplate.id, version: pulumi.interpolate`${launchTemplate.latestVersion}` },

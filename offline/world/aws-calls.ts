@@ -1,7 +1,7 @@
 /**
  * The AWS data sources the program reads, answered from tables: availability zones per region, the
- * default add-on version per Kubernetes version, and a fixed caller identity. Anything the tables do not
- * hold is refused with a reason rather than invented.
+ * default add-on version per Kubernetes version, and a fixed caller identity; the newest AMI releases as
+ * marked placeholders. Anything the tables do not hold is refused with a reason rather than invented.
  */
 import { type Partition, partitionOfRegion } from "../../components/cluster/partitions";
 import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
@@ -117,10 +117,40 @@ export function callerIdentity(region: string): Record<string, unknown> {
   };
 }
 
+/**
+ * aws.ssm.getParameter, for the public parameters AWS publishes under /aws/service/ (the newest AMI
+ * releases, stacks/ami-releases.ts). Their values change whenever AWS publishes a release, so the world
+ * cannot know them: it answers a marked placeholder, which the plan says is known only at `up`. A parameter
+ * of an account is none of the world's.
+ */
+export function ssmParameter(args: Record<string, unknown>, region: string): Record<string, unknown> {
+  const name = String(args.name);
+  if (!name.startsWith("/aws/service/")) {
+    throw new UnanswerableCall(`the offline world holds no SSM parameter ${name}: only AWS's public ones`);
+  }
+  const value = placeholder("ami-release", name);
+  const arn = `arn:${partitionOfRegion(region) ?? "aws"}:ssm:${region}::parameter${name}`;
+  return {
+    id: name,
+    name,
+    arn,
+    type: "String",
+    value,
+    insecureValue: value,
+    version: 0,
+    withDecryption: false,
+  };
+}
+
+/** What the plan says of a public parameter it answered with a placeholder. */
+export const OFFLINE_SSM_NOTE = (name: string) =>
+  `${name}: the newest AMI release is known only at \`up\` (AWS moves it when it publishes one): shown as ${placeholder("ami-release", name)}`;
+
 /** The data-source tokens the world answers, and how. */
 export const AWS_CALLS: Readonly<
   Record<string, (args: Record<string, unknown>, region: string) => Record<string, unknown>>
 > = {
   "aws:eks/getAddonVersion:getAddonVersion": (args) => addonVersion(args),
   "aws:index/getCallerIdentity:getCallerIdentity": (_args, region) => callerIdentity(region),
+  "aws:ssm/getParameter:getParameter": (args, region) => ssmParameter(args, region),
 };

@@ -8,7 +8,13 @@
  * unknown (offline/engine.ts), as in `pulumi preview`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AWS_CALLS, OFFLINE_ZONE_IDS_NOTE, availabilityZones } from "./aws-calls";
+import {
+  AWS_CALLS,
+  OFFLINE_SSM_NOTE,
+  OFFLINE_ZONE_IDS_NOTE,
+  availabilityZones,
+  ssmParameter,
+} from "./aws-calls";
 import type { EksAddonName } from "./addon-versions";
 import { DeployedRouteTables, type RouteTableSimulation } from "./route-tables";
 import { DeployedNodeGroups, type NodeGroupSimulation } from "./node-groups";
@@ -120,6 +126,12 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
       if (args.token === "aws:index/getAvailabilityZones:getAvailabilityZones") {
         return this.availabilityZones(inputs.state, this.region ?? "");
+      }
+      if (args.token === "aws:ssm/getParameter:getParameter") {
+        const parameter = ssmParameter(inputs, this.region ?? "");
+        const note = OFFLINE_SSM_NOTE(String(inputs.name));
+        if (!this.simulated.includes(note)) this.simulated.push(note);
+        return parameter;
       }
       const answer = Object.hasOwn(AWS_CALLS, args.token) ? AWS_CALLS[args.token] : undefined;
       if (answer === undefined) {

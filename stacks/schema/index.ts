@@ -13,6 +13,7 @@ import { isRecord } from "./records";
 import { clusterElsewhere } from "./modes";
 import { checkPodAddresses } from "./pod-addresses";
 import { checkPodCapacity } from "./pod-capacity";
+import { checkAmiReleases } from "./ami-release";
 import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
 import { checkDeploy, deploySchema } from "./deploy";
@@ -88,6 +89,7 @@ export const stackConfigSchema = z
       checkRolloutTimeout(config, ctx);
       checkPodAddresses(config, ctx);
       checkPodCapacity(config, ctx);
+      checkAmiReleases(config, ctx);
       checkProbeNodes(config, ctx);
       checkInstaller(config, ctx);
       checkDeploy(config, ctx);

@@ -92,6 +92,13 @@ const nodeGroupSchema = z
     capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
     /** EKS-optimized AMI the nodes boot. */
     amiType: z.enum(AMI_TYPE_NAMES, { error: (issue) => amiTypeRule(issue.input) }).default(DEFAULT_AMI_TYPE),
+    /**
+     * Release of the EKS-optimized AMI: a pin, or "latest"; unset, EKS keeps the one it picked. A change rolls
+     * every node of the group (ami-release.ts has the rules).
+     */
+    amiReleaseVersion: z
+      .string({ error: 'must be "latest" or an EKS AMI release such as 1.35.3-20251120' })
+      .optional(),
     /** Size of each node's encrypted gp3 data volume, in GiB. */
     diskSizeGiB: z
       .number({ error: `must be a whole number of GiB from ${DISK_SIZE_GIB.min} to ${DISK_SIZE_GIB.max}` })
