@@ -31,7 +31,7 @@ export function versionStepProblem(configured: string, running: string): ConfigP
       path: "cluster.version",
       value: configured,
       rule: `is older than ${running}, the version the cluster runs: EKS never downgrades a cluster`,
-      hint: `set cluster.version: "${running}" (EKS upgraded it, or it was upgraded outside Pulumi), then run \`pulumi refresh\` (${HOW_TO})`,
+      hint: `set cluster.version: "${running}", the version the cluster runs; where EKS upgraded it by itself, or someone outside Pulumi did, run \`pulumi refresh\` too (${HOW_TO})`,
     };
   }
   return {
