@@ -109,7 +109,7 @@ describe("workflows: who runs as which role", () => {
       role,
     );
     // The job stops, naming both settings, before it assumes nothing.
-    const check = drift.jobs.drift.steps.find((s) => s.name === "Check the drift identity");
+    const check = (drift.jobs.drift.steps ?? []).find((s) => s.name === "Check the drift identity");
     assert.equal(check?.env?.DRIFT_ROLE, role);
     assert.match(
       String(check?.run),
