@@ -9,7 +9,12 @@
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { ADDON_NAMES, type AddonKey, type AddonVersions } from "../components/cluster/addons";
+import {
+  ADDON_NAMES,
+  type AddonKey,
+  type AddonVersions,
+  defaultVersionQuery,
+} from "../components/cluster/addons";
 import type { PreviousOutputs } from "./previous-outputs";
 import type { ClusterConfig } from "./schema";
 import { isRecord, isText } from "./schema/records";
@@ -73,8 +78,7 @@ export async function addonVersionsFor(
   const notices: string[] = [];
   for (const key of kept) {
     const name = ADDON_NAMES[key];
-    const args = { addonName: name, kubernetesVersion: cluster.version, mostRecent: false };
-    const current = await aws.eks.getAddonVersion(args).then(
+    const current = await aws.eks.getAddonVersion(defaultVersionQuery(key, cluster.version)).then(
       (answer) => answer.version,
       (error: Error) => {
         notices.push(

@@ -11,14 +11,11 @@
  * NAT gateways this update deletes. That change is refused until the next update.
  */
 import * as aws from "@pulumi/aws";
-import { OWN_ROUTES, defaultRouteTables } from "../components/network";
+import { DEFAULT_ROUTE, OWN_ROUTES, defaultRouteTables } from "../components/network";
 import { NETWORK_NAME } from "./collisions";
 import type { ConfigProblem } from "./problems";
 import type { PreviousOutputs } from "./previous-outputs";
 import { isRecord, isText } from "./schema/records";
-
-/** The default route every table the program makes has. */
-const DEFAULT_ROUTE = "0.0.0.0/0";
 
 /** An id EC2 gives a NAT gateway; anything else is not an answer about which one a route uses. */
 const NAT_GATEWAY_ID = /^nat-[0-9a-f]+$/;

@@ -104,10 +104,12 @@ export function addonVersion(
   parent: pulumi.Resource,
 ): pulumi.Input<string> {
   if (pinned !== undefined) return pinned;
-  return aws.eks.getAddonVersionOutput(
-    { addonName: ADDON_NAMES[key], kubernetesVersion, mostRecent: false },
-    { parent },
-  ).version;
+  return aws.eks.getAddonVersionOutput(defaultVersionQuery(key, kubernetesVersion), { parent }).version;
+}
+
+/** The query for the version EKS marks default for the add-on on `kubernetesVersion` (not the newest). */
+export function defaultVersionQuery(key: AddonKey, kubernetesVersion: string) {
+  return { addonName: ADDON_NAMES[key], kubernetesVersion, mostRecent: false };
 }
 
 /**

@@ -1,8 +1,15 @@
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
-import { type NetworkLayout, defaultRouteTables } from "./layout";
+import { DEFAULT_ROUTE, type NetworkLayout, defaultRouteImportId, defaultRouteTables } from "./layout";
 
-export { type NetworkLayout, OWN_ROUTES, defaultRouteTables, layoutOutput, newLayout } from "./layout";
+export {
+  DEFAULT_ROUTE,
+  type NetworkLayout,
+  OWN_ROUTES,
+  defaultRouteTables,
+  layoutOutput,
+  newLayout,
+} from "./layout";
 export { planSubnets } from "./subnets";
 
 export interface NetworkArgs {
@@ -25,9 +32,6 @@ export interface NetworkArgs {
    */
   adoptDefaultRoutes?: Readonly<Record<string, string>>;
 }
-
-/** Every destination outside the VPC: the one route each table gets from this program. */
-const DEFAULT_ROUTE = "0.0.0.0/0";
 
 type SubnetKind = "public" | "private";
 
@@ -167,7 +171,7 @@ export class Network extends pulumi.ComponentResource {
     const route = new aws.ec2.Route(
       `${tableName}-default`,
       { routeTableId: table.id, destinationCidrBlock: DEFAULT_ROUTE, ...target },
-      { parent: this, ...(adopted === undefined ? {} : { import: `${adopted}_${DEFAULT_ROUTE}` }) },
+      { parent: this, ...(adopted === undefined ? {} : { import: defaultRouteImportId(adopted) }) },
     );
     return [table, route];
   }

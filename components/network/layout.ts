@@ -46,6 +46,12 @@ export interface NetworkOutput {
 /** The `network` output's `routes` once the default routes are resources of their own. */
 export const OWN_ROUTES = "own";
 
+/** Every destination outside the VPC: the one route each route table gets from this program. */
+export const DEFAULT_ROUTE = "0.0.0.0/0";
+
+/** The import id of a table's default route: ROUTETABLEID_DESTINATION (vpc_route.go resourceRouteImport). */
+export const defaultRouteImportId = (routeTableId: string) => `${routeTableId}_${DEFAULT_ROUTE}`;
+
 /** The names of the route tables the Network `name` makes: the public one, then each AZ's private one. */
 export function defaultRouteTables(name: string, zones: readonly string[]): string[] {
   return [`${name}-public`, ...zones.map((zone) => `${name}-private-${zone}`)];

@@ -6,7 +6,7 @@
  * otherwise the ids are placeholders, and the plan says it cannot tell.
  */
 import { NETWORK_NAME } from "../../stacks/collisions";
-import { defaultRouteTables } from "../../components/network/layout";
+import { DEFAULT_ROUTE, defaultRouteImportId, defaultRouteTables } from "../../components/network/layout";
 import { placeholder } from "./placeholders";
 
 export interface RouteTableSimulation {
@@ -53,12 +53,12 @@ export class DeployedRouteTables {
   getRouteTable(args: Record<string, unknown>): Record<string, unknown> {
     const found = [...this.tables.values()].find((t) => t.id === args.routeTableId);
     if (found === undefined) throw new Error(`InvalidRouteTableID.NotFound: ${String(args.routeTableId)}`);
-    const route = { cidrBlock: "0.0.0.0/0", natGatewayId: found.natGatewayId, gatewayId: found.gatewayId };
+    const route = { cidrBlock: DEFAULT_ROUTE, natGatewayId: found.natGatewayId, gatewayId: found.gatewayId };
     return { id: found.id, routeTableId: found.id, routes: [route] };
   }
 
   /** Whether `importId` (ROUTETABLEID_DESTINATION) names a default route the world has. */
   hasRoute(importId: string): boolean {
-    return [...this.tables.values()].some((t) => importId === `${t.id}_0.0.0.0/0`);
+    return [...this.tables.values()].some((t) => importId === defaultRouteImportId(t.id));
   }
 }
