@@ -220,6 +220,7 @@ function installCalico(
     version: settings.calico.version,
     registry: settings.calico.registry,
     initialNodes: settings.initialNodes,
+    minNodes: settings.minNodes,
     maxUnavailable: settings.calico.maxUnavailable,
     readinessTimeoutMinutes: settings.calicoTimeoutMinutes,
     cleanupTimeoutMinutes: settings.calico.cleanupTimeoutMinutes,

@@ -26,7 +26,7 @@ import {
   providerCreate,
   providerPreviewUpdate,
 } from "./provider-requests";
-import { type ClusterState, addNodes, downCluster, requireTools, upCluster } from "./index";
+import { type ClusterState, type NodeCounts, addNodes, downCluster, requireTools, upCluster } from "./index";
 import { LOCAL_NODE_ANNOTATION, type NodeObject } from "./nodes";
 
 export interface KubectlResult {
@@ -67,7 +67,7 @@ export class LocalCluster {
   private readonly managers = new Map<string, string>();
 
   private constructor(
-    readonly state: ClusterState & { nodes: number },
+    readonly state: ClusterState & NodeCounts,
     readonly bin: string,
   ) {
     this.api = new Api(accessFromKubeconfig(state.kubeconfig));

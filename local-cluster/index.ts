@@ -45,6 +45,12 @@ export function requireTools(bin = process.env.TOOLS_BIN ?? toolsBin()): string 
   return bin;
 }
 
+/** The nodes a local cluster starts with: all of them, and those shaped after node groups (not Fargate). */
+export interface NodeCounts {
+  readonly nodes: number;
+  readonly ec2Nodes: number;
+}
+
 /** Creates the nodes (with their status, which kwok keeps) and waits until every one is Ready. */
 export async function addNodes(api: Api, nodes: NodeObject[]): Promise<void> {
   const pending = [...nodes];
@@ -84,7 +90,7 @@ export async function nodeCount(api: Api): Promise<number> {
 }
 
 /** Starts a cluster shaped like `options.stack` and returns its state (kubeconfig included). */
-export async function upCluster(options: UpOptions): Promise<ClusterState & { nodes: number }> {
+export async function upCluster(options: UpOptions): Promise<ClusterState & NodeCounts> {
   const log = options.log ?? (() => undefined);
   const bin = requireTools(options.bin);
   const evaluation = await evaluateStack(options.stack, { config: options.config });
@@ -109,7 +115,7 @@ export async function upCluster(options: UpOptions): Promise<ClusterState & { no
     throw error;
   }
   log(`cluster: ${nodes.length} nodes Ready, shaped like stack ${options.stack}`);
-  return { ...state, nodes: nodes.length };
+  return { ...state, nodes: nodes.length, ec2Nodes: groupNodes.length };
 }
 
 export { stopControlPlane as downCluster };

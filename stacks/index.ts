@@ -115,6 +115,8 @@ export interface StackSettings extends Omit<StackConfig, "nodeGroups" | "cluster
    * size AWS shows for deployed ones; 1 on a cluster made elsewhere.
    */
   readonly initialNodes: number;
+  /** The fewest nodes the cluster keeps: the node groups' minSize summed, or `minNodes` elsewhere. */
+  readonly minNodes: number;
   /** How long `pulumi up` waits for Calico: `calico.readinessTimeoutMinutes`, or derived from the rollout. */
   readonly calicoTimeoutMinutes: number;
   /**
@@ -365,9 +367,13 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     ...(config.cluster.kubeconfig === undefined || kubeconfig.facts === undefined
       ? {}
       : { kubeconfigCluster: { config: config.cluster.kubeconfig, facts: kubeconfig.facts } }),
-    // On a cluster made elsewhere the node count is not known before `up`: Typha starts at one node's
-    // size, which schedules on any cluster, and its autoscaler follows the nodes there are.
-    initialNodes: elsewhere === undefined ? runningNodes(sizing.sizing) : 1,
+    // On a cluster made elsewhere the node count is not known before `up`: Typha starts at the size of
+    // the fewest nodes it keeps, which schedules there, and its autoscaler follows the nodes there are.
+    initialNodes: elsewhere === undefined ? runningNodes(sizing.sizing) : elsewhere.minNodes,
+    minNodes:
+      elsewhere === undefined
+        ? nodeGroups.reduce((sum, group) => sum + group.minSize, 0)
+        : elsewhere.minNodes,
     calicoTimeoutMinutes:
       config.calico.readinessTimeoutMinutes ??
       derivedTimeoutMinutes(estimateRollout(maxRolloutNodes(rolloutGroups), config.calico.maxUnavailable)),

@@ -17,6 +17,7 @@ export const DEFAULTS: CalicoSettings = {
   registry: DEFAULT_CALICO_REGISTRY,
   autoscalerRegistry: "registry.k8s.io/cpa",
   initialNodes: 10,
+  minNodes: 10,
   maxUnavailable: "10%",
 };
 

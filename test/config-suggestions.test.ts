@@ -169,6 +169,7 @@ describe("unknown config keys", () => {
     assert.deepEqual(knownKeysAt(["cluster", "existing"]), [
       "name",
       "maxNodes",
+      "minNodes",
       "vpcCniConfigured",
       "networkPolicyAgent",
     ]);

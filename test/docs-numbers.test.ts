@@ -1,14 +1,15 @@
 /**
  * Every number the docs state that the code knows, compared with the code: Typha's ladder and cap, the
- * rollout estimate, certificate lifetimes, the probe's clock, the instance types, the supported releases,
- * the KMS deletion window, the benchmark's sizes and the tools' versions. A change on one side without the
- * other fails here. (The config schema's bounds, the config reference's defaults and the ordering table
- * have tests of their own: docs-config-bounds.test.ts, readme.test.ts, ordering.test.ts.)
+ * rollout estimate, certificate lifetimes, the probe's clock, the supported releases, the Kubernetes
+ * versions of the upgrade, the KMS deletion window, the benchmark's sizes and the tools' versions. A change
+ * on one side without the other fails here. (docs/config-reference.md is written from the config schema,
+ * docs-config.test.ts; the ordering table has a test of its own, ordering.test.ts.)
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { z } from "zod";
 import { PROJECT_ROOT } from "../offline/engine";
 import { MAX_TYPHA_REPLICAS, typhaReplicas } from "../components/calico/typha";
 import {
@@ -36,10 +37,11 @@ import { NOT_ENFORCING_MESSAGE } from "../components/calico/probe/script";
 import { SUPPORTED_CALICO_MINORS, isSupportedCalicoVersion } from "../components/calico/defaults";
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
 import { DEFAULT_ENGINE_SAMPLES, DEFAULT_INTERRUPTION_SAMPLES, PROPERTY_SECONDS } from "./property-runs";
-import { INSTANCE_TYPES } from "../stacks/schema/instance-types";
+import { stackConfigSchema } from "../stacks/schema";
+import { type JsonSchema } from "../scripts/config-keys";
 import { EKS_QUOTAS } from "../stacks/schema/node-groups";
 import { evaluated, input, one } from "./helpers";
-import { configRule, docPages, readPage, readProse, says, tableRows } from "./docs-pages";
+import { docPages, readPage, readProse, says, tableRows } from "./docs-pages";
 import { TYPHA_FELIX } from "../components/calico/typha-felix";
 
 /** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
@@ -137,7 +139,7 @@ describe("docs: the numbers the code knows", () => {
     says(text, `The CA lasts ${years(CERTIFICATE_VALIDITY.caHours)} years`, "operating-calico.md");
   });
 
-  it("the probe's image, namespace, port and clock (probe.md, config-reference.md)", () => {
+  it("the probe's image, namespace, port and clock (probe.md)", () => {
     const text = page("probe.md");
     const image = `${PROBE_IMAGE.name}:${PROBE_IMAGE.tag}`;
     says(text, `pinned \`${DEFAULT_PROBE_REGISTRY}/${image}\``, "probe.md");
@@ -153,15 +155,6 @@ describe("docs: the numbers the code knows", () => {
     says(text, `within ${ALLOWED_WITHIN_SECONDS} s of that`, "probe.md");
     says(text, `"${NOT_ENFORCING_MESSAGE}"`, "probe.md");
     says(text, `the budget is ${String(constantIn("bench/run.ts", "PROBE_BUDGET_SECONDS"))} s`, "probe.md");
-    says(configRule("calico.probe.registry"), `\`${image}\``, "calico.probe.registry");
-  });
-
-  it("the instance types EC2 offers (config-reference.md)", () => {
-    says(
-      configRule("nodeGroups[].instanceTypes"),
-      `one of the ${INSTANCE_TYPES.length.toLocaleString("en-US")} types`,
-      "nodeGroups[].instanceTypes",
-    );
   });
 
   it("which Typha keeps which Felix (operating-calico.md)", () => {
@@ -189,18 +182,29 @@ describe("docs: the numbers the code knows", () => {
     );
   });
 
-  it("the supported Calico lines and the operator's releases (install-modes.md, config-reference.md)", () => {
+  it("the supported Calico lines and the operator's releases (install-modes.md)", () => {
     const lines = SUPPORTED_CALICO_MINORS.map((minor) => `v${minor}.x`);
     const text = page("install-modes.md");
     says(text, `| any ${lines.join(" or ")} |`, "install-modes.md");
     says(text, `(${OPERATOR_CALICO_RELEASES.join(", ")})`, "install-modes.md");
-    says(configRule("calico.version"), `a supported line (${lines.join(", ")})`, "calico.version");
     for (const name of docPages()) {
       // Calico's releases have two-digit minors (v3.31.7); etcd's v3.6.x is not one of them.
       for (const [version] of readPage(name).matchAll(/\bv3\.\d{2}\.\d+\b/g)) {
         assert.ok(isSupportedCalicoVersion(version), `${name} names ${version}, not a supported release`);
       }
     }
+  });
+
+  it("the Kubernetes versions the upgrade walks through (upgrades.md)", () => {
+    const schema = z.toJSONSchema(stackConfigSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+    const version = schema.properties?.cluster?.properties?.version;
+    const current = String(version?.default);
+    const [major, minor] = current.split(".").map(Number);
+    const next = `${major}.${minor + 1}`;
+    assert.ok(version?.enum?.includes(next), `${next} is not a supported Kubernetes version`);
+    const text = page("upgrades.md");
+    says(text, `one minor up in \`Pulumi.<stack>.yaml\` (\`version: "${next}"\``, "upgrades.md");
+    says(text, `--kubernetes-version ${current}\``, "upgrades.md");
   });
 
   it("the KMS key's deletion window (destroy.md)", async () => {

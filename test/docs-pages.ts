@@ -102,51 +102,6 @@ export function pageLinks(markdown: string): PageLink[] {
   }));
 }
 
-export interface ReferenceEntry {
-  /** The default as written (`"10.0.0.0/16"`), or `required` or `optional` for a key without one. */
-  readonly default: string;
-  /** The key's rule bullets, joined into one line. */
-  readonly rule: string;
-}
-
-/**
- * docs/config-reference.md's keys: each is a `#### \`key\`` heading, then "Default: `value`" (or
- * "Required, no default." / "Optional, no default.") and its rule as bullet lines. Throws on a key
- * documented twice or a key whose default line is missing, so the tests see drift, not a silent skip.
- */
-export function configReference(root = PROJECT_ROOT): Map<string, ReferenceEntry> {
-  const lines = pageLines(readPage("docs/config-reference.md", root)).filter((line) => !line.code);
-  const entries = new Map<string, ReferenceEntry>();
-  for (let i = 0; i < lines.length; i++) {
-    const key = /^#### `([^`]+)`$/.exec(lines[i].text)?.[1];
-    if (key === undefined) continue;
-    if (entries.has(key)) throw new Error(`docs/config-reference.md documents ${key} twice`);
-    const body: string[] = [];
-    for (let j = i + 1; j < lines.length && !lines[j].text.startsWith("#"); j++) {
-      if (lines[j].text.trim() !== "") body.push(lines[j].text.trim());
-    }
-    const defaultLine = /^(?:Default: `(.*)`|(Required|Optional), no default\.)$/.exec(body[0] ?? "");
-    if (defaultLine === null) {
-      throw new Error(`docs/config-reference.md: ${key} has no default line (got ${body[0]})`);
-    }
-    entries.set(key, {
-      default: defaultLine[1] ?? defaultLine[2].toLowerCase(),
-      rule: body
-        .slice(1)
-        .map((line) => line.replace(/^- /, ""))
-        .join(" "),
-    });
-  }
-  return entries;
-}
-
-/** docs/config-reference.md's rule of `key`, its bullets joined into one line; fails if it is not there. */
-export function configRule(key: string): string {
-  const entry = configReference().get(key);
-  assert.ok(entry, `docs/config-reference.md does not document ${key}`);
-  return entry.rule;
-}
-
 /** The prose of a page: its paragraphs, list items and table cells, one string each, markup kept. */
 function proseBlocks(markdown: string): string[] {
   const blocks: string[] = [];

@@ -67,7 +67,7 @@ describe("a stack keeps the kind it was deployed as", function () {
     assert.ok(ConfigError.isConfigError(error), String(error));
     assert.deepEqual(
       error.problems.map((p) => [p.path, p.value]),
-      [["cluster.existing", { name: own, maxNodes: 20, vpcCniConfigured: false }]],
+      [["cluster.existing", { name: own, maxNodes: 20, minNodes: 1, vpcCniConfigured: false }]],
     );
     assert.match(error.problems[0].rule, new RegExp(`would delete the cluster "${own}", its VPC`));
   });

@@ -81,6 +81,11 @@ export interface CalicoPolicyOnlyArgs {
    * creation the autoscaler owns the count; changing this changes nothing on a running cluster.
    */
   initialNodes: number;
+  /**
+   * The fewest nodes the cluster keeps (an autoscaler never goes below): from two, a Typha rollout
+   * starts each new replica before an old one stops (typha.ts typhaRollingUpdate). @default 1
+   */
+  minNodes?: number;
   /** calico-node pods replaced at once in a rollout: a count or a percentage. @default "10%" */
   maxUnavailable?: MaxUnavailable;
   /**
@@ -154,6 +159,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       registry: args.registry ?? DEFAULT_CALICO_REGISTRY,
       autoscalerRegistry: args.autoscalerRegistry ?? DEFAULT_AUTOSCALER_REGISTRY,
       initialNodes: args.initialNodes,
+      minNodes: args.minNodes ?? 1,
       maxUnavailable: args.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE,
       fieldManager: args.adopt ? ADOPT_FIELD_MANAGER : undefined,
       // Beside the old manifest's Typha until calico-node has rolled out (takeover/typha-retirement.ts).

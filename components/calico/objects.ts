@@ -53,6 +53,8 @@ export interface CalicoSettings {
   autoscalerRegistry: string;
   /** Nodes that exist when Calico is created (the node groups' desired sizes summed): Typha's first size. */
   initialNodes: number;
+  /** The fewest nodes the cluster keeps (minSize summed, or `minNodes`): Typha's rollout pace. */
+  minNodes: number;
   /** calico-node pods replaced at once during a rollout. */
   maxUnavailable: MaxUnavailable;
   /**
@@ -98,6 +100,7 @@ function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
         registry,
         version,
         typhaReplicas(settings.initialNodes),
+        settings.minNodes,
         typha,
       ),
       service: renderTyphaService(namespace, typha),

@@ -93,14 +93,26 @@ function typhaContainer(
 }
 
 /**
+ * A Typha rollout's pace. Typha holds a host port, so a node runs one replica; typhaReplicas leaves a
+ * node without one on every cluster of two or more nodes (the autoscaler's ladder follows it). With at
+ * least two nodes Typha can run on, a new replica starts there and an old one stops only once it is
+ * ready: Felix always finds a ready Typha. On one node there is no room: the old replica stops first.
+ */
+export function typhaRollingUpdate(minNodes: number): { maxSurge: string; maxUnavailable: number } {
+  return { maxSurge: "100%", maxUnavailable: minNodes >= 2 ? 0 : 1 };
+}
+
+/**
  * The Typha Deployment, `replicas` spread one per node and preferably across zones. `replicas` is the
- * count at creation; the autoscaler (autoscaler.ts) owns it afterwards.
+ * count at creation; the autoscaler (autoscaler.ts) owns it afterwards. `minNodes`: the fewest nodes
+ * the cluster keeps, for the rollout's pace.
  */
 export function renderTyphaDeployment(
   namespace: string,
   registry: string,
   version: string,
   replicas: number,
+  minNodes: number,
   typha: TyphaEndpoint = STANDARD_TYPHA,
 ): Deployment {
   const selector = selectorLabels(typha.name);
@@ -112,8 +124,7 @@ export function renderTyphaDeployment(
       replicas,
       revisionHistoryLimit: 2,
       selector: { matchLabels: selector },
-      // Up-level replicas start before back-level ones stop; one may stop first when nodes are full.
-      strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "100%", maxUnavailable: 1 } },
+      strategy: { type: "RollingUpdate", rollingUpdate: typhaRollingUpdate(minNodes) },
       template: {
         metadata: {
           labels: workloadLabels(typha.name, version),

@@ -35,6 +35,8 @@ export interface EngineStackOptions {
   readonly context: string;
   /** Nodes the cluster runs: the stack's `cluster.kubeconfig.maxNodes`. */
   readonly nodes: number;
+  /** The fewest nodes it keeps: the stack's `cluster.kubeconfig.minNodes`. @default 1 */
+  readonly minNodes?: number;
   /** The stack file whose `eks-calico:calico` settings the stack takes (a full stack's, e.g. dev). */
   readonly from?: string;
   /** Config on top, as `npm start --config` takes it. */
@@ -60,6 +62,7 @@ export function engineOverrides(options: Omit<EngineStackOptions, "stack" | "dir
     "eks-calico:cluster.kubeconfig.path": options.kubeconfig,
     "eks-calico:cluster.kubeconfig.context": options.context,
     "eks-calico:cluster.kubeconfig.maxNodes": Math.max(1, options.nodes),
+    ...(options.minNodes === undefined ? {} : { "eks-calico:cluster.kubeconfig.minNodes": options.minNodes }),
     ...options.config,
   };
 }

@@ -20,7 +20,8 @@ import {
   INSTALLERS,
   OPERATOR_IMAGE,
 } from "../../components/calico/operator/settings";
-import { registrySchema } from "./registry";
+import { REGISTRY_RULES, registrySchema } from "./registry";
+import { described } from "./described";
 import { CLEANUP_TIMEOUT_MINUTES } from "../../components/calico/felix-cleanup";
 
 /** Namespaces every cluster has that are not Calico's to create or delete. */
@@ -34,12 +35,29 @@ const MAX_UNAVAILABLE_RULE = 'must be a whole number >= 1 or a percentage from "
 /** The probe's Jobs need a pod start plus the allowed client's retry window: at least this many minutes. */
 export const MIN_PROBE_TIMEOUT_MINUTES = Math.ceil((POD_START_SECONDS + ALLOWED_WITHIN_SECONDS) / 60);
 
+/** A registry key other than `calico.registry`: what it holds, then the rules it shares with that key. */
+const registryOf = (holds: string) => described(holds, "Checked like `calico.registry`.");
+
 /** `calico.probe`: the enforcement proof run on every `pulumi up` that changes Calico or the nodes. */
 const probeSchema = z.strictObject({
-  enabled: z.boolean({ error: "must be true or false" }).default(true),
-  /** Registry holding `agnhost` (the Kubernetes e2e test image); a mirror for clusters without internet. */
-  registry: registrySchema("registry.k8s.io/e2e-test-images", [PROBE_IMAGE.name], DEFAULT_PROBE_REGISTRY),
-  /** How long `pulumi up` waits for each probe step before failing. */
+  enabled: z
+    .boolean({ error: "must be true or false" })
+    .default(true)
+    .meta(
+      described(
+        "Proves that NetworkPolicy is enforced, again whenever something that can change enforcement changes (see [Enforcement probe](probe.md)).",
+        "Needs a node group that starts with an untainted node, where the probe's pods run.",
+      ),
+    ),
+  registry: registrySchema(
+    "registry.k8s.io/e2e-test-images",
+    [PROBE_IMAGE.name],
+    DEFAULT_PROBE_REGISTRY,
+  ).meta(
+    registryOf(
+      `Registry holding the probe's \`${PROBE_IMAGE.name}:${PROBE_IMAGE.tag}\` image (the Kubernetes end-to-end test image); a mirror for nodes without internet.`,
+    ),
+  ),
   timeoutMinutes: z
     .number({ error: "must be a whole number of minutes" })
     .int({ error: "must be a whole number of minutes" })
@@ -47,15 +65,27 @@ const probeSchema = z.strictObject({
       error: `must be at least ${MIN_PROBE_TIMEOUT_MINUTES}: a probe pod's start (about ${POD_START_SECONDS}s) plus the allowed client's ${ALLOWED_WITHIN_SECONDS}s of retries`,
     })
     .max(60, { error: "must be at most 60" })
-    .default(5),
+    .default(5)
+    .meta(
+      described(
+        "Minutes `pulumi up` waits for each probe step (server, allowed client, denied client, recheck client) before failing: at least a probe pod's start plus the allowed client's retries.",
+        "A change applies from the next probe run: Jobs that ran keep theirs.",
+      ),
+    ),
 });
 
+const OPERATOR_ONLY = "`operator` only";
+
 export const calicoSchema = z.strictObject({
-  /** How Calico is installed: this program's own manifests, or the Tigera operator. */
   installer: z
     .enum(INSTALLERS, { error: `must be one of ${INSTALLERS.map((i) => `"${i}"`).join(", ")}` })
-    .default("manifest"),
-  /** Calico release, exact (images are pinned to it). */
+    .default("manifest")
+    .meta(
+      described(
+        "How Calico is installed: `manifest` (this program's own policy-only objects) or `operator` (the Tigera operator and an `Installation`; see [Install modes](install-modes.md)).",
+        "Switching on a deployed stack follows [Switching install mode](install-modes.md#switching-install-mode).",
+      ),
+    ),
   version: z
     .string()
     .regex(/^v\d+\.\d+\.\d+$/, { error: "must be an exact Calico release such as v3.31.7" })
@@ -79,10 +109,19 @@ export const calicoSchema = z.strictObject({
         });
       }
     })
-    .default(DEFAULT_CALICO_VERSION),
-  /** Image registry holding `node` and `typha`; point it at a private mirror if nodes have no internet. */
-  registry: registrySchema("quay.io/calico", [CALICO_NODE_IMAGE, TYPHA_IMAGE], DEFAULT_CALICO_REGISTRY),
-  /** Namespace for calico-node and Typha. */
+    .default(DEFAULT_CALICO_VERSION)
+    .meta(
+      described(
+        `An exact Calico release (\`vX.Y.Z\`) of a supported line (${SUPPORTED_CALICO_MINORS.map((m) => `v${m}.x`).join(", ")}) that projectcalico/calico has published ([\`releases.ts\`](../components/calico/releases.ts) lists them).`,
+        "Images are pinned to it; changing it rolls calico-node node by node.",
+      ),
+    ),
+  registry: registrySchema("quay.io/calico", [CALICO_NODE_IMAGE, TYPHA_IMAGE], DEFAULT_CALICO_REGISTRY).meta(
+    described(
+      `Registry holding the \`${CALICO_NODE_IMAGE}\` and \`${TYPHA_IMAGE}\` images; point it at a private mirror for nodes without internet.`,
+      ...REGISTRY_RULES,
+    ),
+  ),
   namespace: z
     .string()
     .max(63, { error: "must be at most 63 characters" })
@@ -92,10 +131,21 @@ export const calicoSchema = z.strictObject({
       error:
         "must be kube-system or a namespace of Calico's own: default, kube-public, kube-node-lease and other kube- namespaces belong to the cluster, and the stack would delete it on a rename or destroy",
     })
-    .default(DEFAULT_CALICO_NAMESPACE),
-  /** Registry holding `cluster-proportional-autoscaler` (Typha's autoscaler); a mirror for private nodes. */
-  autoscalerRegistry: registrySchema("registry.k8s.io/cpa", [AUTOSCALER_IMAGE], DEFAULT_AUTOSCALER_REGISTRY),
-  /** calico-node pods replaced at once in a rollout: a whole number or a percentage of the nodes. */
+    .default(DEFAULT_CALICO_NAMESPACE)
+    .meta(
+      described(
+        `Namespace of calico-node and Typha: \`kube-system\`, or a DNS label for a namespace this stack creates and owns. Never ${SHARED_NAMESPACES.map((ns) => `\`${ns}\``).join(", ")} or another \`kube-\` namespace, which a rename or destroy would delete.`,
+      ),
+    ),
+  autoscalerRegistry: registrySchema(
+    "registry.k8s.io/cpa",
+    [AUTOSCALER_IMAGE],
+    DEFAULT_AUTOSCALER_REGISTRY,
+  ).meta(
+    registryOf(
+      `Registry holding \`${AUTOSCALER_IMAGE}\` (Typha's autoscaler, pinned); a mirror for nodes without internet.`,
+    ),
+  ),
   maxUnavailable: z
     .union(
       [
@@ -106,44 +156,81 @@ export const calicoSchema = z.strictObject({
       ],
       { error: MAX_UNAVAILABLE_RULE },
     )
-    .default(DEFAULT_MAX_UNAVAILABLE),
-  /**
-   * How long `pulumi up` waits for Calico to be ready on every node before failing. Unset: derived from
-   * the rollout estimate at the node groups' maximum size (components/calico/rollout.ts).
-   */
+    .default(DEFAULT_MAX_UNAVAILABLE)
+    .meta(
+      described(
+        'calico-node pods replaced at once in a rollout: a whole number >= 1 or a percentage `"1%"` to `"100%"` of the nodes (rounded up).',
+      ),
+    ),
+  // The derived timeout: components/calico/rollout.ts.
   readinessTimeoutMinutes: z
     .number()
     .int({ error: "must be a whole number of minutes" })
     .min(1, { error: "must be at least 1" })
     .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
-    .optional(),
-  /**
-   * How long the Felix cleanup (`pulumi destroy`, a reinstall's first update) waits for every node's
-   * cleanup before failing. Every node is cleaned at once, so it does not grow with the node count.
-   */
+    .optional()
+    .meta(
+      described(
+        "Minutes `pulumi up` waits for Calico to be ready on every node before failing.",
+        "Unset: derived from the rollout estimate at the node groups' maximum size; a value shorter than the estimate is refused.",
+      ),
+    ),
   cleanupTimeoutMinutes: z
     .number()
     .int({ error: "must be a whole number of minutes" })
     .min(1, { error: "must be at least 1" })
     .max(MAX_TIMEOUT_MINUTES, { error: `must be at most ${MAX_TIMEOUT_MINUTES} (24 hours)` })
-    .default(CLEANUP_TIMEOUT_MINUTES),
-  /** Registry holding the Tigera operator image (`operator`); operator mode only. */
-  operatorRegistry: registrySchema("quay.io/tigera", [OPERATOR_IMAGE], DEFAULT_OPERATOR_REGISTRY),
-  /** The Calico API server (`projectcalico.org/v3` through kubectl); operator mode only. */
-  apiServer: z.boolean({ error: "must be true or false" }).default(true),
-  /**
-   * Switching `installer` on a deployed stack that the operator cannot migrate, or moving a manifest
-   * install to another `namespace`: reinstall in two updates (the first removes the current install, the
-   * second installs the new one) instead of refusing.
-   */
-  reinstall: z.boolean({ error: "must be true or false" }).default(false),
-  /**
-   * Take over Calico objects that already exist with the same kind and name (a Calico applied with
-   * kubectl): created through a provider that upserts them and forces field ownership. Manifest mode only.
-   */
-  adopt: z.boolean({ error: "must be true or false" }).default(false),
-  /** Goldmane and Whisker (flow logs and their UI); operator mode only. */
-  observability: z.boolean({ error: "must be true or false" }).default(false),
+    .default(CLEANUP_TIMEOUT_MINUTES)
+    .meta(
+      described(
+        "Minutes `pulumi destroy`, or a reinstall's first update, waits for Felix's rules to be removed from every node before failing (see [Felix's rules](destroy.md#felixs-rules)).",
+        "Every node is cleaned at once, so it does not grow with the node count.",
+        "The removal runs with the value of the last `pulumi up`: set it, run `pulumi up`, then destroy or reinstall.",
+      ),
+    ),
+  operatorRegistry: registrySchema("quay.io/tigera", [OPERATOR_IMAGE], DEFAULT_OPERATOR_REGISTRY).meta(
+    registryOf(
+      `${OPERATOR_ONLY}: registry holding the Tigera operator image (\`${OPERATOR_IMAGE}\`, tag from the release table); a mirror for nodes without internet.`,
+    ),
+  ),
+  apiServer: z
+    .boolean({ error: "must be true or false" })
+    .default(true)
+    .meta(
+      described(
+        `${OPERATOR_ONLY}: the Calico API server (\`APIServer default\`, awaited Ready), so \`kubectl\` manages \`projectcalico.org/v3\` policies with validation.`,
+        "It tolerates only control-plane taints, so it needs an untainted group with nodes.",
+        "The manifest install has none and ignores this key.",
+      ),
+    ),
+  reinstall: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta(
+      described(
+        "Switching `calico.installer` from `manifest` to `operator` on a deployed stack that the operator cannot migrate, or moving a deployed manifest install to another `calico.namespace`: `true` reinstalls in two updates instead of refusing.",
+        "The first update removes the current install, the second installs the new one (see [Switching install mode](install-modes.md#switching-install-mode), [Moving Calico to another namespace](install-modes.md#moving-calico-to-another-namespace)).",
+      ),
+    ),
+  // Created through a provider that upserts them and forces field ownership.
+  adopt: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta(
+      described(
+        "`true` takes over Calico objects that already exist with the same kind and name (a Calico applied with `kubectl`): see [Taking over a Calico installed with kubectl](adoption.md).",
+        "Manifest mode only.",
+      ),
+    ),
+  observability: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta(
+      described(
+        `${OPERATOR_ONLY} (refused with \`manifest\`): Goldmane and Whisker, Calico's flow logs and their UI.`,
+        "Never awaited: they report no status.",
+      ),
+    ),
   /** The enforcement probe: a NetworkPolicy that must block, and one that must admit, proven by two Jobs. */
   probe: probeSchema.prefault({}),
 });

@@ -13,6 +13,7 @@ import { hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
 import { existingClusterSchema } from "./existing";
 import { kubeconfigClusterSchema } from "./kubeconfig";
+import { described } from "./described";
 
 /**
  * Kubernetes minor versions Amazon EKS offers as of November 2026 (standard or extended support;
@@ -63,32 +64,48 @@ export const LOG_RETENTION_DAYS = [
 /** EKS add-on versions look like v1.20.4-eksbuild.2 (`aws eks describe-addon-versions`). */
 const ADDON_VERSION = /^v\d+\.\d+\.\d+-eksbuild\.\d+$/;
 
-function addonSchema(addonName: string) {
+/** An add-on's `version` key; `lines` describe it (described.ts). */
+function addonSchema(addonName: string, ...lines: string[]) {
   return z
     .strictObject({
-      /** Exact add-on version; unset follows EKS's default for the cluster's Kubernetes version. */
       version: z
         .string()
         .regex(ADDON_VERSION, {
           error: `must be an EKS add-on version such as v1.20.4-eksbuild.2 (aws eks describe-addon-versions --addon-name ${addonName})`,
         })
-        .optional(),
+        .optional()
+        .meta(described(...lines)),
     })
     .prefault({});
 }
 
+/** The month a date (YYYY-MM-DD) falls in, as the docs write it: March 2027. */
+const monthOf = (date: string | undefined) =>
+  new Date(`${date}T00:00:00Z`).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
+
 const accessSchema = z
   .array(
     z.strictObject({
-      /** IAM role or user ARN that gets access. */
-      principalArn: z.string({ error: "is required" }).superRefine((arn, ctx) => {
-        const parsed = parsePrincipalArn(arn);
-        if ("problem" in parsed) ctx.addIssue({ code: "custom", input: arn, message: parsed.problem });
-      }),
-      /** admin, adminView or view: the EKS access policy of each is in ACCESS_POLICIES; all cluster-wide. */
-      level: z.enum(Object.keys(ACCESS_POLICIES) as [AccessLevel, ...AccessLevel[]], {
-        error: `must be one of ${Object.keys(ACCESS_POLICIES).join(", ")}`,
-      }),
+      principalArn: z
+        .string({ error: "is required" })
+        .superRefine((arn, ctx) => {
+          const parsed = parsePrincipalArn(arn);
+          if ("problem" in parsed) ctx.addIssue({ code: "custom", input: arn, message: parsed.problem });
+        })
+        .meta(
+          described(
+            "An IAM role or user ARN (`arn:<partition>:iam::<12-digit account>:role/<name>`) in the region's partition, not an `sts` assumed-role ARN.",
+          ),
+        ),
+      level: z
+        .enum(Object.keys(ACCESS_POLICIES) as [AccessLevel, ...AccessLevel[]], {
+          error: `must be one of ${Object.keys(ACCESS_POLICIES).join(", ")}`,
+        })
+        .meta(
+          described(
+            `The EKS access policy, cluster-wide: \`admin\` ${ACCESS_POLICIES.admin}, \`adminView\` ${ACCESS_POLICIES.adminView} (reads everything, Secrets and custom resources included, changes nothing), \`view\` ${ACCESS_POLICIES.view}.`,
+          ),
+        ),
     }),
     { error: "must be a list of {principalArn, level}" },
   )
@@ -118,20 +135,28 @@ export const MAX_PUBLIC_ACCESS_CIDRS = AWS_LIMITS.publicAccessCidrsPerCluster.va
 
 export const clusterSchema = z
   .strictObject({
-    /** Kubernetes minor version of the control plane and nodes. */
     version: z
       .enum(SUPPORTED_KUBERNETES_VERSIONS, {
         error: `must be a Kubernetes version EKS supports, quoted: ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
       })
-      .default(DEFAULT_KUBERNETES_VERSION),
-    /**
-     * What EKS does at the end of the version's standard support: upgrade (STANDARD) or bill (EXTENDED).
-     * @default STANDARD in standard support; past it, the deployed cluster's policy, or EXTENDED for a new one
-     */
+      .default(DEFAULT_KUBERNETES_VERSION)
+      .meta(
+        described(
+          "The Kubernetes minor version of the control plane and nodes, one EKS supports, quoted.",
+          `The default is in standard support until ${monthOf(END_OF_STANDARD_SUPPORT[DEFAULT_KUBERNETES_VERSION])}.`,
+        ),
+      ),
+    // Unset, stacks/support.ts upgradePolicyFor chooses.
     upgradePolicy: z
       .enum(UPGRADE_POLICIES, { error: `must be one of ${UPGRADE_POLICIES.join(", ")}` })
-      .optional(),
-    /** CIDRs allowed to reach the public API endpoint; [] means the endpoint is private only. */
+      .optional()
+      .meta(
+        described(
+          "What EKS does at the end of the version's standard support: `STANDARD` upgrades the control plane, nothing billed; `EXTENDED` keeps the version, billed as extended support.",
+          "Unset: `STANDARD` while the version is in standard support; past it, the deployed cluster's policy, or `EXTENDED` for a new cluster.",
+          "`STANDARD` on a version past standard support is refused, unless the deployed cluster already has it: see [Upgrading Kubernetes](upgrades.md#the-end-of-standard-support).",
+        ),
+      ),
     publicAccessCidrs: z
       .array(
         z
@@ -145,13 +170,22 @@ export const clusterSchema = z
         error: `must hold at most ${MAX_PUBLIC_ACCESS_CIDRS} blocks, the EKS quota "Public endpoint access CIDR ranges per cluster"`,
       })
       .superRefine(uniqueEntries(canonicalCidr, "the same block"))
-      .default(["0.0.0.0/0"]),
-    /**
-     * Deploys run where they reach the cluster's private endpoint (a runner in the VPC, a VPN): what lets
-     * `publicAccessCidrs: []` work, since `pulumi up` installs Calico through the Kubernetes API.
-     */
-    deploysFromInsideVpc: z.boolean({ error: "must be true or false" }).default(false),
-    /** Control-plane log types sent to CloudWatch. */
+      .default(["0.0.0.0/0"])
+      .meta(
+        described(
+          `The blocks allowed to reach the public API endpoint, each once, as network addresses (no host bits); the most is the EKS quota "${AWS_LIMITS.publicAccessCidrsPerCluster.name}".`,
+          "`[]` turns the public endpoint off (private only).",
+          "On a protected stack they may not open it to the whole internet: not `0.0.0.0/0`, nor blocks that together cover it (`0.0.0.0/1` and `128.0.0.0/1`).",
+        ),
+      ),
+    deploysFromInsideVpc: z
+      .boolean({ error: "must be true or false" })
+      .default(false)
+      .meta(
+        described(
+          "`true` declares that deploys reach the private endpoint (a runner in the VPC, a VPN): required for `publicAccessCidrs: []`, since `pulumi up` installs Calico through the Kubernetes API.",
+        ),
+      ),
     logTypes: z
       .array(
         z.enum(CONTROL_PLANE_LOG_TYPES, { error: `must be one of ${CONTROL_PLANE_LOG_TYPES.join(", ")}` }),
@@ -160,24 +194,38 @@ export const clusterSchema = z
         },
       )
       .superRefine(uniqueEntries((type: string) => type))
-      .default(["api", "audit", "authenticator"]),
-    /** Days CloudWatch keeps control-plane logs. */
+      .default(["api", "audit", "authenticator"])
+      .meta(described("The control-plane log types EKS sends to CloudWatch, each once.")),
     logRetentionDays: z
       .number()
       .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
         error: `must be a retention CloudWatch accepts: ${LOG_RETENTION_DAYS.join(", ")}`,
       })
-      .default(90),
-    /** Versions of the EKS managed add-ons. */
+      .default(90)
+      // The refinement's choices, which JSON Schema cannot see in a refinement.
+      .meta({ enum: [...LOG_RETENTION_DAYS], ...described("Days CloudWatch keeps control-plane logs.") }),
     addons: z
       .strictObject({
-        vpcCni: addonSchema(ADDON_NAMES.vpcCni),
-        kubeProxy: addonSchema(ADDON_NAMES.kubeProxy),
-        coreDns: addonSchema(ADDON_NAMES.coreDns),
+        vpcCni: addonSchema(
+          ADDON_NAMES.vpcCni,
+          "An exact EKS add-on version (`v1.20.4-eksbuild.2`), checked for its form only: which versions EKS offers for `cluster.version` only `aws eks describe-addon-versions` knows. An unknown one fails at `up`, so `npm start` warns about a pin it cannot confirm.",
+          "Unset: the version EKS marks as default for `cluster.version` when the cluster is created or its version changes, kept as deployed in between ([Add-on versions](upgrades.md#add-on-versions)).",
+        ),
+        kubeProxy: addonSchema(
+          ADDON_NAMES.kubeProxy,
+          "As `cluster.addons.vpcCni.version`, for kube-proxy; must be a build of `cluster.version`'s minor.",
+        ),
+        coreDns: addonSchema(ADDON_NAMES.coreDns, "As `cluster.addons.vpcCni.version`, for CoreDNS."),
       })
       .prefault({}),
-    /** Principals that get access to the Kubernetes API, besides the cluster's creator. */
-    access: accessSchema.default([]),
+    access: accessSchema
+      .default([])
+      .meta(
+        described(
+          "Principals besides the cluster's creator that may use the Kubernetes API. One entry per principal: ARNs that name the same role or user (IAM names ignore case, and a path does not make another role) are refused.",
+          "See [Access to the cluster](access.md).",
+        ),
+      ),
     /** An EKS cluster made elsewhere: the stack installs Calico on it and creates no VPC or cluster. */
     existing: existingClusterSchema.optional(),
     /** A cluster reached through a kubeconfig file: Calico only, and no AWS call or resource. */

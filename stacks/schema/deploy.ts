@@ -12,6 +12,7 @@ import { z } from "zod";
 import { AWS_LIMITS } from "./aws-limits";
 import { coversWholeInternet, hasHostBits } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
+import { described } from "./described";
 
 /** Where the jobs run: GitHub's own runners, or the organization's. */
 export const RUNNERS = ["github-hosted", "self-hosted"] as const;
@@ -53,17 +54,29 @@ export const OTHER_INBOUND_RULES = 1;
 
 export const deploySchema = z
   .strictObject({
-    /** github-hosted or self-hosted: where `pulumi up` and the drift check of this stack run. */
-    runner: z.enum(RUNNERS, { error: `must be one of ${RUNNERS.join(", ")}` }).default("github-hosted"),
-    /** self-hosted: the labels `runs-on` picks the runners by (every one must match). */
+    runner: z
+      .enum(RUNNERS, { error: `must be one of ${RUNNERS.join(", ")}` })
+      .default("github-hosted")
+      .meta(
+        described(
+          `Where the stack's \`pulumi up\` and drift check run (the \`runs-on\` of \`up.yml\` and \`drift.yml\`): \`github-hosted\` (${GITHUB_HOSTED_LABELS.map((label) => `\`${label}\``).join(", ")}) or \`self-hosted\`.`,
+          "GitHub-hosted runners reach only a public endpoint open to every address; `npm start` warns when the runner cannot reach the endpoint.",
+          "Pull-request previews always run GitHub-hosted.",
+          "See [Runners](pull-requests.md#runners).",
+        ),
+      ),
     labels: z
       .array(
         z.string().regex(/^\S(.*\S)?$/, { error: "must be a runner label (no leading or trailing spaces)" }),
         { error: "must be a list of runner labels" },
       )
       .min(1, { error: "must name at least one label" })
-      .optional(),
-    /** self-hosted: the runners' IPv4 ranges; the cluster security group admits them on 443. */
+      .optional()
+      .meta(
+        described(
+          "`self-hosted` only, and required there: the runner labels `runs-on` picks the runners by (every one must match), for example `[self-hosted, linux, eks-prod]`.",
+        ),
+      ),
     runnerCidrs: z
       .array(
         z
@@ -77,11 +90,14 @@ export const deploySchema = z
         error: "must name the runners' ranges, not every IPv4 address",
       })
       .superRefine(uniqueEntries(canonicalCidr, "the same block"))
-      .default([]),
-    /**
-     * self-hosted: the runners' security groups, in the cluster's VPC or a peered one in the same region
-     * (`<account-id>/sg-...` for another account's); admitted on 443.
-     */
+      .default([])
+      .meta(
+        described(
+          "`self-hosted` only: the runners' IPv4 ranges (network addresses, not every address together).",
+          "Each gets one ingress rule on 443 on the control plane's own security group (never on nodes), so they reach the private endpoint (from outside the VPC only with the public one off: [Runners](pull-requests.md#runners)).",
+          "Refused with `cluster.existing` or `cluster.kubeconfig` (not this stack's group).",
+        ),
+      ),
     runnerSecurityGroupIds: z
       .array(
         z.string().regex(SECURITY_GROUP_ID, {
@@ -92,11 +108,14 @@ export const deploySchema = z
         { error: "must be a list of security group ids" },
       )
       .superRefine(uniqueEntries(securityGroupOf, "the same group, with or without its account"))
-      .default([]),
-    /**
-     * The account's quota "Inbound rules per security group" where AWS raised it: the runners' rules must
-     * fit it (runnerRuleProblem). @default 60, AWS's default
-     */
+      .default([])
+      .meta(
+        described(
+          "`self-hosted` only: the runners' security groups (`sg-` ids, in the VPC or a peered one in the same region; `<account-id>/sg-...` for another account's), admitted on 443 like `runnerCidrs`, and refused with a cluster made elsewhere alike.",
+          "Each group once, with or without its account; each block of `runnerCidrs` once.",
+        ),
+      ),
+    // The runners' rules must fit it: runnerRuleProblem.
     securityGroupRuleQuota: z
       .number({ error: "must be a whole number >= 1" })
       .int({ error: "must be a whole number >= 1" })
@@ -104,7 +123,15 @@ export const deploySchema = z
       .max(RULES_CEILING.value, {
         error: `must be at most ${RULES_CEILING.value.toLocaleString("en-US")}: AWS raises no quota "Inbound rules per security group" past it, since rules per security group times security groups per network interface cannot exceed ${RULES_CEILING.value.toLocaleString("en-US")} (Amazon VPC quotas, Security groups)`,
       })
-      .default(DEFAULT_INBOUND_RULES_PER_GROUP),
+      .default(DEFAULT_INBOUND_RULES_PER_GROUP)
+      .meta(
+        described(
+          `The account's quota "${AWS_LIMITS.inboundRulesPerSecurityGroup.name}" (Amazon VPC quotas; ${DEFAULT_INBOUND_RULES_PER_GROUP} unless AWS raised it).`,
+          "The runners' rules, one per CIDR and per security group, must fit it beside the one rule @pulumi/eks puts on the control plane's group. Otherwise the stack is refused before EC2 refuses the rule.",
+          "After AWS raises the quota, set the raised value here.",
+          `The most: rules per security group times security groups per network interface cannot exceed ${RULES_CEILING.value.toLocaleString("en-US")}.`,
+        ),
+      ),
   })
   .superRefine(
     (deploy: unknown, ctx) => {

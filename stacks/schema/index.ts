@@ -1,7 +1,7 @@
 /**
  * The stack configuration contract: every `eks-calico:*` key a stack file may set, its rules and its
- * default. This folder is the single home of every default (one file per top-level key);
- * docs/config-reference.md is tested against it.
+ * default. This folder is the single home of every default and description (one file per top-level key);
+ * `npm run docs:config` writes docs/config-reference.md from it.
  */
 import { z } from "zod";
 import { calicoSchema, checkProbeNodes } from "./calico";
@@ -17,6 +17,7 @@ import { checkAmiReleases } from "./ami-release";
 import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
 import { checkDeploy, deploySchema } from "./deploy";
+import { described } from "./described";
 import {
   MAX_TIMEOUT_MINUTES,
   derivedTimeoutMinutes,
@@ -48,14 +49,22 @@ export const stackConfigSchema = z
   .strictObject({
     network: networkSchema.prefault({}),
     cluster: clusterSchema.prefault({}),
-    /** Required unless `cluster.existing` or `cluster.kubeconfig` names a cluster (stacks/schema/modes.ts). */
+    // Required unless `cluster.existing` or `cluster.kubeconfig` names a cluster: stacks/schema/modes.ts.
     nodeGroups: nodeGroupsSchema.optional(),
     calico: calicoSchema.prefault({}),
     tags: tagsSchema.default({}),
     /** Where the stack's CI jobs run, and what the cluster security group admits from there. */
     deploy: deploySchema.prefault({}),
-    /** Marks a production stack: protects stateful resources and refuses an API endpoint open to all. */
-    protect: z.boolean({ error: "must be true or false" }).default(false),
+    protect: z
+      .boolean({ error: "must be true or false" })
+      .default(false)
+      .meta(
+        described(
+          "Marks a production stack: `true` protects the VPC, the EKS cluster, its KMS key and its log group from deletion by Pulumi (`pulumi destroy` refuses until it is `false`).",
+          "It also refuses a `cluster.publicAccessCidrs` that opens the API endpoint to the whole internet.",
+          "Refused with `cluster.existing` and `cluster.kubeconfig`, which create none of these ([Destroying a stack](destroy.md)).",
+        ),
+      ),
   })
   .superRefine(
     (config, ctx) => {

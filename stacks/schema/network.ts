@@ -1,9 +1,16 @@
 /** `network`: the VPC's address range, its AZs and its NAT gateways. */
 import { uniqueEntries } from "./lists";
 import { z } from "zod";
-import { MAX_ZONES, PUBLIC_SLOT_BITS, parseCidr, slotPrefixes } from "../../components/network/subnets";
-import { forbiddenVpcRange } from "../../components/network/cidr-ranges";
+import {
+  MAX_ZONES,
+  PRIVATE_SLOT_BITS,
+  PUBLIC_SLOT_BITS,
+  parseCidr,
+  slotPrefixes,
+} from "../../components/network/subnets";
+import { VPC_FORBIDDEN_RANGES, forbiddenVpcRange } from "../../components/network/cidr-ranges";
 import { isRecord } from "./records";
+import { described } from "./described";
 
 /** AWS accepts VPC CIDR blocks between /16 and /28. */
 const VPC_PREFIX_RANGE = { min: 16, max: 28 } as const;
@@ -44,32 +51,64 @@ export function zoneCount(network: Record<string, unknown>): unknown {
   );
 }
 
+/** The subnets of the smallest VPC the layout takes. */
+const SMALLEST_SLOTS = slotPrefixes(MAX_VPC_PREFIX);
+
+const CHANGING_THE_NETWORK = "[Changing the network](stacks.md#changing-the-network)";
+
 export const networkSchema = z
   .strictObject({
-    /** IPv4 CIDR of the VPC; each AZ takes its slot in it: a private and a public subnet. */
     cidr: z
       .cidrv4({ error: "must be an IPv4 CIDR block such as 10.0.0.0/16" })
-      .default(NETWORK_DEFAULTS.cidr),
-    /**
-     * How many availability zones the VPC spans (default: as many as `zones` lists, else 2). On a deployed
-     * stack AZs can be added, and removed if the cluster does not use them; the cluster and its node groups
-     * stay in the AZs the cluster was created in (previous-network.ts, zones.ts).
-     */
+      .default(NETWORK_DEFAULTS.cidr)
+      .meta(
+        described(
+          `A network address, /${VPC_PREFIX_RANGE.min} to /${MAX_VPC_PREFIX}, outside the ranges AWS refuses for a VPC (${VPC_FORBIDDEN_RANGES.map((range) => range.cidr).join(", ")}).`,
+          `Each AZ gets 1/${2 ** PRIVATE_SLOT_BITS} of it as its private subnet and 1/${2 ** PUBLIC_SLOT_BITS} as its public one, whatever the AZ count (a /${MAX_VPC_PREFIX} gives /${SMALLEST_SLOTS.private} and /${SMALLEST_SLOTS.public} subnets).`,
+          `Cannot change on a deployed stack: ${CHANGING_THE_NETWORK}.`,
+        ),
+      ),
+    // Deployed AZs: stacks/previous-network.ts and stacks/zones.ts.
     availabilityZones: z
       .number({ error: ZONES_RULE })
       .int({ error: ZONES_RULE })
       .min(2, { error: "must be at least 2 (EKS needs subnets in two AZs)" })
       .max(MAX_ZONES, { error: `must be at most ${MAX_ZONES}` })
-      .optional(),
-    /** Exactly these AZs, by name or zone ID (names map to zone IDs per account). @default the first offered */
+      .optional()
+      .meta(
+        described(
+          `Unset: as many as \`network.zones\` lists, else ${NETWORK_DEFAULTS.availabilityZones}. No more than the region has (checked against \`aws.getAvailabilityZones\`).`,
+          "New AZs are taken from those AWS offers now, by name, leaving out `network.excludeZones` and the zone IDs EKS refuses.",
+          "On a deployed stack AZs can be added, and removed if the cluster was not created in them. They are kept while AWS does not offer them.",
+          `The cluster and its node groups stay in the AZs the cluster was created in: ${CHANGING_THE_NETWORK}.`,
+        ),
+      ),
     zones: zoneList("the AZs to use")
       .min(2, { error: "must list at least 2 AZs (EKS needs subnets in two AZs)" })
       .max(MAX_ZONES, { error: `must list at most ${MAX_ZONES} AZs` })
-      .optional(),
-    /** AZs never used, by name or zone ID. @default [] */
-    excludeZones: zoneList("the AZs never to use").default([]),
-    /** `single`: one NAT gateway for the VPC; `perAz`: one per AZ, so an AZ outage keeps egress. */
-    natGateways: z.enum(["single", "perAz"], { error: "must be single or perAz" }).default("single"),
+      .optional()
+      .meta(
+        described(
+          "Exactly these AZs, by name (`us-east-1a`) or zone ID (`use1-az1`, the same AZ in every account), in this order for a new stack; `availabilityZones` may be left out or must equal its length.",
+          "Refused: an AZ the region does not have, one AWS does not offer now, one EKS refuses for a new cluster ([Choosing the AZs](stacks.md#choosing-the-azs)), one also excluded, one listed twice.",
+        ),
+      ),
+    excludeZones: zoneList("the AZs never to use")
+      .default([])
+      .meta(
+        described(
+          "AZs never used, by name or zone ID.",
+          "On a deployed stack an AZ the cluster does not use is removed; one it was created in is refused.",
+        ),
+      ),
+    natGateways: z
+      .enum(["single", "perAz"], { error: "must be single or perAz" })
+      .default("single")
+      .meta(
+        described(
+          "`single`: one NAT gateway, in the first AZ; `perAz`: one per AZ, which survives an AZ outage.",
+        ),
+      ),
   })
   .superRefine(
     (network: unknown, ctx) => {

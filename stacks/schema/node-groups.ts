@@ -13,9 +13,10 @@ import {
   instanceArchitecture,
 } from "../../components/cluster/ami-types";
 import { amiFamilyProblem } from "../../components/cluster/ami-families";
-import { instanceTypeProblem } from "./instance-types";
+import { INSTANCE_TYPES, instanceTypeProblem } from "./instance-types";
 import { labelsSchema, taintsSchema } from "./node-labels";
 import { isRecord } from "./records";
+import { described } from "./described";
 
 export { TAINT_EFFECTS } from "./node-labels";
 
@@ -50,9 +51,10 @@ function sizeSchema() {
     .min(0, { error: "must be >= 0" });
 }
 
+const SCALING = "([Scaling](#scaling))";
+
 const nodeGroupSchema = z
   .strictObject({
-    /** Unique name; EKS node-group naming rules. */
     name: z
       .string({ error: "is required" })
       .regex(NODE_GROUP_NAME, {
@@ -60,8 +62,12 @@ const nodeGroupSchema = z
       })
       .max(MAX_NODE_GROUP_NAME, {
         error: `must be at most ${MAX_NODE_GROUP_NAME} characters: EKS names it cluster-<name>-<7 characters Pulumi adds>, at most 63`,
-      }),
-    /** EC2 instance types, at least one, all of the AMI type's architecture. */
+      })
+      .meta(
+        described(
+          "Letters, digits, `-` or `_`, starting with a letter or digit, unique among the groups: EKS names the group `cluster-<name>-<7 characters>`, at most 63 characters.",
+        ),
+      ),
     instanceTypes: z
       .array(
         z
@@ -88,18 +94,44 @@ const nodeGroupSchema = z
         error: `must list at most ${MAX_INSTANCE_TYPES} instance types (EKS takes 0-20 with a launch template)`,
       })
       .superRefine(uniqueEntries((type: string) => type))
-      .default(["t3.large"]),
-    capacityType: z.enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" }).default("ON_DEMAND"),
-    /** EKS-optimized AMI the nodes boot. */
-    amiType: z.enum(AMI_TYPE_NAMES, { error: (issue) => amiTypeRule(issue.input) }).default(DEFAULT_AMI_TYPE),
-    /**
-     * Release of the EKS-optimized AMI: a pin, or "latest"; unset, EKS keeps the one it picked. A change rolls
-     * every node of the group (ami-release.ts has the rules).
-     */
+      .default(["t3.large"])
+      .meta(
+        described(
+          `EC2 instance types, each once (EKS takes up to ${MAX_INSTANCE_TYPES} with a launch template), each one of the ${INSTANCE_TYPES.length.toLocaleString("en-US")} types EC2 listed in August 2026 ([\`eni-limits.ts\`](../components/cluster/eni-limits.ts)). Any other is refused with the closest (\`t3.huge\`: \`t3.large\`).`,
+          "No macOS `mac*` type; all of the AMI type's architecture.",
+          "One node's pod addresses must fit a private subnet (its size less the 5 AWS reserves).",
+          "The VPC CNI claims whole interfaces until their secondaries reach the node's max pods, which EKS caps at 110 below 30 vCPUs and 250 above: `t3.large` takes 3 × 12 = 36, `m6i.4xlarge` 4 of 8 × 30 = 120.",
+          "Each type must hold the stack's own pods that may run on one node of the group, counted in pods against the VPC CNI's max pods: interfaces × (addresses − 1) + 2 (`t3.small`: 11).",
+          "Those pods are aws-node, kube-proxy and calico-node everywhere, then what tolerates the group's taints (Typha and its autoscaler, or the operator's pods; CoreDNS × 2; the probe's 3 pods on untainted groups).",
+        ),
+      ),
+    capacityType: z
+      .enum(["ON_DEMAND", "SPOT"], { error: "must be ON_DEMAND or SPOT" })
+      .default("ON_DEMAND")
+      .meta(described("How EC2 sells the nodes: On-Demand, or Spot capacity that EC2 may take back.")),
+    amiType: z
+      .enum(AMI_TYPE_NAMES, { error: (issue) => amiTypeRule(issue.input) })
+      .default(DEFAULT_AMI_TYPE)
+      .meta(
+        described(
+          "The EKS-optimized AMI the nodes boot: every Linux type of EKS's list.",
+          "Windows (calico-node is Linux only), Amazon Linux 2 (no AMIs after November 2025) and `CUSTOM` are refused with their reason.",
+          "Every instance type must be of its architecture (Graviton types such as `m7g`, `c7g`, `t4g` need an ARM AMI type); one group cannot mix architectures.",
+          "Each instance type must be of a family it runs ([Rules across keys](#rules-across-keys)).",
+        ),
+      ),
+    // ami-release.ts has the rules.
     amiReleaseVersion: z
       .string({ error: 'must be "latest" or an EKS AMI release such as 1.35.3-20251120' })
-      .optional(),
-    /** Size of each node's encrypted gp3 data volume, in GiB. */
+      .optional()
+      .meta(
+        described(
+          "The release of the EKS-optimized AMI the group's nodes run, sent as the node group's `releaseVersion`. A new value rolls every node of the group, PodDisruptionBudgets respected ([Node AMI releases](upgrades.md#node-ami-releases)).",
+          "Unset, nothing is sent: EKS keeps the release it picked when it created the group, and picks the newest for a new `cluster.version`.",
+          "`latest`: the newest release AWS publishes for the AMI type and Kubernetes version, read from its public SSM parameter at each preview and `up`, and printed. Not for the NVIDIA FIPS Bottlerocket types, which have no documented parameter.",
+          "On Amazon Linux 2023, a release such as `1.35.3-20251120` (Kubernetes version, release date) of `cluster.version`'s minor; on Bottlerocket, a Bottlerocket release such as `1.55.0-d93bb1b1`.",
+        ),
+      ),
     diskSizeGiB: z
       .number({ error: `must be a whole number of GiB from ${DISK_SIZE_GIB.min} to ${DISK_SIZE_GIB.max}` })
       .int({ error: `must be a whole number of GiB from ${DISK_SIZE_GIB.min} to ${DISK_SIZE_GIB.max}` })
@@ -109,15 +141,52 @@ const nodeGroupSchema = z
       .max(DISK_SIZE_GIB.max, {
         error: `must be at most ${DISK_SIZE_GIB.max}, the largest gp3 volume (EC2 CreateVolume: gp3 1 - 65,536 GiB)`,
       })
-      .default(DISK_SIZE_GIB.default),
-    minSize: sizeSchema().default(2),
-    desiredSize: sizeSchema().default(2),
-    maxSize: sizeSchema().default(4),
-    /** Kubernetes labels (node-labels.ts has the rules of EKS, the kubelet and Kubernetes). */
+      .default(DISK_SIZE_GIB.default)
+      .meta(
+        described(
+          "The node's encrypted gp3 data volume, in GiB (the root volume on AL2023, `/dev/xvdb` on Bottlerocket): at least the EKS AMIs' snapshot, at most gp3's largest size (EC2 CreateVolume).",
+        ),
+      ),
+    minSize: sizeSchema()
+      .default(2)
+      .meta(
+        described(
+          "At most `desiredSize`.",
+          `On a deployed group, raising it above the desired size the group runs at raises that too ${SCALING}.`,
+        ),
+      ),
+    desiredSize: sizeSchema()
+      .default(2)
+      .meta(
+        described(
+          "At most `maxSize`.",
+          `The size a group is created with; afterwards the group keeps the desired size it runs at (autoscalers own it) and a change is ignored ${SCALING}.`,
+        ),
+      ),
+    maxSize: sizeSchema()
+      .default(4)
+      // The bounds the group's refinement below adds, which JSON Schema cannot see in a refinement.
+      .meta({
+        minimum: 1,
+        maximum: EKS_QUOTAS.nodesPerNodeGroup.limit,
+        ...described(
+          `The most is the EKS quota "${EKS_QUOTAS.nodesPerNodeGroup.name}".`,
+          "The sum over node groups sizes the readiness timeout.",
+          `Lowering it below the desired size a deployed group runs at lowers that too ${SCALING}.`,
+        ),
+      }),
+    // node-labels.ts has the rules of EKS, the kubelet and Kubernetes.
     labels: labelsSchema.default({}),
     taints: taintsSchema.default([]),
-    /** Cluster add-ons (CoreDNS) tolerate this group's taints and may run on it. */
-    clusterAddons: z.boolean({ error: "must be true or false" }).default(false),
+    clusterAddons: z
+      .boolean({ error: "must be true or false" })
+      .default(false)
+      .meta(
+        described(
+          "`true` lets CoreDNS tolerate this group's taints and run there (a tainted `system` group).",
+          "At least one group with nodes must be untainted or marked.",
+        ),
+      ),
   })
   .superRefine(
     (group: unknown, ctx) => {
@@ -296,4 +365,12 @@ export const nodeGroupsSchema = z
       }
     },
     { when: () => true },
+  )
+  .meta(
+    described(
+      "Required unless `cluster.existing` or `cluster.kubeconfig` is set (then refused).",
+      `The most is the EKS quota "${EKS_QUOTAS.nodeGroupsPerCluster.name}". Names are unique; at least one group must be one CoreDNS can run on, and the groups need at least one node in all (\`desiredSize\` summed).`,
+      "Each pod the install waits for needs a group with nodes whose taints it tolerates.",
+      "A group at 0 nodes hosts nothing (a deployed group counts at the size it runs).",
+    ),
   );

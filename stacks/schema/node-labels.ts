@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { AWS_LIMITS } from "./aws-limits";
 import { isRecord } from "./records";
+import { described } from "./described";
 
 /** Taint effects in Kubernetes spelling (the EKS API spells them NO_SCHEDULE, ...). */
 export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
@@ -147,18 +148,33 @@ export const labelValueSchema = z
   })
   .regex(LABEL_VALUE, { error: VALUE_SYNTAX });
 
-export const labelsSchema = z.record(keySchema("label"), labelValueSchema);
+export const labelsSchema = z
+  .record(keySchema("label"), labelValueSchema)
+  .meta(
+    described(
+      `Kubernetes labels for the nodes (EKS refuses an empty value). Keys are at most ${EKS_LABEL_LIMITS.keyLength} characters in all (EKS's limit): an optional DNS-subdomain prefix and \`/\`, then a name.`,
+      "In the `kubernetes.io/` and `k8s.io/` namespaces only what the kubelet accepts: `node.kubernetes.io/` and `kubelet.kubernetes.io/` (and their subdomains), not the labels Kubernetes sets itself (`kubernetes.io/hostname`, `topology.kubernetes.io/zone`, `node.kubernetes.io/instance-type`, ...). Any other, such as `node-role.kubernetes.io/`, keeps the nodes from joining.",
+      "`eks.amazonaws.com/` is EKS's own.",
+    ),
+  );
 
 const taintSchema = z.strictObject({
-  key: keySchema("taint"),
+  key: keySchema("taint").meta(
+    described(
+      `A Kubernetes taint key of at most ${EKS_LABEL_LIMITS.keyLength} characters in all (EKS's limit), not in a prefix EKS reserves (\`kubernetes.io/\`, \`k8s.io/\`, \`eks.amazonaws.com/\` and their subdomains).`,
+    ),
+  ),
   value: z
     .string()
     .max(EKS_LABEL_LIMITS.valueLength, {
       error: "must be a valid Kubernetes label value of at most 63 characters",
     })
     .regex(LABEL_VALUE, { error: VALUE_SYNTAX })
-    .default(""),
-  effect: z.enum(TAINT_EFFECTS, { error: `must be one of ${TAINT_EFFECTS.join(", ")}` }),
+    .default("")
+    .meta(described("A Kubernetes label value; may be empty.")),
+  effect: z
+    .enum(TAINT_EFFECTS, { error: `must be one of ${TAINT_EFFECTS.join(", ")}` })
+    .meta(described("In Kubernetes spelling (the EKS API spells them `NO_SCHEDULE`, ...).")),
 });
 
 /**
@@ -191,4 +207,9 @@ export const taintsSchema = z
       });
     },
     { when: () => true },
+  )
+  .meta(
+    described(
+      "Taints for the nodes (the most is EKS's limit), no two with the same key and effect (Kubernetes refuses them).",
+    ),
   );

@@ -81,6 +81,20 @@ export function registryPrefixProblem(prefix: string, image: string, example: st
   return `${rule}: ${reason} (${GRAMMAR})`;
 }
 
+/**
+ * What every registry key takes, as the config reference says it under `calico.registry` (described.ts);
+ * the other registry keys point there.
+ */
+export const REGISTRY_RULES: readonly string[] = [
+  "A prefix `host[:port][/path]` (no scheme, no trailing `/`).",
+  "Each `<prefix>/<image>` the program pulls must be a name the kubelet accepts by the grammar it parses images with ([`image-reference.ts`](../stacks/schema/image-reference.ts), distribution/reference v0.6.0). In that grammar:",
+  "- host labels are letters, digits and `-`;",
+  `- a port is at most ${MAX_PORT} (Go's dialer refuses more);`,
+  "- path components are lowercase letters and digits joined by `.`, `_`, `__` or `-`s;",
+  `- a repository path is at most ${RepositoryNameTotalLengthMax} characters.`,
+  "The host may not be an IPv6 address on a stack that makes its cluster, or on an existing cluster: either cluster is IPv4, and its nodes cannot reach it. A cluster reached by kubeconfig may be of either family, so its registry keys take an IPv6 host.",
+];
+
 /** A registry key's schema: the images the program pulls from it, each checked by the grammar. */
 export function registrySchema(example: string, images: readonly string[], fallback: string) {
   return z

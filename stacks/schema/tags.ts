@@ -1,6 +1,7 @@
 /** `tags`: what every AWS resource is tagged with, within AWS's tag rules. */
 import { z } from "zod";
 import { AWS_LIMITS } from "./aws-limits";
+import { described } from "./described";
 
 // What AWS accepts in tag keys and values.
 const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
@@ -76,4 +77,12 @@ export const tagsSchema = z
       }
     },
     { when: () => true },
+  )
+  .meta(
+    described(
+      `Tags for every AWS resource: at most ${MAX_TAGS - RESERVED_TAG_COUNT} (AWS allows ${MAX_TAGS}; \`Name\`, \`pulumi:project\` and \`pulumi:stack\` are added, and on subnets the load balancers' \`kubernetes.io/role\` tag).`,
+      "Keys and values of letters, digits, spaces or `_ . : / = + - @`, keys not starting with `aws:`.",
+      "No two keys that differ only in case (IAM roles, which get the tags too, treat them as one), and none that is `pulumi:project` or `pulumi:stack` in any case (the program sets those).",
+      "Nodes get them at launch, from their node group's launch template. Adding, changing or removing a tag makes a new template version, and EKS replaces every node of every node group, a few at a time, as for a version upgrade ([Upgrading Kubernetes](upgrades.md#large-node-groups)). `npm start -- --diff` says so at the template. Change tags together, in one pull request, when a roll suits.",
+    ),
   );

@@ -224,6 +224,9 @@ describe("a Calico line change, by the real engine", function () {
     const c = await EngineCase.start("line change", {
       stack: "dev",
       config: { "eks-calico:calico.version": "v3.31.7" },
+      // A pod is ready 2 s after it starts: a Typha replica stopped before its successor is ready leaves
+      // a moment without one, which the Typha watch sees.
+      podStartSeconds: 2,
     });
     try {
       await c.up("v3.31.7");
