@@ -46,7 +46,7 @@ function architecture(amiType: unknown): string {
 }
 
 /**
- * The nodes an eks:index:ManagedNodeGroup starts with, from the inputs the program passed it: its
+ * The nodes an aws.eks.NodeGroup starts with, from the inputs the program passed it: its
  * desiredSize, with the group's labels and taints and the labels the kubelet and EKS set on every node.
  */
 export function nodesOfGroup(group: string, inputs: Record<string, unknown>): GroupNode[] {
@@ -92,7 +92,7 @@ function subnetZones(evaluation: StackEvaluation): Map<string, string> {
 export function stackNodes(evaluation: StackEvaluation, region: string): NodeObject[] {
   const zones = subnetZones(evaluation);
   const nodes: NodeObject[] = [];
-  for (const group of evaluation.resources.filter((r) => r.type === "eks:index:ManagedNodeGroup")) {
+  for (const group of evaluation.resources.filter((r) => r.type === "aws:eks/nodeGroup:NodeGroup")) {
     const inputs = group.inputs;
     const instanceType = ((inputs.instanceTypes ?? []) as string[])[0] ?? "m6i.large";
     const groupZones = ((inputs.subnetIds ?? []) as string[]).map((id) => zones.get(id) ?? `${region}a`);

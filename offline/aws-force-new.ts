@@ -1,5 +1,5 @@
 /**
- * The AWS provider's ForceNew arguments for every AWS resource type the program registers (and the two
+ * The AWS provider's ForceNew arguments for every AWS resource type the program registers (and the one
  * @pulumi/eks builds inside its components), read from the terraform-provider-aws schema. One row per
  * type, Terraform names (snake_case, nested blocks joined with "."), the one record of them: replacements.ts
  * derives its rules' replaceOn from it in Pulumi names (forceNewInputs).
@@ -267,7 +267,7 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
     note: "vpc_config.subnet_ids and security_group_ids were ForceNew in the fork's v5.14.0 and update in place in this copy (UpdateClusterConfig), which EKS refuses for subnets of another VPC",
   },
   {
-    type: "eks:index:ManagedNodeGroup",
+    type: "aws:eks/nodeGroup:NodeGroup",
     tfResource: "aws_eks_node_group",
     file: `${EKS}/node_group.go`,
     readAt: "012e0a32f068 (node_repair_config)",

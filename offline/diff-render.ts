@@ -56,6 +56,7 @@ function resourceLines(r: ResourceDiff): string[] {
     r.retained === true ? "retained: removed from the stack, kept in the cluster" : undefined,
     r.blocked !== undefined ? `BLOCKED: ${r.blocked}` : undefined,
     r.mayBlock,
+    r.moved,
   ].filter((f) => f !== undefined);
   return [
     `${SYMBOLS[r.op]} ${r.heading}${flags.length > 0 ? `  [${flags.join("; ")}]` : ""}`,

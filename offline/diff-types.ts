@@ -4,6 +4,11 @@
  * diff.ts, diff-effects.ts, diff-cascade.ts and the rules' files all use them and import one another.
  */
 
+import type { ResourceRecord } from "./records";
+
+/** A resource's side of a step, as a rollout reads it: its inputs and options. */
+export type RolloutSide = Pick<ResourceRecord, "inputs" | "options">;
+
 /** What a change does: forces replacement, updates in place, is ignored, or may replace ("unknown"). */
 export type Effect = "replace" | "update" | "ignored" | "unknown";
 
@@ -41,6 +46,8 @@ export interface ResourceDiff {
   readonly rollout?: string;
   /** A protected resource that may be replaced: `pulumi up` stops if it is. */
   readonly mayBlock?: string;
+  /** It keeps the state of another URN through an alias, or it is a component whose child does. */
+  readonly moved?: string;
 }
 
 export interface PlanDiff {
@@ -105,17 +112,14 @@ export interface ReplacementRule {
   };
   /**
    * What an update at `rollOn`, or a replacement, does to the machines the resource runs, from its inputs
-   * before and after and, where the base plan's outputs record it, its deployed size (`deployed`).
+   * and options before and after and, where the base plan's outputs record it, its deployed size
+   * (`deployed`).
    */
   readonly rollout?: {
     readonly rollOn: readonly string[];
     readonly deployed: (outputs: Record<string, unknown>, resourceName: string) => number | undefined;
-    readonly roll: (before: Record<string, unknown>, deployed?: number) => string;
-    readonly replace: (
-      before: Record<string, unknown>,
-      after: Record<string, unknown>,
-      deployed?: number,
-    ) => string;
+    readonly roll: (before: RolloutSide, after: RolloutSide, deployed?: number) => string;
+    readonly replace: (before: RolloutSide, after: RolloutSide, deployed?: number) => string;
   };
   /**
    * The AWS provider resource whose ForceNew schema (aws-force-new.ts) replaceOn follows. `names` maps a

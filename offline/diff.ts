@@ -15,12 +15,13 @@
  *
  * Identity: resources match on their URN without the `urn:pulumi:<stack>::<project>::` prefix, i.e.
  * parent types, type and name, as Pulumi matches them; so two stacks compare too, and a resource whose
- * name or parent changes shows as removed and added, as Pulumi would replace it. Masked secrets compare
- * equal: a change to a secret value does not show.
+ * name or parent changes shows as removed and added, as Pulumi would replace it, unless an alias names its
+ * old URN (diff-moves.ts). Masked secrets compare equal: a change to a secret value does not show.
  */
 import { RESOURCES_FORMAT_VERSION, type ResourceEntry, type ResourcesDocument } from "./plan";
 import { effectOf, ruleOf } from "./diff-effects";
 import { cascade, operationOf } from "./diff-cascade";
+import { type Move, movedFrom } from "./diff-moves";
 import { underPath } from "./replacements";
 import type { DecidedInUp, Operation, PlanDiff, PropertyChange, ResourceDiff } from "./diff-types";
 
@@ -194,23 +195,42 @@ function rolloutOf(
   const rollout = ruleOf(now.type)?.rollout;
   if (rollout === undefined) return undefined;
   const deployed = rollout.deployed(baseOutputs, was.name);
-  if (op === "replace") return rollout.replace(was.inputs, now.inputs, deployed);
+  if (op === "replace") return rollout.replace(was, now, deployed);
   const rolls = changes.some(
     (c) =>
       (c.effect === "update" || c.effect === "unknown") &&
       c.path.startsWith("inputs.") &&
       rollout.rollOn.some((p) => underPath(c.path.slice("inputs.".length), p)),
   );
-  if (rolls) return rollout.roll(was.inputs, deployed);
-  return op === "unknown"
-    ? `if it is replaced: ${rollout.replace(was.inputs, now.inputs, deployed)}`
-    : undefined;
+  if (rolls) return rollout.roll(was, now, deployed);
+  return op === "unknown" ? `if it is replaced: ${rollout.replace(was, now, deployed)}` : undefined;
 }
 
 /** What changes from `before` to `after`, judged as `pulumi preview` would. */
 export function diffDocuments(before: ResourcesDocument, after: ResourcesDocument): PlanDiff {
-  const old = byIdentity(before);
+  const base = byIdentity(before);
   const next = byIdentity(after);
+  // A resource whose alias names a base one continues it: compared with it, and that one is not removed
+  // (unless it was a remote component, whose child it was: the component goes, its child stays).
+  const moves = new Map<string, Move>();
+  for (const [identity, now] of next) {
+    const move = base.has(identity) ? undefined : movedFrom(now, now.aliases.map(identityOf), base);
+    if (move !== undefined) moves.set(identity, move);
+  }
+  const old = new Map(base);
+  for (const [identity, move] of moves) {
+    if (old.get(move.from)?.remote !== true) old.delete(move.from);
+    old.set(identity, move.was);
+  }
+  // Depending on the moved resource, or on the component it was the child of, is depending on it still.
+  const refOf = (doc: ResourcesDocument, identity: string) =>
+    [...refIdentities(doc)].find(([, id]) => id === identity)?.[0];
+  const renamed = new Map(
+    [...moves].flatMap(([identity, move]) => {
+      const [from, to] = [refOf(before, move.from), refOf(after, identity)];
+      return from === undefined || to === undefined ? [] : [[from, to] as const];
+    }),
+  );
   const refs = refIdentities(after);
   // Headings shared by two resources (same type and name, different parents) get the identity appended.
   const identities = new Map<string, Set<string>>();
@@ -232,9 +252,10 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
   for (const [identity, now] of next) {
     const was = old.get(identity);
     if (was === undefined) continue;
+    const dependencies = was.dependencies.map((ref) => renamed.get(ref) ?? ref);
     changes.set(
       identity,
-      diffEntries(was, now).map((c) => ({ ...c, ...effectOf(now, c, providers) })),
+      diffEntries({ ...was, dependencies }, now).map((c) => ({ ...c, ...effectOf(now, c, providers) })),
     );
   }
 
@@ -270,11 +291,13 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
     const was = old.get(identity) as ResourceEntry;
     const blocked = blockedIfProtected(was, op);
     const rollout = rolloutOf(was, now, op, own, before.outputs);
+    const moved = moves.get(identity);
     changed.push({
       heading: headingOf(identity, now),
       identity,
       op,
       changes: own,
+      ...(moved !== undefined ? { moved: `continues ${moved.from} (alias)` } : {}),
       ...(blocked !== undefined ? { blocked } : {}),
       ...(op === "unknown" && was.options.protect
         ? { mayBlock: "protected: `pulumi up` stops if it is replaced" }
@@ -285,15 +308,20 @@ export function diffDocuments(before: ResourcesDocument, after: ResourcesDocumen
         : {}),
     });
   }
+  const parents = new Map([...moves].map(([identity, move]) => [move.from, identity]));
   for (const identity of [...old.keys()].sort(compare)) {
     if (next.has(identity)) continue;
     const was = old.get(identity) as ResourceEntry;
     const blocked = blockedIfProtected(was, "delete");
+    const child = parents.get(identity);
     removed.push({
       heading: headingOf(identity, was),
       identity,
       op: "delete",
       changes: [],
+      ...(child !== undefined
+        ? { moved: `a component: its child continues as ${child}, nothing else goes` }
+        : {}),
       ...(blocked !== undefined ? { blocked } : {}),
       ...(was.options.retainOnDelete ? { retained: true } : {}),
     });

@@ -279,6 +279,7 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
   refused.catch(() => undefined);
   monitor.registerResource = (req, callback) => {
     const entry = record(monitor, req);
+    world.noteRegistration(entry.type, entry.name, entry.options.ignoreChanges);
     resources.push(entry);
     options.onRecord?.(entry);
     return registerResource(req, (error, response) => {

@@ -17,13 +17,6 @@ import { STEP_REPLACEMENTS } from "./step-replacements";
 const K8S_DIFF = "pulumi/pulumi-kubernetes provider/pkg/provider/diff.go (forceNewProperties)";
 const K8S_METADATA = ["metadata.name", "metadata.namespace"];
 
-/** eks.ManagedNodeGroup's inputs for aws_eks_node_group arguments it takes by other names. */
-const MANAGED_NODE_GROUP_NAMES = {
-  cluster_name: ["cluster", "clusterName"],
-  node_role_arn: ["nodeRole", "nodeRoleArn"],
-  taint: ["taints"],
-};
-
 /** The source of an AWS rule: its row of aws-force-new.ts. */
 function awsSource(type: string): string {
   const row = forceNewRow(type);
@@ -161,46 +154,17 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     tf: { resource: "aws_eks_cluster", partial: true },
     source: `pulumi/pulumi-eks nodejs/eks/cluster/cluster.ts v4.3.0; ${awsSource("eks:index:Cluster")}`,
   },
-  "eks:index:ManagedNodeGroup": {
-    // @pulumi/eks passes these to aws.eks.NodeGroup (`...nodeGroupArgs`, clusterName from the cluster,
-    // nodeRoleArn from nodeRole.arn: createManagedNodeGroup, nodejs/eks/nodes/nodegroup.ts v4.3.0), whose
-    // schema makes them ForceNew: a new node group replaces the old one.
-    replaceOn: forceNewInputs("eks:index:ManagedNodeGroup", MANAGED_NODE_GROUP_NAMES),
-    // UpdateNodegroupVersion (version, release, launch template version) and UpdateNodegroupConfig (sizes,
-    // labels, taints, update settings) in resourceNodeGroupUpdate.
-    updateOn: [
-      "version",
-      "releaseVersion",
-      "launchTemplate",
-      "scalingConfig",
-      "labels",
-      "taints",
-      "tags",
-      "updateConfig",
-      // Only the node group's ignoreChanges option follows it (nodegroup.ts): nothing is sent to AWS.
-      "ignoreScalingChanges",
-    ],
-    remote: "decided inside @pulumi/eks (nodejs/eks/nodes/nodegroup.ts)",
-    ignored: [
-      {
-        path: "scalingConfig.desiredSize",
-        when: (inputs) => inputs.ignoreScalingChanges === true,
-        why: "ignoreScalingChanges: @pulumi/eks sets ignoreChanges on it (nodes/nodegroup.ts)",
-      },
-    ],
-    // UpdateNodegroupVersion replaces every node (EKS managed node update behavior).
+  // A new launch template version (`launchTemplate.version`), a version or an AMI release goes to
+  // UpdateNodegroupVersion, which replaces every node (EKS managed node update behavior).
+  "aws:eks/nodeGroup:NodeGroup": aws("aws:eks/nodeGroup:NodeGroup", {
     rollout: {
       rollOn: ["version", "releaseVersion", "launchTemplate"],
       deployed: deployedDesiredSize,
       roll: rollingUpdate,
       replace: replacement,
     },
-    tf: {
-      resource: "aws_eks_node_group",
-      names: MANAGED_NODE_GROUP_NAMES,
-    },
-    source: `pulumi/pulumi-eks nodejs/eks/nodes/nodegroup.ts v4.3.0; ${awsSource("eks:index:ManagedNodeGroup")}`,
-  },
+    tf: { resource: "aws_eks_node_group", names: { taint: ["taints"] } },
+  }),
   "pulumi:providers:kubernetes": {
     // A kubeconfig for another cluster makes the provider, and every object it manages, new; so does
     // another clusterIdentifier (which, when set, is all DiffConfig compares).

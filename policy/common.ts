@@ -3,7 +3,6 @@ import type { ReportViolation, ResourceValidation, ResourceValidationArgs } from
 
 export const TYPES = {
   eksCluster: "eks:index:Cluster",
-  managedNodeGroup: "eks:index:ManagedNodeGroup",
   awsNodeGroup: "aws:eks/nodeGroup:NodeGroup",
   vpcCniAddon: "eks:index:VpcCniAddon",
   eksAddon: "eks:index:Addon",

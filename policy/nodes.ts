@@ -6,25 +6,11 @@ import type {
   ResourceValidationPolicy,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import {
-  TYPES,
-  type Props,
-  forEksComponent,
-  forTypes,
-  isRecord,
-  isSet,
-  peek,
-  shown,
-  typeOfUrn,
-} from "./common";
+import { TYPES, type Props, forTypes, isRecord, isSet, peek, shown } from "./common";
 
-/** Node groups of the stack: @pulumi/eks ones, and aws.eks.NodeGroup made directly (not inside one). */
+/** The stack's managed node groups. */
 function nodeGroupsOf(resources: PolicyResource[]): PolicyResource[] {
-  return resources.filter(
-    (r) =>
-      r.type === TYPES.managedNodeGroup ||
-      (r.type === TYPES.awsNodeGroup && r.parent?.type !== TYPES.managedNodeGroup),
-  );
+  return resources.filter((r) => r.type === TYPES.awsNodeGroup);
 }
 
 /**
@@ -112,12 +98,6 @@ export const nodesImdsv2: ResourceValidationPolicy = {
       ];
       if (problems.length > 0) report(`Launch template ${args.name}: ${problems.join("; ")}.`);
     }),
-    forEksComponent(TYPES.managedNodeGroup, "the launch template", requireLaunchTemplate),
-    forTypes([TYPES.awsNodeGroup], (props, args, report) => {
-      // The aws.eks.NodeGroup inside a @pulumi/eks node group gets that group's launch template.
-      if (typeOfUrn(args.opts.parent ?? "") !== TYPES.managedNodeGroup) {
-        requireLaunchTemplate(props, args, report);
-      }
-    }),
+    forTypes([TYPES.awsNodeGroup], requireLaunchTemplate),
   ],
 };

@@ -1,15 +1,14 @@
 /**
  * Node-group settings whose change replaces the EKS node group, and the size the new one starts at.
  *
- * `amiType`, `capacityType` and `instanceTypes` pass unchanged to the aws.eks.NodeGroup @pulumi/eks builds
- * (createManagedNodeGroup, nodejs/eks/nodes/nodegroup.ts, pulumi/pulumi-eks v4.3.0), whose arguments
- * `ami_type`, `capacity_type` and `instance_types` are ForceNew (aws_eks_node_group,
- * hashicorp/terraform-provider-aws internal/service/eks/node_group.go). A new node group is created, then
- * the old one deleted with all its nodes.
+ * `amiType`, `capacityType` and `instanceTypes` pass unchanged to the aws.eks.NodeGroup
+ * (components/cluster/nodes.ts), whose arguments `ami_type`, `capacity_type` and `instance_types` are
+ * ForceNew (aws_eks_node_group, hashicorp/terraform-provider-aws internal/service/eks/node_group.go). A new
+ * node group is created, then the old one deleted with all its nodes.
  *
- * The new group would not start at the size the old one runs. Under `ignoreScalingChanges` it starts at
- * the desired size in Pulumi's state, the last one an update sent, not an autoscaler's: the engine puts an
- * ignored property back to its state value in a shallow copy of the program's inputs
+ * The new group would not start at the size the old one runs. Under ignoreChanges on the desired size it
+ * starts at the desired size in Pulumi's state, the last one an update sent, not an autoscaler's: the
+ * engine puts an ignored property back to its state value in a shallow copy of the program's inputs
  * (`processIgnoreChanges`, pulumi/pulumi pkg/v3 v3.248.0 resource/deploy/step_generator.go), and a
  * replacement, checked again from the program's inputs (generateSteps, "recompute the default values"),
  * keeps it for a nested path such as scalingConfig.desiredSize, which the copy shares with them. The real

@@ -1,8 +1,7 @@
 /**
  * Node-group sizes across updates. After creation a node group's `desiredSize` belongs to autoscalers:
- * `ignoreScalingChanges` becomes `ignoreChanges: ["scalingConfig.desiredSize"]` on the aws.eks.NodeGroup
- * (pulumi/pulumi-eks v4.3.0 nodejs/eks/nodes/nodegroup.ts, createManagedNodeGroup). This module
- * knows what each deployed group runs (the last update's `nodeGroupScaling` output, and the desired size
+ * the aws.eks.NodeGroup ignores changes to `scalingConfig.desiredSize` (components/cluster/nodes.ts).
+ * This module knows what each deployed group runs (the last update's `nodeGroupScaling` output, and the desired size
  * AWS shows now) and decides per group what this update sends EKS:
  * - when a change replaces the group, the size the old one runs, as the new one's desired size
  *   (node-group-replacement.ts says why);
@@ -18,7 +17,7 @@
  *   than maxSize": ministryofjustice/cloud-platform-infrastructure#4595), and a stale value below the
  *   autoscaler's removes nodes ("the necessary number of worker nodes are terminated":
  *   https://docs.aws.amazon.com/eks/latest/APIReference/API_NodegroupScalingConfig.html). So that
- *   update turns ignoreScalingChanges off and sends the desired size AWS shows now, moved into
+ *   update stops ignoring it and sends the desired size AWS shows now, moved into
  *   [minSize, maxSize] only as far as EKS requires: the workaround of hashicorp/terraform-provider-aws
  *   #18310, done by the program.
  */
@@ -41,7 +40,7 @@ export type CurrentGroup =
 export interface NodeGroupSizing {
   /** The desiredSize the node group is given: the configured one, or the one this update sends EKS. */
   readonly desiredSize: number;
-  /** This update sends `desiredSize` to EKS (ignoreScalingChanges off); otherwise EKS keeps its own. */
+  /** This update sends `desiredSize` to EKS (not ignored); otherwise EKS keeps its own. */
   readonly setDesiredSize: boolean;
   /** The nodes the group runs once this update is done (its desired size on AWS). */
   readonly nodes: number;

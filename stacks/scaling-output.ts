@@ -4,7 +4,7 @@
  * groups' outputs; the next one reads it back (stacks/previous-scaling.ts), and so does the offline
  * world, as the groups AWS has.
  */
-import type * as eks from "@pulumi/eks";
+import type * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { type ReplacingSettings, isReplacingSettings } from "./node-group-replacement";
 import type { PreviousOutputs } from "./previous-outputs";
@@ -28,9 +28,8 @@ export interface NodeGroupScalingOutput extends Omit<DeployedScaling, "replacing
 }
 
 /**
- * Whether `nodeGroupName` is the EKS name of the node group the eks.ManagedNodeGroup `resourceName`
- * created. @pulumi/eks passes no name, so Pulumi auto-names its aws.eks.NodeGroup from the resource name
- * and a random suffix (https://www.pulumi.com/docs/iac/concepts/resources/names/#autonaming):
+ * Whether `nodeGroupName` is the EKS name of the aws.eks.NodeGroup `resourceName`. The program passes no
+ * name, so Pulumi auto-names it from the resource name and a random suffix (https://www.pulumi.com/docs/iac/concepts/resources/names/#autonaming):
  * `<resourceName>-<7 hex>` (stacks/schema/node-groups.ts). The offline world names it with its
  * placeholder `<node-group-name:<resourceName>>` (offline/world/eks.ts).
  */
@@ -78,16 +77,10 @@ export function nodeGroupScalingOutput(
   groups: readonly NodeGroupConfig[],
   /** Per config group name, why this update sent the desired size, when it did. */
   sizing: Readonly<Record<string, { readonly reason?: string }>>,
-  nodeGroups: readonly eks.ManagedNodeGroup[],
+  nodeGroups: readonly aws.eks.NodeGroup[],
 ): pulumi.Output<Record<string, NodeGroupScalingOutput>> {
   const deployed = nodeGroups.map((g) =>
-    pulumi.all([
-      g.nodeGroup.nodeGroupName,
-      g.nodeGroup.scalingConfig,
-      g.nodeGroup.amiType,
-      g.nodeGroup.capacityType,
-      g.nodeGroup.instanceTypes,
-    ]),
+    pulumi.all([g.nodeGroupName, g.scalingConfig, g.amiType, g.capacityType, g.instanceTypes]),
   );
   return pulumi.all(deployed).apply((entries) =>
     Object.fromEntries(

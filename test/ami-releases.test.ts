@@ -11,7 +11,7 @@ import { type StackEvaluation, evaluateStack, listStacks } from "../offline/engi
 import { STACKS, evaluated, ofType, stackValue, withWarnings } from "./helpers";
 import { changedResources, deploy, planAgainst } from "./deployed-stack";
 
-const NODE_GROUP = "eks:index:ManagedNodeGroup";
+const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 const SSM = "aws:ssm/getParameter:getParameter";
 const AL2023_LATEST =
   "/aws/service/eks/optimized-ami/1.35/amazon-linux-2023/x86_64/standard/recommended/release_version";

@@ -13,7 +13,7 @@ describe("the benchmark's cluster configurations", function () {
   for (const nodes of new Set([...REAL_NODE_COUNTS, ROLLOUT_NODES])) {
     it(`plans dev with ${nodes} running nodes`, async () => {
       const evaluation = await evaluateStack("dev", { config: devWithNodes(nodes) });
-      const groups = evaluation.resources.filter((r) => r.type === "eks:index:ManagedNodeGroup");
+      const groups = evaluation.resources.filter((r) => r.type === "aws:eks/nodeGroup:NodeGroup");
       const running = groups.map((g) => (g.inputs.scalingConfig as { desiredSize: number }).desiredSize);
       assert.equal(
         running.reduce((sum, n) => sum + n, 0),

@@ -196,7 +196,7 @@ for (const stack of STACKS) {
 
     it("makes every object wait for every node group", async () => {
       const evaluation = await evaluated(stack);
-      const nodeGroups = ofType(evaluation, "eks:index:ManagedNodeGroup").map((g) => g.urn);
+      const nodeGroups = ofType(evaluation, "aws:eks/nodeGroup:NodeGroup").map((g) => g.urn);
       assert.equal(nodeGroups.length, groups.length);
       for (const child of calicoChildren(evaluation)) {
         for (const nodeGroup of nodeGroups) {

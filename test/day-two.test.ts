@@ -73,10 +73,10 @@ const withConfig = (generated: GeneratedStack, config: Config): GeneratedStack =
   config: { ...generated.config, ...config },
 });
 
-/** The node group resources a group of the stack has (@pulumi/eks ManagedNodeGroup and its launch template). */
+/** The node group resources a group of the stack has (its aws.eks.NodeGroup and launch template). */
 const groupResources = (name: string) => [
   `aws:ec2/launchTemplate:LaunchTemplate cluster-${name}`,
-  `eks:index:ManagedNodeGroup cluster-${name}`,
+  `aws:eks/nodeGroup:NodeGroup cluster-${name}`,
 ];
 
 /** An autoscaler moved one group's desired size within its range. */

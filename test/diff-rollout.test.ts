@@ -1,15 +1,16 @@
 /**
  * What the offline diff says a change does to the nodes: a change inside a node group's launch template
  * makes a new template version, which its node group rolls to (every node replaced, as many at a time as
- * its update settings allow); amiType and instanceTypes replace the node group; where only @pulumi/eks or
- * AWS can tell, the diff says "may replace" and why.
+ * its update settings allow, against `pulumi up`'s wait); amiType and instanceTypes replace the node group;
+ * where only @pulumi/eks or AWS can tell, the diff says "may replace" and why.
  */
 import * as assert from "node:assert/strict";
 import { type PlanDiff, type ResourceDiff, diffDocuments } from "../offline/diff";
 import { renderDiff } from "../offline/diff-render";
 import { type ResourcesDocument, resourcesDocument } from "../offline/plan";
+import { EKS_DEFAULT_MAX_UNAVAILABLE } from "../components/cluster/node-rolls";
+import type { RolloutSide } from "../offline/diff-types";
 import {
-  EKS_DEFAULT_MAX_UNAVAILABLE,
   deployedDesiredSize,
   nodeCount,
   replacement,
@@ -18,12 +19,12 @@ import {
 } from "../offline/node-rollout";
 import { evaluated, evaluatedWith, one, stackValue } from "./helpers";
 
-const GROUP = "eks:index:ManagedNodeGroup cluster-general";
+const GROUP = "aws:eks/nodeGroup:NodeGroup cluster-general";
 const TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate cluster-general";
 /** dev's group as the base plan's nodeGroupScaling output left it: 2 nodes, which an autoscaler may move. */
 const DEPLOYED_2 =
   "2 nodes (the desiredSize the last update left, nodeGroupScaling; an autoscaler may have moved it)";
-const ROLL_2 = `rolling update (UpdateNodegroupVersion): EKS replaces all ${DEPLOYED_2}, maxUnavailable 1 (EKS default: no updateConfig) at a time; 2 batches, each draining for up to 15 min`;
+const ROLL_2 = `rolling update (UpdateNodegroupVersion): EKS replaces all ${DEPLOYED_2}, maxUnavailable 1 (updateConfig) at a time; 2 batches, each draining for up to 15 min, within \`pulumi up\`'s 60 min wait`;
 const TAKES_VERSION =
   "takes latestVersion from aws:ec2/launchTemplate:LaunchTemplate cluster-general, which its update " +
   "changes: a new launch template version (CreateLaunchTemplateVersion)";
@@ -45,12 +46,33 @@ function edited(
   type: string,
   name: string,
   edit: (inputs: Record<string, unknown>) => Record<string, unknown>,
+  options: Partial<ResourcesDocument["resources"][number]["options"]> = {},
 ): ResourcesDocument {
   return {
     ...doc,
     resources: doc.resources.map((r) =>
-      r.type === type && r.name === name ? { ...r, inputs: edit({ ...r.inputs }) } : r,
+      r.type === type && r.name === name
+        ? { ...r, inputs: edit({ ...r.inputs }), options: { ...r.options, ...options } }
+        : r,
     ),
+  };
+}
+
+/** A node group's side of a step, with the options it sets and the rest at their defaults. */
+function side(
+  inputs: Record<string, unknown>,
+  options: Partial<ResourcesDocument["resources"][number]["options"]> = {},
+): RolloutSide {
+  return {
+    inputs,
+    options: {
+      protect: false,
+      retainOnDelete: false,
+      deleteBeforeReplace: false,
+      ignoreChanges: [],
+      replaceOnChanges: [],
+      ...options,
+    },
   };
 }
 
@@ -112,12 +134,17 @@ describe("offline diff: what rolls the nodes", () => {
   it("paces the roll by the deployed updateConfig, and counts the deployed desiredSize", async () => {
     const dev = resourcesDocument(await evaluated("dev"));
     const withConfig = (doc: ResourcesDocument, config: Record<string, unknown>) =>
-      edited(doc, "eks:index:ManagedNodeGroup", "cluster-general", (inputs) => ({
-        ...inputs,
-        updateConfig: config,
-        ignoreScalingChanges: false,
-        scalingConfig: { ...(inputs.scalingConfig as object), desiredSize: 3 },
-      }));
+      edited(
+        doc,
+        "aws:eks/nodeGroup:NodeGroup",
+        "cluster-general",
+        (inputs) => ({
+          ...inputs,
+          updateConfig: config,
+          scalingConfig: { ...(inputs.scalingConfig as object), desiredSize: 3 },
+        }),
+        { ignoreChanges: [] },
+      );
     const newVersion = (doc: ResourcesDocument) =>
       edited(doc, "aws:ec2/launchTemplate:LaunchTemplate", "cluster-general", (i) => ({
         ...i,
@@ -128,27 +155,27 @@ describe("offline diff: what rolls the nodes", () => {
     const head = newVersion(withConfig(dev, { maxUnavailablePercentage: 50 }));
     assert.equal(
       resource(diffDocuments(base, head), GROUP).rollout,
-      "rolling update (UpdateNodegroupVersion): EKS replaces all 2 nodes (the deployed desiredSize, nodeGroupScaling), maxUnavailable 2 (updateConfig) at a time; 1 batch, each draining for up to 15 min",
+      "rolling update (UpdateNodegroupVersion): EKS replaces all 2 nodes (the deployed desiredSize, nodeGroupScaling), maxUnavailable 2 (updateConfig) at a time; 1 batch, each draining for up to 15 min, within `pulumi up`'s 60 min wait",
     );
     // A base plan without the nodeGroupScaling output: the configured size, which Pulumi enforces here.
     const outputs = withoutScaling(base.outputs);
     assert.equal(
       resource(diffDocuments({ ...base, outputs }, head), GROUP).rollout,
-      "rolling update (UpdateNodegroupVersion): EKS replaces all 3 nodes (desiredSize), maxUnavailable 2 (updateConfig) at a time; 2 batches, each draining for up to 15 min",
+      "rolling update (UpdateNodegroupVersion): EKS replaces all 3 nodes (desiredSize), maxUnavailable 2 (updateConfig) at a time; 2 batches, each draining for up to 15 min, within `pulumi up`'s 60 min wait",
     );
   });
 
   it("says the count is the configured one where the deployed one is not known", async () => {
     const dev = resourcesDocument(await evaluated("dev"));
     const outputs = withoutScaling(dev.outputs);
-    const head = edited(dev, "eks:index:ManagedNodeGroup", "cluster-general", (i) => ({
+    const head = edited(dev, "aws:eks/nodeGroup:NodeGroup", "cluster-general", (i) => ({
       ...i,
       version: "1.36",
     }));
     assert.equal(
       resource(diffDocuments({ ...dev, outputs }, head), GROUP).rollout,
       "rolling update (UpdateNodegroupVersion): EKS replaces all 2 nodes (the configured desiredSize; the " +
-        "deployed count may differ: ignoreScalingChanges), maxUnavailable 1 (EKS default: no updateConfig) at a time; 2 batches, each draining for up to 15 min",
+        "deployed count may differ: it is ignored), maxUnavailable 1 (updateConfig) at a time; 2 batches, each draining for up to 15 min, within `pulumi up`'s 60 min wait",
     );
   });
 
@@ -167,7 +194,7 @@ describe("offline diff: what rolls the nodes", () => {
 
   it("rolls the nodes on a Kubernetes version change of the node group", async () => {
     const dev = resourcesDocument(await evaluated("dev"));
-    const head = edited(dev, "eks:index:ManagedNodeGroup", "cluster-general", (i) => ({
+    const head = edited(dev, "aws:eks/nodeGroup:NodeGroup", "cluster-general", (i) => ({
       ...i,
       version: "1.36",
     }));
@@ -241,9 +268,10 @@ describe("offline diff: the size a replacing node group starts at", () => {
       String(group.rollout),
       /, 6 nodes \(the desiredSize this update sends\) start in the new one$/,
     );
-    const sent = one(head, "eks:index:ManagedNodeGroup", "cluster-general").inputs;
+    const sent = one(head, "aws:eks/nodeGroup:NodeGroup", "cluster-general").inputs;
     assert.deepEqual(sent.scalingConfig, { minSize: 2, desiredSize: 6, maxSize: 6 });
-    assert.equal(sent.ignoreScalingChanges, false, "sent: ignoreChanges would keep the state's 3");
+    const options = one(head, "aws:eks/nodeGroup:NodeGroup", "cluster-general").options;
+    assert.deepEqual(options.ignoreChanges, [], "sent: ignoreChanges would keep the state's 3");
     const scaling = head.outputs.nodeGroupScaling as Record<string, { desiredSizeSet?: string }>;
     assert.equal(
       scaling.general.desiredSizeSet,
@@ -254,7 +282,7 @@ describe("offline diff: the size a replacing node group starts at", () => {
 
   it("moves the start into the new range only as far as EKS requires", async () => {
     const { head } = await replacedAt(6, { capacityType: "SPOT", minSize: 1, desiredSize: 2, maxSize: 4 });
-    const sent = one(head, "eks:index:ManagedNodeGroup", "cluster-general").inputs;
+    const sent = one(head, "aws:eks/nodeGroup:NodeGroup", "cluster-general").inputs;
     assert.deepEqual(sent.scalingConfig, { minSize: 1, desiredSize: 4, maxSize: 4 });
     const scaling = head.outputs.nodeGroupScaling as Record<string, { desiredSizeSet?: string }>;
     assert.match(
@@ -264,10 +292,13 @@ describe("offline diff: the size a replacing node group starts at", () => {
   });
 
   it("says where the start comes from when the desired size stays ignored", () => {
-    const before = { scalingConfig: { desiredSize: 3 }, ignoreScalingChanges: true };
+    const ignored = { ignoreChanges: ["scalingConfig.desiredSize"] };
     assert.equal(
-      replacement(before, { scalingConfig: { desiredSize: 5 }, ignoreScalingChanges: true }),
-      "replaced by a new node group: all 3 nodes (the configured desiredSize; the deployed count may differ: ignoreScalingChanges) go, 3 nodes (the desiredSize in Pulumi's state, which ignoreScalingChanges keeps on a replacement) start in the new one",
+      replacement(
+        side({ scalingConfig: { desiredSize: 3 } }, ignored),
+        side({ scalingConfig: { desiredSize: 5 } }, ignored),
+      ),
+      "replaced by a new node group: all 3 nodes (the configured desiredSize; the deployed count may differ: it is ignored) go, 3 nodes (the desiredSize in Pulumi's state, which ignoreChanges keeps on a replacement) start in the new one",
     );
   });
 });
@@ -289,42 +320,52 @@ describe("offline diff: what it does not know", () => {
       /\n\? eks:index:Cluster cluster-eks {2}\[protected: `pulumi up` stops if it is replaced\]\n {4}inputs\.createOidcProvider: true → false {2}\(may replace: decided inside @pulumi\/eks \(nodejs\/eks\/cluster\/cluster\.ts\), which builds resources from it the offline plan does not see\)\n/,
     );
     // The node groups are built on the cluster: what would happen to their nodes if it is replaced.
-    const group = resource(diff, "eks:index:ManagedNodeGroup cluster-general");
+    const group = resource(diff, "aws:eks/nodeGroup:NodeGroup cluster-general");
     assert.equal(group.op, "unknown");
     assert.match(String(group.rollout), /^if it is replaced: replaced by a new node group: all 3 nodes \(/);
     assert.doesNotMatch(text, /\bunknown\b/);
   });
 
-  it("describes node counts and update settings from the inputs, with EKS's and @pulumi/eks's defaults", () => {
+  it("describes node counts, update settings and the wait from the inputs and options, with EKS's and the provider's defaults", () => {
     assert.equal(EKS_DEFAULT_MAX_UNAVAILABLE, 1);
-    assert.equal(nodeCount({ scalingConfig: { desiredSize: 1 } }), "1 node (desiredSize)");
-    assert.equal(nodeCount({}), "2 nodes (desiredSize unset: @pulumi/eks's default)");
+    assert.equal(nodeCount(side({ scalingConfig: { desiredSize: 1 } })), "1 node (desiredSize)");
     assert.equal(
-      nodeCount({ scalingConfig: { desiredSize: 1 } }, 4),
+      nodeCount(side({ scalingConfig: { desiredSize: 1 } }), 4),
       "4 nodes (the deployed desiredSize, nodeGroupScaling)",
     );
-    assert.equal(updateSettings({ updateConfig: { maxUnavailable: 3 } }), "maxUnavailable 3 (updateConfig)");
     assert.equal(
-      updateSettings({ updateConfig: { maxUnavailablePercentage: 25 } }),
+      updateSettings(side({ updateConfig: { maxUnavailable: 3 } })),
+      "maxUnavailable 3 (updateConfig)",
+    );
+    assert.equal(
+      updateSettings(side({ updateConfig: { maxUnavailablePercentage: 25 } })),
       "maxUnavailablePercentage 25% (updateConfig)",
     );
-    assert.equal(updateSettings({}), "maxUnavailable 1 (EKS default: no updateConfig)");
+    assert.equal(updateSettings(side({})), "maxUnavailable 1 (EKS default: no updateConfig)");
+    const four = side({ scalingConfig: { desiredSize: 4 } });
     assert.equal(
-      rollingUpdate({ scalingConfig: { desiredSize: 4 } }),
-      "rolling update (UpdateNodegroupVersion): EKS replaces all 4 nodes (desiredSize), maxUnavailable 1 (EKS default: no updateConfig) at a time; 4 batches, each draining for up to 15 min",
+      rollingUpdate(four, four),
+      "rolling update (UpdateNodegroupVersion): EKS replaces all 4 nodes (desiredSize), maxUnavailable 1 (EKS default: no updateConfig) at a time; 4 batches, each draining for up to 15 min, within `pulumi up`'s 60 min wait",
     );
-    // At EKS's 15 minutes of drain per batch, against the provider's 60-minute node group update timeout.
-    const twelve = rollingUpdate({ scalingConfig: { desiredSize: 1 } }, 12);
+    // At EKS's 15 minutes of drain per batch, against the provider's 60-minute node group update timeout,
+    // or the wait the update sets.
+    const one = side({ scalingConfig: { desiredSize: 1 } });
+    const twelve = rollingUpdate(one, one, 12);
     assert.match(
       twelve,
       /12 batches, each draining for up to 15 min: up to 180 min, past `pulumi up`'s 60 min/,
     );
     assert.match(twelve, /EKS keeps rolling: wait for `aws eks list-updates`/);
-    const quarter = rollingUpdate({ updateConfig: { maxUnavailablePercentage: 25 } }, 12);
-    assert.match(quarter, /; 4 batches, each draining for up to 15 min$/);
-    assert.doesNotMatch(rollingUpdate({ scalingConfig: { desiredSize: 0 } }), /batch/);
+    assert.match(
+      rollingUpdate(one, side({}, { customTimeouts: { update: "195m" } }), 12),
+      /; 12 batches, each draining for up to 15 min, within `pulumi up`'s 195 min wait$/,
+    );
+    const quarter = side({ updateConfig: { maxUnavailablePercentage: 25 } });
+    assert.match(rollingUpdate(quarter, quarter, 12), /; 4 batches, each draining for up to 15 min, within/);
+    const none = side({ scalingConfig: { desiredSize: 0 } });
+    assert.doesNotMatch(rollingUpdate(none, none), /batch/);
     assert.equal(
-      replacement({ scalingConfig: { desiredSize: 4 } }, { scalingConfig: { desiredSize: 5 } }),
+      replacement(four, side({ scalingConfig: { desiredSize: 5 } })),
       "replaced by a new node group: all 4 nodes (desiredSize) go, 5 nodes (the desiredSize this update sends) start in the new one",
     );
   });

@@ -27,7 +27,7 @@ describe("offline diff: what changes", () => {
     const diff = diffDocuments(resourcesDocument(dev), resourcesDocument(bigger));
     assert.deepEqual(diff.added, []);
     assert.deepEqual(diff.removed, []);
-    const group = diff.changed.find((r) => r.heading === "eks:index:ManagedNodeGroup cluster-general");
+    const group = diff.changed.find((r) => r.heading === "aws:eks/nodeGroup:NodeGroup cluster-general");
     assert.ok(group, "the node group changed");
     assert.deepEqual(
       group.changes.find((c) => c.path === "inputs.scalingConfig.desiredSize"),
@@ -36,11 +36,11 @@ describe("offline diff: what changes", () => {
         before: 2,
         after: 4,
         effect: "ignored",
-        note: "ignoreScalingChanges: @pulumi/eks sets ignoreChanges on it (nodes/nodegroup.ts)",
+        note: "ignoreChanges",
       },
     );
     const text = renderDiff(diff, "base.json");
-    assert.match(text, /\n {4}inputs\.scalingConfig\.desiredSize: 2 → 4 {2}\(ignored: ignoreScalingChanges/);
+    assert.match(text, /\n {4}inputs\.scalingConfig\.desiredSize: 2 → 4 {2}\(ignored: ignoreChanges/);
     assert.match(
       text,
       /^Changes to stack dev against base\.json: \+ 0 to create, ~ 1 to update, \+- 0 to replace, - 0 to delete, \? 0 may replace, \d+ unchanged\.\nResources:\n {4}\+ 0 to create\n/,
@@ -62,7 +62,7 @@ describe("offline diff: what changes", () => {
         up.added.some((r) => r.heading === heading),
         heading,
       );
-    assert.ok(up.added.some((r) => r.heading === "eks:index:ManagedNodeGroup cluster-system"));
+    assert.ok(up.added.some((r) => r.heading === "aws:eks/nodeGroup:NodeGroup cluster-system"));
     const down = diffDocuments(staging, dev);
     for (const heading of zoneC)
       assert.ok(
@@ -151,7 +151,7 @@ describe("offline diff: replacements", () => {
       assert.equal(op(diff, `aws:ec2/natGateway:NatGateway network-nat-us-west-2${zone}`), "replace");
     }
     // The node groups sit in the replaced subnets (aws_eks_node_group subnet_ids is ForceNew).
-    assert.equal(op(diff, "eks:index:ManagedNodeGroup cluster-general"), "replace");
+    assert.equal(op(diff, "aws:eks/nodeGroup:NodeGroup cluster-general"), "replace");
     // The AWS provider updates the cluster's subnets in place and EKS refuses another VPC's: whether the
     // cluster is replaced or `pulumi up` fails is decided at deploy time, and so is what is built on it.
     assert.equal(op(diff, "eks:index:Cluster cluster-eks"), "unknown");
@@ -193,14 +193,14 @@ describe("offline diff: replacements", () => {
         await evaluatedWith("dev", { config: { "eks-calico:nodeGroups": devNodeGroupsWithDesired(3) } }),
       ),
     );
-    const group = diff.changed.find((r) => r.heading === "eks:index:ManagedNodeGroup cluster-general");
+    const group = diff.changed.find((r) => r.heading === "aws:eks/nodeGroup:NodeGroup cluster-general");
     assert.equal(group?.op, "same");
     assert.equal(group?.changes[0].effect, "ignored");
     const text = renderDiff(diff, "dev.json");
     assert.match(text, /\n {4}~ 0 to update\n/);
     assert.match(
       text,
-      /\n= eks:index:ManagedNodeGroup cluster-general {2}\[no step: only ignored changes and options\]\n/,
+      /\n= aws:eks\/nodeGroup:NodeGroup cluster-general {2}\[no step: only ignored changes and options\]\n/,
     );
   });
 
@@ -281,7 +281,7 @@ describe("offline diff: replacements", () => {
     });
     assert.equal(op(diff, "eks:index:Cluster cluster-eks"), "unknown");
     // What is built from it may change too: not a guess of "update".
-    assert.equal(op(diff, "eks:index:ManagedNodeGroup cluster-general"), "unknown");
+    assert.equal(op(diff, "aws:eks/nodeGroup:NodeGroup cluster-general"), "unknown");
 
     const withoutVpc = { ...prod, resources: prod.resources.filter((r) => r.type !== "aws:ec2/vpc:Vpc") };
     const deleted = diffDocuments(prod, withoutVpc).removed.find(

@@ -47,7 +47,7 @@ describe("existing-cluster stack", () => {
   it("creates no VPC, cluster or node groups, and says the cluster it plans against is simulated", () => {
     for (const type of [
       "eks:index:Cluster",
-      "eks:index:ManagedNodeGroup",
+      "aws:eks/nodeGroup:NodeGroup",
       "aws:ec2/vpc:Vpc",
       "aws:ec2/subnet:Subnet",
     ]) {

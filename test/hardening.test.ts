@@ -55,7 +55,7 @@ for (const stack of STACKS) {
 
     it("starts every node from a launch template requiring IMDSv2 with hop limit 1", async () => {
       const evaluation = await evaluated(stack);
-      const nodeGroups = ofType(evaluation, "eks:index:ManagedNodeGroup");
+      const nodeGroups = ofType(evaluation, "aws:eks/nodeGroup:NodeGroup");
       const templates = ofType(evaluation, "aws:ec2/launchTemplate:LaunchTemplate");
       assert.equal(templates.length, nodeGroups.length);
       for (const nodeGroup of nodeGroups) {

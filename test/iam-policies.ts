@@ -10,12 +10,12 @@ import { PROJECT_ROOT, evaluateStack, listStacks, loadStackConfig } from "../off
 import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
 
 /**
- * The IAM service prefixes a resource type's create, update and delete call. @pulumi/eks's components are
- * remote (their children are invisible offline), so theirs are what pulumi-eks creates for the inputs the
- * program gives: the Cluster an aws:eks/cluster with its IAM role, OIDC provider (`createOidcProvider`),
- * security groups and rules, and a grant on the secrets key it is given (EKS CreateCluster's
- * encryptionConfig needs kms:DescribeKey and kms:CreateGrant); a ManagedNodeGroup an aws:eks/nodeGroup and
- * its node role's access entry, passing that role (iam:PassRole) and reading its launch template (ec2).
+ * The IAM service prefixes a resource type's create, update and delete call. @pulumi/eks's Cluster is
+ * remote (its children are invisible offline), so its are what pulumi-eks creates for the inputs the
+ * program gives: an aws:eks/cluster with its IAM role, OIDC provider (`createOidcProvider`), security
+ * groups and rules, and a grant on the secrets key it is given (EKS CreateCluster's encryptionConfig needs
+ * kms:DescribeKey and kms:CreateGrant). A node group passes its role (iam:PassRole) and has EKS read its
+ * launch template (ec2) and create the role's access entry.
  */
 export const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
   "aws:cloudwatch/logGroup:LogGroup": ["logs"],
@@ -35,8 +35,8 @@ export const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
   "aws:iam/role:Role": ["iam"],
   "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ["iam"],
   "aws:kms/key:Key": ["kms"],
+  "aws:eks/nodeGroup:NodeGroup": ["ec2", "eks", "iam"],
   "eks:index:Cluster": ["ec2", "eks", "iam", "kms"],
-  "eks:index:ManagedNodeGroup": ["ec2", "eks", "iam"],
 };
 
 /**
@@ -57,7 +57,7 @@ export const NO_AWS = ["kubernetes:", "tls:", "eks-calico:", "pulumi-nodejs:dyna
  * version") and passes the node role.
  */
 export const CALLER_ACTIONS: Readonly<Record<string, readonly string[]>> = {
-  "eks:index:ManagedNodeGroup": ["ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole"],
+  "aws:eks/nodeGroup:NodeGroup": ["ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole"],
 };
 
 /**
@@ -65,14 +65,12 @@ export const CALLER_ACTIONS: Readonly<Record<string, readonly string[]>> = {
  * nodejs/eks/cluster/cluster.ts and servicerole.ts). The Cluster: the service role `<name>-eksRole-role`,
  * autonamed, with AmazonEKSClusterPolicy attached, and no instance role (skipDefaultNodeGroup, no
  * createInstanceRole). Its only inline policies (aws.iam.RolePolicy) come with creationRoleProvider or
- * customInstanceRolePolicy, which the program never sets. A ManagedNodeGroup on the program's node role
- * creates no IAM resource.
+ * customInstanceRolePolicy, which the program never sets.
  */
 export const COMPONENT_IAM: Readonly<
   Record<string, { roles: (name: string) => string[]; policies: string[] }>
 > = {
   "eks:index:Cluster": { roles: (name) => [`${name}-eksRole-role`], policies: ["AmazonEKSClusterPolicy"] },
-  "eks:index:ManagedNodeGroup": { roles: () => [], policies: [] },
 };
 
 /**

@@ -45,7 +45,7 @@ function clusterWiring(evaluation: StackEvaluation) {
   const eks = one(evaluation, "eks:index:Cluster");
   return {
     cluster: [input(eks, "publicSubnetIds"), input(eks, "privateSubnetIds")],
-    nodeGroups: ofType(evaluation, "eks:index:ManagedNodeGroup").map((g) => input(g, "subnetIds")),
+    nodeGroups: ofType(evaluation, "aws:eks/nodeGroup:NodeGroup").map((g) => input(g, "subnetIds")),
   };
 }
 

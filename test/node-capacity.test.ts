@@ -131,7 +131,7 @@ describe("node capacity through the program", () => {
         config: { "eks-calico:network": network, "eks-calico:nodeGroups": groups(2, 12) },
       }),
     );
-    assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
+    assert.ok(plan.resources.some((r) => r.type === "aws:eks/nodeGroup:NodeGroup"));
     assert.equal(warnings.filter((w) => w.includes("nodeGroups: at maxSize one AZ would take ")).length, 1);
   });
 
@@ -147,7 +147,7 @@ describe("node capacity through the program", () => {
         simulate: { nodeGroups: { autoscaledDesiredSizes: grown } },
       }),
     );
-    assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
+    assert.ok(plan.resources.some((r) => r.type === "aws:eks/nodeGroup:NodeGroup"));
     assert.equal(warnings.filter((w) => w.includes("nodeGroups: the nodes the groups run now")).length, 1);
   });
 });

@@ -21,7 +21,7 @@ import type { NodeGroupConfig } from "../stacks/schema";
 import { REPLACEMENT_RULES } from "../offline/replacements";
 import { evaluated, evaluatedWith, one, stackValue, unwrapped } from "./helpers";
 
-const NODE_GROUP = "eks:index:ManagedNodeGroup";
+const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 const GENERAL = "<node-group-name:cluster-general>";
 const TYPHA = "kubernetes:apps/v1:Deployment";
 
@@ -64,7 +64,7 @@ describe("node-group scaling on a deployed stack", () => {
   it("a change of desiredSize alone is ignored: the Calico counts and Typha's replicas stay", async () => {
     const bigger = await update({ minSize: 2, desiredSize: 3, maxSize: 3 });
     const group = one(bigger, NODE_GROUP, "cluster-general");
-    assert.equal(group.inputs.ignoreScalingChanges, true);
+    assert.deepEqual(group.options.ignoreChanges, ["scalingConfig.desiredSize"]);
     assert.equal(
       bigger.simulated.find((line) => line.startsWith("cluster-general:")),
       "cluster-general: 2 nodes (the desired size it runs at; desiredSize is ignored)",
@@ -97,13 +97,15 @@ describe("node-group scaling on a deployed stack", () => {
       { autoscaledDesiredSizes: { [GENERAL]: 3 } },
     );
     assert.equal(calicoOutput(scaled).desired, 3);
-    assert.equal(one(scaled, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
+    assert.deepEqual(one(scaled, NODE_GROUP, "cluster-general").options.ignoreChanges, [
+      "scalingConfig.desiredSize",
+    ]);
   });
 
   it("minSize raised above the deployed desired size: this update raises the desired size with it", async () => {
     const raised = await update({ minSize: 3, desiredSize: 3, maxSize: 4 });
     const group = one(raised, NODE_GROUP, "cluster-general");
-    assert.equal(group.inputs.ignoreScalingChanges, false);
+    assert.deepEqual(group.options.ignoreChanges, []);
     assert.deepEqual(group.inputs.scalingConfig, { minSize: 3, desiredSize: 3, maxSize: 4 });
     assert.deepEqual(raised.outputs.nodeGroupScaling, {
       general: {
@@ -123,7 +125,9 @@ describe("node-group scaling on a deployed stack", () => {
       config: { "eks-calico:nodeGroups": devGroups({ minSize: 3, desiredSize: 3, maxSize: 4 }) },
       previousOutputs: raised.outputs,
     });
-    assert.equal(one(next, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
+    assert.deepEqual(one(next, NODE_GROUP, "cluster-general").options.ignoreChanges, [
+      "scalingConfig.desiredSize",
+    ]);
     assert.equal(
       Object.hasOwn((next.outputs.nodeGroupScaling as Record<string, object>).general, "desiredSizeSet"),
       false,
@@ -137,7 +141,7 @@ describe("node-group scaling on a deployed stack", () => {
       { autoscaledDesiredSizes: { [GENERAL]: 3 } },
     );
     const group = one(wider, NODE_GROUP, "cluster-general");
-    assert.equal(group.inputs.ignoreScalingChanges, false);
+    assert.deepEqual(group.options.ignoreChanges, []);
     assert.deepEqual(group.inputs.scalingConfig, { minSize: 2, desiredSize: 3, maxSize: 5 });
     assert.equal(calicoOutput(wider).desired, 3);
     assert.match(
@@ -155,7 +159,7 @@ describe("node-group scaling on a deployed stack", () => {
     );
     const group = one(lower, NODE_GROUP, "cluster-general");
     assert.deepEqual(group.inputs.scalingConfig, { minSize: 1, desiredSize: 2, maxSize: 2 });
-    assert.equal(group.inputs.ignoreScalingChanges, false);
+    assert.deepEqual(group.options.ignoreChanges, []);
     assert.equal(calicoOutput(lower).desired, 2);
   });
 
@@ -164,7 +168,7 @@ describe("node-group scaling on a deployed stack", () => {
       config: { "eks-calico:nodeGroups": devGroups({ minSize: 3, desiredSize: 3, maxSize: 4 }) },
     });
     const group = one(fresh, NODE_GROUP, "cluster-general");
-    assert.equal(group.inputs.ignoreScalingChanges, true);
+    assert.deepEqual(group.options.ignoreChanges, ["scalingConfig.desiredSize"]);
     assert.deepEqual(group.inputs.scalingConfig, { minSize: 3, desiredSize: 3, maxSize: 4 });
   });
 
@@ -204,7 +208,9 @@ describe("node-group scaling on a deployed stack", () => {
     it("plans any other change with the sizes the last update exported", async () => {
       const other = await evaluatedWith("dev", denied({ minSize: 2, desiredSize: 3, maxSize: 3 }));
       assert.equal(calicoOutput(other).desired, 2);
-      assert.equal(one(other, NODE_GROUP, "cluster-general").inputs.ignoreScalingChanges, true);
+      assert.deepEqual(one(other, NODE_GROUP, "cluster-general").options.ignoreChanges, [
+        "scalingConfig.desiredSize",
+      ]);
     });
   });
 });
@@ -327,7 +333,7 @@ describe("sizeNodeGroups: a deployed group a change replaces", () => {
   it("knows every node-group config key the provider replaces on", () => {
     // replacements.ts states aws_eks_node_group's ForceNew arguments by their Pulumi names, from the
     // provider's schema (offline/aws-force-new.ts); a config key of the same name replaces the group.
-    const replaceOn = REPLACEMENT_RULES["eks:index:ManagedNodeGroup"].replaceOn ?? [];
+    const replaceOn = REPLACEMENT_RULES["aws:eks/nodeGroup:NodeGroup"].replaceOn ?? [];
     const configKeys = Object.keys(dev);
     assert.deepEqual([...REPLACING_KEYS].sort(), configKeys.filter((key) => replaceOn.includes(key)).sort());
   });

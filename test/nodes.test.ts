@@ -14,7 +14,7 @@ import { type ConfigProblem, validateConfig } from "../stacks";
 import { STACKS, evaluated, evaluatedWith, ofType, one, stackValue } from "./helpers";
 
 const EKS = "eks:index:Cluster";
-const NODE_GROUP = "eks:index:ManagedNodeGroup";
+const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
 /** Taint effects as the EKS API spells them. */
 const EKS_TAINT_EFFECTS: Record<string, string> = {
@@ -63,8 +63,9 @@ for (const stack of STACKS) {
       assert.deepEqual(nodeGroups.map((g) => g.name).sort(), groups.map((g) => `cluster-${g.name}`).sort());
       nodeGroups.forEach((nodeGroup) => {
         const group = groupOf(nodeGroup);
-        assert.equal(nodeGroup.inputs.cluster, eks.urn);
-        assert.equal(nodeGroup.inputs.nodeRole, role.urn);
+        // The cluster's name and the role's ARN, taken from those resources.
+        assert.deepEqual(nodeGroup.propertyDependencies.clusterName, [eks.urn]);
+        assert.deepEqual(nodeGroup.propertyDependencies.nodeRoleArn, [role.urn]);
         assert.deepEqual(nodeGroup.inputs.subnetIds, privateIds);
         assert.deepEqual(nodeGroup.inputs.instanceTypes, group.instanceTypes);
         assert.equal(nodeGroup.inputs.capacityType, group.capacityType);
@@ -75,7 +76,7 @@ for (const stack of STACKS) {
         });
         assert.deepEqual(nodeGroup.inputs.labels, group.labels);
         // Autoscalers own desiredSize after creation.
-        assert.equal(nodeGroup.inputs.ignoreScalingChanges, true);
+        assert.deepEqual(nodeGroup.options.ignoreChanges, ["scalingConfig.desiredSize"]);
       });
     });
 
@@ -95,7 +96,7 @@ for (const stack of STACKS) {
       const evaluation = await evaluated(stack);
       assert.equal(one(evaluation, EKS).inputs.version, version);
       ofType(evaluation, NODE_GROUP).forEach((nodeGroup) => {
-        // With a launch template @pulumi/eks would not copy the cluster's version: it must be ours.
+        // Given by the program: the node group follows the control plane on every upgrade.
         assert.equal(nodeGroup.inputs.version, version, nodeGroup.name);
         assert.equal(nodeGroup.inputs.amiType, groupOf(nodeGroup).amiType, nodeGroup.name);
       });

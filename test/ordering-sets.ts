@@ -54,7 +54,7 @@ export const T = {
   key: "aws:kms/key:Key",
   logGroup: "aws:cloudwatch/logGroup:LogGroup",
   cluster: "eks:index:Cluster",
-  nodeGroup: "eks:index:ManagedNodeGroup",
+  nodeGroup: "aws:eks/nodeGroup:NodeGroup",
   addon: "aws:eks/addon:Addon",
   accessEntry: "aws:eks/accessEntry:AccessEntry",
   accessPolicy: "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",

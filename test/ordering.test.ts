@@ -203,7 +203,9 @@ describe("creation and deletion order", () => {
     const planned = evaluations.get("staging") as Planned;
     const { evaluation } = planned;
     const graph = dependencyGraph(evaluation);
-    const group = evaluation.resources.find((r) => r.type === "eks:index:ManagedNodeGroup") as ResourceRecord;
+    const group = evaluation.resources.find(
+      (r) => r.type === "aws:eks/nodeGroup:NodeGroup",
+    ) as ResourceRecord;
     const association = evaluation.resources.find(
       (r) => r.name === "network-private-us-west-2a" && r.type.endsWith("RouteTableAssociation"),
     ) as ResourceRecord;

@@ -188,9 +188,9 @@ describe("offline plan: resources.json", () => {
     const doc = resourcesDocument(dev);
     const vpc = doc.resources.find((r) => r.name === "network-vpc");
     assert.equal(vpc?.parent, "eks-calico:network:Network::network");
-    const group = doc.resources.find((r) => r.type === "eks:index:ManagedNodeGroup");
-    assert.equal(group?.inputs.cluster, "eks:index:Cluster::cluster-eks");
-    assert.equal(group?.inputs.nodeRole, "aws:iam/role:Role::cluster-node");
+    const group = doc.resources.find((r) => r.type === "aws:eks/nodeGroup:NodeGroup");
+    assert.deepEqual(group?.propertyDependencies.clusterName, ["eks:index:Cluster::cluster-eks"]);
+    assert.deepEqual(group?.propertyDependencies.nodeRoleArn, ["aws:iam/role:Role::cluster-node"]);
     assert.ok(
       !JSON.stringify(doc.resources.map((r) => r.inputs)).includes("urn:pulumi:"),
       "no URNs in inputs",
@@ -293,13 +293,7 @@ describe("offline plan: graph.mmd", () => {
     const graph = renderGraph(dev);
     const lines = graph.split("\n");
     assert.equal(lines[0], "graph TD");
-    for (const id of [
-      "stack",
-      "Network_network",
-      "Cluster_cluster",
-      "Cluster_cluster_eks",
-      "ManagedNodeGroup_cluster_general",
-    ]) {
+    for (const id of ["stack", "Network_network", "Cluster_cluster", "Cluster_cluster_eks"]) {
       assert.ok(
         lines.some((l) => l.startsWith(`  ${id}["`)),
         `node ${id}`,
@@ -309,11 +303,8 @@ describe("offline plan: graph.mmd", () => {
       "stack --> Network_network",
       "stack --> Cluster_cluster",
       "Cluster_cluster --> Cluster_cluster_eks",
-      "Cluster_cluster --> ManagedNodeGroup_cluster_general",
-      // The EKS cluster and its node group sit in the network's subnets; the group joins the cluster.
+      // The EKS cluster sits in the network's subnets.
       "Cluster_cluster_eks -.-> Network_network",
-      "ManagedNodeGroup_cluster_general -.-> Network_network",
-      "ManagedNodeGroup_cluster_general -.-> Cluster_cluster_eks",
     ]) {
       assert.ok(lines.includes(`  ${edge}`), `edge ${edge}`);
     }
@@ -332,8 +323,6 @@ describe("offline plan: graph.mmd", () => {
       dev.resources.filter((r) => r.remote).length,
       "every remote component styled",
     );
-    assert.ok(
-      remoteIds.includes("Cluster_cluster_eks") && remoteIds.includes("ManagedNodeGroup_cluster_general"),
-    );
+    assert.deepEqual(remoteIds, ["Cluster_cluster_eks"]);
   });
 });

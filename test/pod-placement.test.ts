@@ -133,7 +133,7 @@ describe("pod placement through the program", () => {
       previousOutputs: deployed.outputs,
       simulate: { nodeGroups: { autoscaledDesiredSizes: { [scaling.general.nodeGroupName]: 2 } } },
     });
-    assert.ok(plan.resources.some((r) => r.type === "eks:index:ManagedNodeGroup"));
+    assert.ok(plan.resources.some((r) => r.type === "aws:eks/nodeGroup:NodeGroup"));
     // Scaled in to zero by the autoscaler, the group hosts nothing, whatever the last update set.
     const { error } = await evaluateStackExpectingError("dev", {
       config: started,

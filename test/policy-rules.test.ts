@@ -122,7 +122,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
 
   describe("nodes", () => {
     it("nodes-private-subnets: a node group moved to a public subnet", async () => {
-      const group = one(dev, "eks:index:ManagedNodeGroup");
+      const group = one(dev, "aws:eks/nodeGroup:NodeGroup");
       const moved = onSubnets(group, [one(dev, SUBNET, "network-public-us-west-2a")]);
       await expectOne(
         nodesInPrivateSubnets,
@@ -136,7 +136,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
       const subnet = broken(one(dev, SUBNET, "network-private-us-west-2b"), (i) => {
         i.mapPublicIpOnLaunch = true;
       });
-      const group = one(dev, "eks:index:ManagedNodeGroup");
+      const group = one(dev, "aws:eks/nodeGroup:NodeGroup");
       await expectOne(
         nodesInPrivateSubnets,
         replaced(dev.resources, subnet),
@@ -147,7 +147,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
 
     it("nodes-private-subnets: without per-property dependencies, the subnets the group depends on", async () => {
       // Plain subnet ids name no resource, so only the dependency list links the group to a subnet.
-      const group = one(dev, "eks:index:ManagedNodeGroup");
+      const group = one(dev, "aws:eks/nodeGroup:NodeGroup");
       const moved = onSubnets(
         group,
         [one(dev, SUBNET, "network-public-us-west-2b")],
@@ -162,7 +162,7 @@ describe("policy pack: a broken record per rule, one violation each", () => {
     });
 
     it("nodes-private-subnets: subnet ids that come from no subnet of the stack", async () => {
-      const group = one(dev, "eks:index:ManagedNodeGroup");
+      const group = one(dev, "aws:eks/nodeGroup:NodeGroup");
       const external = onSubnets(group, [], ["subnet-0123456789abcdef0"]);
       await expectOne(
         nodesInPrivateSubnets,
@@ -197,29 +197,8 @@ describe("policy pack: a broken record per rule, one violation each", () => {
     });
 
     it("nodes-imdsv2: a managed node group without a launch template", async () => {
-      const group = broken(one(dev, "eks:index:ManagedNodeGroup"), (i) => delete i.launchTemplate);
+      const group = broken(one(dev, "aws:eks/nodeGroup:NodeGroup"), (i) => delete i.launchTemplate);
       await expectOne(nodesImdsv2, replaced(dev.resources, group), group.urn, /sets no launchTemplate/);
-    });
-
-    it("nodes-imdsv2: an aws.eks.NodeGroup checks on its own, but not inside a @pulumi/eks node group", async () => {
-      const group = one(dev, "eks:index:ManagedNodeGroup");
-      const inner = broken(group, (i) => delete i.launchTemplate, {
-        type: "aws:eks/nodeGroup:NodeGroup",
-        urn: group.urn.replace(
-          "eks:index:ManagedNodeGroup::",
-          "eks:index:ManagedNodeGroup$aws:eks/nodeGroup:NodeGroup::",
-        ),
-        parent: group.urn,
-        custom: true,
-        remote: false,
-      });
-      assert.deepEqual((await runPolicy(nodesImdsv2, [...dev.resources, inner])).violations, []);
-      const direct = {
-        ...inner,
-        urn: group.urn.replace("eks:index:ManagedNodeGroup::", "aws:eks/nodeGroup:NodeGroup::"),
-        parent: group.parent,
-      };
-      await expectOne(nodesImdsv2, [...dev.resources, direct], direct.urn, /sets no launchTemplate/);
     });
   });
 

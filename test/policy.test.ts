@@ -92,7 +92,7 @@ for (const stack of STACKS) {
       assert.equal(input(one(evaluation, ADDON, "cluster-vpc-cni"), "addonName"), "vpc-cni");
       calicoNode(evaluation);
       assert.ok(ofType(evaluation, CLUSTER_ROLE).length >= 3);
-      const groups = ofType(evaluation, "eks:index:ManagedNodeGroup");
+      const groups = ofType(evaluation, "aws:eks/nodeGroup:NodeGroup");
       assert.ok(groups.length >= 1);
       assert.equal(ofType(evaluation, "aws:ec2/launchTemplate:LaunchTemplate").length, groups.length);
       const privateSubnets = ofType(evaluation, SUBNET)
@@ -211,7 +211,7 @@ describe("policy pack: as `pulumi preview --policy-pack policy` runs it", () => 
   it("reports what the in-process run reports for broken records", async () => {
     const dev = await evaluated("dev");
     const eks = broken(one(dev, "eks:index:Cluster"), (i) => delete i.encryptionConfigKeyArn);
-    const group = one(dev, "eks:index:ManagedNodeGroup");
+    const group = one(dev, "aws:eks/nodeGroup:NodeGroup");
     const moved = onSubnets(group, [one(dev, SUBNET, "network-public-us-west-2a")]);
     const records = replaced(replaced(dev.resources, eks), moved);
     const expected = await runPack(policies, records);
@@ -226,7 +226,7 @@ describe("policy pack: as `pulumi preview --policy-pack policy` runs it", () => 
 
   it("checks subnets whose tagsAll a preview does not know yet", async () => {
     const dev = await evaluated("dev");
-    const moved = onSubnets(one(dev, "eks:index:ManagedNodeGroup"), [
+    const moved = onSubnets(one(dev, "aws:eks/nodeGroup:NodeGroup"), [
       one(dev, SUBNET, "network-public-us-west-2a"),
     ]);
     const records = replaced(dev.resources, moved).map((r) =>

@@ -14,7 +14,7 @@ import { nodeGroupsSchema } from "../stacks/schema/node-groups";
 import { readPage, tableRows } from "./docs-pages";
 import { evaluated, evaluatedWith, ofType, stackValue } from "./helpers";
 
-const NODE_GROUP = "eks:index:ManagedNodeGroup";
+const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 
 /** One change of each node-group setting of dev's only group, valid on its own. */
 const GROUP_CHANGES: Record<string, unknown> = {

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from "../offline/engine";
 import { FORCE_NEW, type ForceNewRow, TF_AWS_SOURCE, forceNewRow } from "../offline/aws-force-new";
 import { REPLACEMENT_RULES, forceNewInputs, inputsFor, underPath } from "../offline/replacements";
 import type { ReplacementRule } from "../offline/diff-types";
-import { EKS_DEFAULT_MAX_UNAVAILABLE } from "../offline/node-rollout";
+import { EKS_DEFAULT_MAX_UNAVAILABLE } from "../components/cluster/node-rolls";
 import { STACKS, evaluated } from "./helpers";
 
 /** Where a rule and its row of ForceNew arguments disagree: what only a hand-written rule can get wrong. */
@@ -90,10 +90,9 @@ describe("replacement rules: sources", () => {
       "policyArn",
       "principalArn",
     ]);
-    assert.deepEqual([...REPLACEMENT_RULES["eks:index:ManagedNodeGroup"].replaceOn].sort(), [
+    assert.deepEqual([...REPLACEMENT_RULES["aws:eks/nodeGroup:NodeGroup"].replaceOn].sort(), [
       "amiType",
       "capacityType",
-      "cluster",
       "clusterName",
       "diskSize",
       "instanceTypes",
@@ -101,7 +100,6 @@ describe("replacement rules: sources", () => {
       "launchTemplate.name",
       "nodeGroupName",
       "nodeGroupNamePrefix",
-      "nodeRole",
       "nodeRoleArn",
       "remoteAccess",
       "subnetIds",
@@ -153,17 +151,14 @@ describe("replacement rules: sources", () => {
     }
   });
 
-  it("covers every input the program sets: recorded for AWS resources, ruled for node groups", async () => {
+  it("covers every input the program sets: each recorded for its AWS resource", async () => {
     const unverified = new Set<string>();
     for (const stack of STACKS) {
       for (const r of (await evaluated(stack)).resources) {
         const rule = REPLACEMENT_RULES[r.type];
         const row = forceNewRow(r.type);
         if (rule?.tf === undefined || row === undefined || r.type === "eks:index:Cluster") continue;
-        const known =
-          r.type === "eks:index:ManagedNodeGroup"
-            ? [...rule.replaceOn, ...(rule.updateOn ?? [])]
-            : [...row.forceNew, ...row.updates].flatMap((p) => inputsFor(rule.tf?.names ?? {}, p));
+        const known = [...row.forceNew, ...row.updates].flatMap((p) => inputsFor(rule.tf?.names ?? {}, p));
         for (const key of Object.keys(r.inputs)) {
           if (!known.some((p) => p === key || p.startsWith(`${key}.`))) unverified.add(`${r.type} ${key}`);
         }

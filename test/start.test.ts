@@ -207,7 +207,7 @@ describe("npm start: the command", () => {
       return out.indexOf(text);
     };
     assert.equal(at(`Changes to stack dev against ${base}: `), 0, "the summary comes first");
-    const changed = at("~ eks:index:ManagedNodeGroup cluster-general");
+    const changed = at("~ aws:eks/nodeGroup:NodeGroup cluster-general");
     const tree = at("Stack dev (project eks-calico): ");
     assert.ok(changed < tree, "the changed resources come before the tree");
     assert.ok(tree < at("\nOutputs:\n"));

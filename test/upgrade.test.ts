@@ -60,7 +60,7 @@ for (const stack of STACKS) {
     const groups = stackValue<{ name: string }[]>(stack, "nodeGroups");
     const expected = [
       ["eks:index:Cluster cluster-eks", "inputs.version", from, to],
-      ...groups.map((g) => [`eks:index:ManagedNodeGroup cluster-${g.name}`, "inputs.version", from, to]),
+      ...groups.map((g) => [`aws:eks/nodeGroup:NodeGroup cluster-${g.name}`, "inputs.version", from, to]),
       // EKS's defaults for 1.35 and 1.36 (describe-addon-versions): vpc-cni's is the same for both.
       [
         "aws:eks/addon:Addon cluster-coredns",

@@ -91,7 +91,7 @@ export class Cluster extends pulumi.ComponentResource {
   readonly oidcIssuerUrl: pulumi.Output<string>;
   readonly nodeRoleArn: pulumi.Output<string>;
   /** The node groups, for resources that must wait for nodes (dependsOn). */
-  readonly nodeGroups: eks.ManagedNodeGroup[];
+  readonly nodeGroups: aws.eks.NodeGroup[];
   /** The provider every in-cluster resource must use. */
   readonly provider: k8s.Provider;
   /** The EKS cluster's ARN: the Kubernetes providers' cluster identifier. */
@@ -220,7 +220,7 @@ export class Cluster extends pulumi.ComponentResource {
       coreDns: coreDns.addonVersion,
     };
     this.kubernetesVersion = cluster.eksCluster.version;
-    this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroup.nodeGroupName));
+    this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroupName));
     this.clusterEndpoint = cluster.eksCluster.endpoint;
     // Not cluster.clusterSecurityGroupId: that is @pulumi/eks's own group, which managed nodes on our
     // launch template (no security groups in it) never get.

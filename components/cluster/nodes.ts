@@ -1,11 +1,13 @@
 /**
  * The nodes: the IAM role they assume, and per node group a launch template and an EKS managed node
- * group. Pulumi wiring only; the values come from nodegroups.ts, ami-types.ts and policies.ts.
+ * group. Pulumi wiring only; the values come from nodegroups.ts, node-rolls.ts, ami-types.ts and
+ * policies.ts.
  */
 import * as aws from "@pulumi/aws";
-import * as eks from "@pulumi/eks";
+import type * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
 import { type NodeGroupSpec, launchBlockDevices, launchTagSpecifications, toEksTaints } from "./nodegroups";
+import { nodeGroupUpdateConfig, nodeGroupUpdateMinutes } from "./node-rolls";
 import { NODE_METADATA_OPTIONS, ec2TrustPolicy, nodeRolePolicies } from "./policies";
 import type { Partition } from "./partitions";
 
@@ -46,17 +48,31 @@ export interface NodeGroupWiring {
   dependsOn: pulumi.Resource[];
 }
 
+/** The component type that built each node group before the stack registered it directly. */
+export const PULUMI_EKS_NODE_GROUP = "eks:index:ManagedNodeGroup";
+
+/**
+ * The alias of a resource @pulumi/eks v4.3.0's ManagedNodeGroup `name` built under `parent` as its child
+ * of the same name (createManagedNodeGroup, nodejs/eks/nodes/nodegroup.ts): registered directly under
+ * `parent`, it keeps that child's state, and only the component leaves the state.
+ */
+export function builtByPulumiEks(name: string, parent: pulumi.Resource): pulumi.Alias {
+  return { parent: pulumi.createUrn(name, PULUMI_EKS_NODE_GROUP, parent) };
+}
+
 /**
  * A managed node group on its own launch template: IMDSv2 only with hop limit 1, an encrypted gp3 data
  * volume, and the stack's tags on instances, volumes and network interfaces. The template sets no AMI,
- * so EKS picks the AMI from `amiType`, `version` and, when set, `releaseVersion`.
+ * so EKS picks the AMI from `amiType`, `version` and, when set, `releaseVersion`. A roll replaces a third
+ * of the group's maximum size at a time, and `pulumi up` waits for it as long as that takes at the drain
+ * limit (node-rolls.ts).
  */
 export function createNodeGroup(
   parent: pulumi.Resource,
   resourceName: string,
   group: NodeGroupSpec,
   shared: NodeGroupWiring,
-): eks.ManagedNodeGroup {
+): aws.eks.NodeGroup {
   const launchTemplate = new aws.ec2.LaunchTemplate(
     resourceName,
     {
@@ -69,15 +85,13 @@ export function createNodeGroup(
     },
     { parent },
   );
-  return new eks.ManagedNodeGroup(
+  return new aws.eks.NodeGroup(
     resourceName,
     {
-      cluster: shared.cluster,
-      nodeRole: shared.nodeRole.role,
+      clusterName: shared.cluster.eksCluster.name,
+      nodeRoleArn: shared.nodeRole.role.arn,
       subnetIds: shared.subnetIds,
-      // @pulumi/eks copies the cluster's version only to node groups without a launch template
-      // (nodes/nodegroup.ts in pulumi/pulumi-eks v4.3.0): without this, a cluster upgrade leaves the
-      // nodes behind and EKS refuses the next control-plane upgrade.
+      // Node groups follow the control plane on every upgrade: without it EKS refuses the next one.
       version: shared.version,
       amiType: group.amiType,
       // Unset sends nothing: release_version is Optional and Computed (terraform-provider-aws
@@ -88,15 +102,21 @@ export function createNodeGroup(
       capacityType: group.capacityType,
       launchTemplate: { id: launchTemplate.id, version: pulumi.interpolate`${launchTemplate.latestVersion}` },
       scalingConfig: { minSize: group.minSize, desiredSize: group.desiredSize, maxSize: group.maxSize },
-      // Cluster autoscalers own the desired size after creation; do not fight them on every `up`. Off only
-      // for an update that must send it (a minSize or maxSize change): @pulumi/eks v4.3.0 maps this flag
-      // to ignoreChanges on scalingConfig.desiredSize and nothing else (nodes/nodegroup.ts).
-      ignoreScalingChanges: group.setDesiredSize !== true,
+      updateConfig: nodeGroupUpdateConfig(group.maxSize),
       labels: group.labels,
       taints: toEksTaints(group.taints),
       tags: shared.tags,
     },
-    // In API auth mode @pulumi/eks orders the node group after nothing of ours: every edge is explicit.
-    { parent, dependsOn: shared.dependsOn },
+    {
+      parent,
+      // Every edge is explicit: add-ons, private routes and the role's policies come first.
+      dependsOn: shared.dependsOn,
+      // Cluster autoscalers own the desired size after creation; do not fight them on every `up`. Off
+      // only for an update that must send it (a minSize or maxSize change: stacks/previous-scaling.ts).
+      ignoreChanges: group.setDesiredSize === true ? [] : ["scalingConfig.desiredSize"],
+      customTimeouts: { update: `${nodeGroupUpdateMinutes(group.maxSize)}m` },
+      // Deployed stacks have it as @pulumi/eks's child: the alias keeps it.
+      aliases: [builtByPulumiEks(resourceName, parent)],
+    },
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Outputs of the remote @pulumi/eks components the program reads. Their children (the aws.eks.Cluster,
+ * Outputs of the remote @pulumi/eks component the program reads. Their children (the aws.eks.Cluster,
  * the OIDC provider, security groups) are created by the provider plugin and are not visible offline;
  * these are the output shapes @pulumi/eks 4.x documents (cluster.d.ts), with placeholders for values.
  */
@@ -58,15 +58,4 @@ export function clusterOutputs(
     clusterSecurityGroupId: placeholder("security-group-id", `${name}-cluster`),
     nodeSecurityGroupId: placeholder("security-group-id", `${name}-node`),
   };
-}
-
-/** The name AWS auto-names the aws.eks.NodeGroup of the eks.ManagedNodeGroup `name` with at creation. */
-export const eksNodeGroupName = (name: string) => placeholder("node-group-name", name);
-
-/** eks.ManagedNodeGroup's outputs: its aws.eks.NodeGroup, named by AWS auto-naming at deploy time. */
-export function managedNodeGroupOutputs(
-  name: string,
-  inputs: Record<string, unknown>,
-): Record<string, unknown> {
-  return { nodeGroup: { nodeGroupName: eksNodeGroupName(name), ...inputs } };
 }

@@ -1,7 +1,7 @@
 /**
  * The offline world: what a plan without credentials needs in place of AWS, one model per file: regions
  * and their AZs, EKS's default add-on versions, the data sources answered from them (aws-calls.ts), the
- * remote @pulumi/eks components' outputs, the stack's deployed node groups and network, an existing
+ * remote @pulumi/eks component's outputs, the stack's deployed node groups and network, an existing
  * cluster, and TLS. A value only AWS would know is a marked placeholder (`<kind:resource-name>`), and a
  * question the world cannot answer is refused. No cluster is simulated: a Kubernetes object's outputs are
  * its inputs without the status only the cluster reports, and what the dynamic steps would find is
@@ -17,8 +17,8 @@ import {
 } from "./aws-calls";
 import type { EksAddonName } from "./addon-versions";
 import { DeployedRouteTables, type RouteTableSimulation } from "./route-tables";
-import { DeployedNodeGroups, type NodeGroupSimulation } from "./node-groups";
-import { clusterOutputs, managedNodeGroupOutputs } from "./eks";
+import { DeployedNodeGroups, type NodeGroupSimulation, eksNodeGroupName } from "./node-groups";
+import { clusterOutputs } from "./eks";
 import { offlineArn, placeholder, shortType } from "./placeholders";
 import { SIMULATED_ISSUE_TIME, isTlsResource, revealSecrets, tlsOutputs } from "./tls";
 import { READ_STACK_OUTPUTS } from "../../stacks/previous-outputs";
@@ -73,6 +73,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   private readonly groupSizes = new Map<string, number>();
   /** The managed node groups the stack's last update deployed. */
   private readonly deployedGroups: DeployedNodeGroups;
+  /** Each registration's ignoreChanges, by `type::name`: the mocks see inputs only. */
+  private readonly ignoredChanges = new Map<string, readonly string[]>();
 
   constructor(
     private readonly region: string | undefined,
@@ -90,6 +92,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   get nodeGroupNodes(): number | undefined {
     if (this.groupSizes.size === 0) return undefined;
     return [...this.groupSizes.values()].reduce((sum, size) => sum + size, 0);
+  }
+
+  /** The engine's word of a registration about to reach the world, with its options. */
+  noteRegistration(type: string, name: string, ignoreChanges: readonly string[]): void {
+    this.ignoredChanges.set(`${type}::${name}`, ignoreChanges);
   }
 
   call(args: pulumi.runtime.MockCallArgs): pulumi.runtime.MockCallResult {
@@ -241,25 +248,34 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     if (args.type === "aws:iam/role:Role") state.name = placeholder("role-name", args.name);
     // A new launch template's first version is 1.
     if (args.type === "aws:ec2/launchTemplate:LaunchTemplate") state.latestVersion = 1;
+    if (args.type === "aws:eks/nodeGroup:NodeGroup")
+      Object.assign(state, this.nodeGroupState(args.name, inputs));
     return { id, state };
   }
 
-  /** Outputs of the remote @pulumi/eks components the program reads; local components have none. */
+  /**
+   * A managed node group as AWS leaves it: auto-named, a new group at its desiredSize, a deployed one at
+   * the desired size it keeps or gets.
+   */
+  private nodeGroupState(name: string, inputs: Record<string, unknown>): Record<string, unknown> {
+    const ignored = this.ignoredChanges.get(`aws:eks/nodeGroup:NodeGroup::${name}`) ?? [];
+    const applied = this.deployedGroups.apply(name, inputs, ignored.includes("scalingConfig.desiredSize"));
+    this.groupSizes.set(name, applied.desiredSize);
+    const count = `${applied.desiredSize} node${applied.desiredSize === 1 ? "" : "s"}`;
+    this.simulated.push(`${name}: ${count} (${applied.note})`);
+    return {
+      nodeGroupName: eksNodeGroupName(name),
+      scalingConfig: { ...(inputs.scalingConfig as object), desiredSize: applied.desiredSize },
+    };
+  }
+
+  /** Outputs of the remote @pulumi/eks component the program reads; local components have none. */
   private componentOutputs(
     type: string,
     name: string,
     inputs: Record<string, unknown>,
   ): Record<string, unknown> {
     if (type === "eks:index:Cluster") return clusterOutputs(name, inputs, this.region ?? "");
-    if (type === "eks:index:ManagedNodeGroup") {
-      // What AWS runs: a new group at its desiredSize, a deployed one at the desired size it keeps or gets.
-      const applied = this.deployedGroups.apply(name, inputs);
-      this.groupSizes.set(name, applied.desiredSize);
-      const count = `${applied.desiredSize} node${applied.desiredSize === 1 ? "" : "s"}`;
-      this.simulated.push(`${name}: ${count} (${applied.note})`);
-      const scalingConfig = { ...(inputs.scalingConfig as object), desiredSize: applied.desiredSize };
-      return managedNodeGroupOutputs(name, { ...inputs, scalingConfig });
-    }
     if (type.startsWith("eks:")) throw new Error(`offline engine: unexpected remote component ${type}`);
     return {};
   }

@@ -2,10 +2,9 @@
  * The managed node groups AWS already has for the stack: those the last update's `nodeGroupScaling`
  * output names (stacks/scaling-output.ts), each at the desired size it recorded, or at the one an
  * autoscaler set since (NodeGroupSimulation). Answers aws.eks.getNodeGroup, and the desired size an
- * eks:index:ManagedNodeGroup registration leaves on AWS: a new group's desiredSize; a deployed one keeps
- * its desired size while the update ignores it.
+ * aws.eks.NodeGroup registration leaves on AWS: a new group's desiredSize; a deployed one keeps its desired
+ * size while the update ignores it.
  */
-import { eksNodeGroupName } from "./eks";
 import { placeholder } from "./placeholders";
 import { type DeployedScaling, previousNodeGroupScaling } from "../../stacks/scaling-output";
 
@@ -19,6 +18,9 @@ export interface NodeGroupSimulation {
 
 /** A node group as a registration leaves it on AWS: the nodes it runs, and why, for the plan. */
 export type AppliedNodeGroup = { desiredSize: number; note: string };
+
+/** The name AWS auto-names the aws.eks.NodeGroup `name` with at creation. */
+export const eksNodeGroupName = (name: string) => placeholder("node-group-name", name);
 
 export class DeployedNodeGroups {
   /** The deployed groups by EKS node group name. */
@@ -66,12 +68,12 @@ export class DeployedNodeGroups {
   }
 
   /**
-   * The desired size registering the eks:index:ManagedNodeGroup `resourceName` leaves on AWS. A deployed
-   * group whose size range changes gets its whole scaling config from the Terraform provider, in
+   * The desired size registering the aws.eks.NodeGroup `resourceName` leaves on AWS. A deployed group
+   * whose size range changes gets its whole scaling config from the Terraform provider, in
    * UpdateNodegroupConfig (internal/service/eks/node_group.go), with the desired size the program passed,
-   * or under ignoreScalingChanges the one in Pulumi's state (here: the last update's).
+   * or, where `ignored` (ignoreChanges on it), the one in Pulumi's state (here: the last update's).
    */
-  apply(resourceName: string, inputs: Record<string, unknown>): AppliedNodeGroup {
+  apply(resourceName: string, inputs: Record<string, unknown>, ignored: boolean): AppliedNodeGroup {
     const scaling = (inputs.scalingConfig ?? {}) as {
       minSize?: number;
       desiredSize?: number;
@@ -80,7 +82,6 @@ export class DeployedNodeGroups {
     const wanted = scaling.desiredSize ?? 0;
     const group = this.byName.get(eksNodeGroupName(resourceName));
     if (group === undefined) return { desiredSize: wanted, note: "its desiredSize" };
-    const ignored = inputs.ignoreScalingChanges === true;
     if (ignored && scaling.minSize === group.minSize && scaling.maxSize === group.maxSize) {
       return {
         desiredSize: this.current(group),

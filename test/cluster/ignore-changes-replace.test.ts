@@ -13,7 +13,7 @@
  * top-level property is replaced in the copy alone: a replacement gets the program's value.
  *
  * This program depends on it for node groups (stacks/node-group-replacement.ts, offline/node-rollout.ts):
- * under `ignoreScalingChanges` (@pulumi/eks: `ignoreChanges: ["scalingConfig.desiredSize"]`) a node group
+ * under `ignoreChanges: ["scalingConfig.desiredSize"]` (components/cluster/nodes.ts) a node group
  * replaced by an amiType, capacityType or instanceTypes change is created with the desired size from
  * state. EKS cannot run here; the rule is the engine's, so a Kubernetes resource shows it: an immutable
  * ConfigMap (test/cluster/programs/ignored-on-replace.ts), replaced when its `data.kind` changes, with
