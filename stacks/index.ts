@@ -54,6 +54,7 @@ import { layoutPodAddressProblems } from "./schema/pod-addresses";
 import { nodePodSettings } from "./schema/pod-capacity";
 import { groupNodes, podPlacementProblems } from "./pod-placement";
 import { nodeCapacity } from "./node-capacity";
+import { newerThanTables } from "./table-notices";
 import { zoneCount } from "./schema/network";
 import { isRecord } from "./schema/records";
 import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
@@ -287,6 +288,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   if (elsewhere === undefined) {
     const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
     if (support !== undefined) void pulumi.log.warn(support);
+    newerThanTables(config).forEach((notice) => void pulumi.log.warn(notice));
   }
   // The cluster's version, the add-ons and the inline routes a deployed full stack has (deployed-reads.ts).
   const reads = elsewhere === undefined ? await deployedReads(config, previous, clusterName) : NO_READS;

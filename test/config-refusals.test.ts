@@ -59,7 +59,7 @@ describe("stack configuration refusals", () => {
       title: "an unsupported Kubernetes version",
       raw: { cluster: { version: "1.20" }, nodeGroups: [GROUP] },
       path: "cluster.version",
-      rule: /EKS supports/,
+      rule: /^is older than every version EKS offers \(1\.32, .* as of November 2026; older ones have left extended support\)$/,
     },
     {
       title: "a bad public access CIDR",
@@ -175,13 +175,13 @@ describe("stack configuration refusals", () => {
       title: "a Kubernetes version EKS does not offer",
       raw: { cluster: { version: "1.31" }, nodeGroups: [GROUP] },
       path: "cluster.version",
-      rule: /EKS supports/,
+      rule: /^is older than every version EKS offers/,
     },
     {
       title: "an unquoted Kubernetes version",
       raw: { cluster: { version: 1.3 }, nodeGroups: [GROUP] },
       path: "cluster.version",
-      rule: /EKS supports/,
+      rule: /^must be a Kubernetes minor version, quoted \("1\.35"\)$/,
     },
     {
       title: "a log retention CloudWatch does not accept",

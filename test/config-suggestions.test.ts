@@ -6,9 +6,18 @@
 import * as assert from "node:assert/strict";
 import { ENI_LIMIT_ROWS } from "../components/cluster/eni-limits";
 import { loadStackConfig } from "../offline/engine";
-import { type ConfigProblem, knownKeysAt, stackConfigSchema, validateConfig } from "../stacks";
+import {
+  type ConfigProblem,
+  type StackConfig,
+  knownKeysAt,
+  stackConfigSchema,
+  validateConfig,
+} from "../stacks";
+import { SUPPORTED_KUBERNETES_VERSIONS } from "../stacks/schema";
+import { newerThanTables } from "../stacks/table-notices";
+import { evaluateStack } from "../offline/engine";
 import { formatProblems, problemsFromIssues } from "../stacks/problems";
-import { familySizes, instanceTypeProblem } from "../stacks/schema/instance-types";
+import { familySizes, instanceTypeProblem, unknownInstanceTypeNotice } from "../stacks/schema/instance-types";
 import { closestNames, didYouMean, orList } from "../stacks/suggest";
 
 const GROUP = { name: "general", instanceTypes: ["t3.large"], minSize: 1, desiredSize: 2, maxSize: 3 };
@@ -203,17 +212,15 @@ describe("unknown config keys", () => {
 describe("instance types the table lacks", () => {
   const tableSize = ENI_LIMIT_ROWS.flatMap(([, , types]) => types.split(" ")).length;
 
-  it("refuses m7.large (no m7 family) with the nearest m7 types", () => {
-    const problem = problemAt(
-      { nodeGroups: [{ ...GROUP, instanceTypes: ["t3.large", "m7.large"] }] },
-      "nodeGroups[0].instanceTypes[1]",
-    );
-    assert.equal(problem.value, "m7.large");
+  it("warns of m7.large (no m7 family), with the nearest m7 types and the table's date, and refuses nothing", () => {
+    assert.ok(validateConfig({ nodeGroups: [{ ...GROUP, instanceTypes: ["t3.large", "m7.large"] }] }).ok);
     assert.equal(
-      problem.rule,
-      `is not an instance type EC2 offers (none of the ${tableSize.toLocaleString("en-US")} in components/cluster/eni-limits.ts); did you mean m7a.large, m7g.large or m7i.large?`,
+      unknownInstanceTypeNotice("nodeGroups[0].instanceTypes[1]", "m7.large"),
+      `nodeGroups[0].instanceTypes[1]: m7.large is not in components/cluster/eni-limits.ts (the types EC2 listed in August 2026, as amazon-vpc-cni-k8s records them). If EC2 released it since, EC2 answers at \`up\`, and its pods' addresses and max pods are not checked here; did you mean m7a.large, m7g.large or m7i.large?`,
     );
-    assert.match(problem.hint ?? "", /released after that table was recorded needs its row there/);
+    assert.equal(tableSize > 1000, true);
+    assert.equal(unknownInstanceTypeNotice("x", "t3.large"), undefined, "a type of the table");
+    assert.equal(unknownInstanceTypeNotice("x", "t3.huge"), undefined, "refused, not warned");
   });
 
   it("refuses t3.huge (no such size) with t3's nearest size and every size it comes in", () => {
@@ -236,9 +243,10 @@ describe("instance types the table lacks", () => {
     assert.deepEqual(familySizes("m7"), []);
   });
 
-  it("refuses a well-formed name of a size the family lacks, and a family alone", () => {
+  it("warns of a well-formed name of a size the family lacks, and refuses a family alone", () => {
+    assert.equal(instanceTypeProblem("c7i.metal-96xl"), undefined);
     assert.match(
-      instanceTypeProblem("c7i.metal-96xl")?.rule ?? "",
+      unknownInstanceTypeNotice("x", "c7i.metal-96xl") ?? "",
       /did you mean c7i\.metal-24xl\? \(c7i comes in large, /,
     );
     const bare = instanceTypeProblem("t3");
@@ -246,7 +254,6 @@ describe("instance types the table lacks", () => {
       bare?.rule,
       "must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge (t3 comes in nano, micro, small, medium, large, xlarge, 2xlarge)",
     );
-    assert.equal(bare?.hint, undefined);
     assert.equal(
       instanceTypeProblem("banana")?.rule,
       "must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge",
@@ -261,25 +268,59 @@ describe("instance types the table lacks", () => {
 });
 
 describe("every problem at once", () => {
-  it("reports a misspelt key, made-up instance types and a bad value together, each with its path, value and rule", () => {
+  it("reports a misspelt key, a made-up instance type and a bad value together, each with its path, value and rule", () => {
     const problems = problemsFor({
       network: { cidr: "10.0.0.0/33" },
-      nodeGroups: [{ ...GROUP, instanceTypes: ["m7.large", "t3.huge"], desiredSiz: 2 }],
+      nodeGroups: [{ ...GROUP, instanceTypes: ["t3.huge"], desiredSiz: 2 }],
       protected: true,
     });
     assert.deepEqual(
       problems.map((p) => [p.path, p.value]),
       [
         ["network.cidr", "10.0.0.0/33"],
-        ["nodeGroups[0].instanceTypes[0]", "m7.large"],
-        ["nodeGroups[0].instanceTypes[1]", "t3.huge"],
+        ["nodeGroups[0].instanceTypes[0]", "t3.huge"],
         ["nodeGroups[0].desiredSiz", 2],
         ["protected", true],
       ],
     );
     assert.deepEqual(
       problems.slice(1).map((p) => /did you mean ([^?]+)\?/.exec(p.rule)?.[1]),
-      ["m7a.large, m7g.large or m7i.large", "t3.large", "desiredSize", "protect"],
+      ["t3.large", "desiredSize", "protect"],
     );
+  });
+});
+
+describe("values newer than the program's tables", () => {
+  const stack = (nodeGroups: unknown[], version?: string): StackConfig => {
+    const parsed = validateConfig({ nodeGroups, ...(version === undefined ? {} : { cluster: { version } }) });
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    return parsed.config;
+  };
+
+  it("warns of a Kubernetes version newer than the table, and of instance types it lacks, each at its key", () => {
+    const notices = newerThanTables(stack([{ ...GROUP, instanceTypes: ["t3.large", "m9i.large"] }], "1.37"));
+    assert.equal(notices.length, 2);
+    assert.match(
+      notices[0],
+      /^cluster\.version: 1\.37 is newer than the versions recorded in stacks\/schema\/cluster\.ts \(1\.32, .*1\.36, EKS's release calendar in November 2026\): EKS answers at `up`/,
+    );
+    assert.match(
+      notices[1],
+      /^nodeGroups\[0\]\.instanceTypes\[1\]: m9i\.large is not in components\/cluster\/eni-limits\.ts/,
+    );
+  });
+
+  it("is silent for the versions and types the tables hold", () => {
+    for (const version of SUPPORTED_KUBERNETES_VERSIONS) {
+      assert.deepEqual(newerThanTables(stack([GROUP], version)), [], version);
+    }
+  });
+
+  it("plans a newer Kubernetes version offline, with its add-ons' versions marked as not known", async () => {
+    const plan = await evaluateStack("dev", { config: { "eks-calico:cluster.version": "1.37" } });
+    const addon = plan.resources.find(
+      (r) => r.type === "aws:eks/addon:Addon" && r.name === "cluster-kube-proxy",
+    );
+    assert.equal(addon?.inputs.addonVersion, "<addon-version:kube-proxy:1.37>");
   });
 });

@@ -149,13 +149,6 @@ const REFUSALS: {
     rule: /^is Amazon Linux 2, whose EKS AMIs stopped on 26 November 2025/,
   },
   {
-    title: "a size its family does not come in",
-    raw: { nodeGroups: [{ ...GROUP, instanceTypes: ["t3.4xlarge"] }] },
-    path: "nodeGroups[0].instanceTypes[0]",
-    value: "t3.4xlarge",
-    rule: /^is not an instance type EC2 offers .*; did you mean t3\.xlarge\? \(t3 comes in nano, micro, small, medium, large, xlarge, 2xlarge\)$/,
-  },
-  {
     title: "an instance type too small for the pods that may run on one node",
     raw: { nodeGroups: [{ ...GROUP, instanceTypes: ["t3.large", "t3.micro"] }] },
     path: "nodeGroups[0].instanceTypes[1]",

@@ -1,7 +1,8 @@
 /**
  * The AWS data sources the program reads, answered from tables: availability zones per region, the
- * default add-on version per Kubernetes version, and a fixed caller identity; the newest AMI releases as
- * marked placeholders. Anything the tables do not hold is refused with a reason rather than invented.
+ * default add-on version per Kubernetes version, and a fixed caller identity; the newest AMI releases, and
+ * the add-on versions of a Kubernetes version newer than the table, as marked placeholders. Anything else
+ * the tables do not hold is refused with a reason rather than invented.
  */
 import { type Partition, partitionOfRegion } from "../../components/cluster/partitions";
 import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
@@ -92,10 +93,11 @@ export function addonVersion(args: Record<string, unknown>): Record<string, unkn
   const row = Object.hasOwn(DEFAULT_ADDON_VERSIONS, kubernetesVersion ?? "")
     ? DEFAULT_ADDON_VERSIONS[kubernetesVersion as string]
     : undefined;
-  if (row === undefined) {
-    throw new UnanswerableCall(`EKS offers no add-on versions for Kubernetes "${kubernetesVersion}"`);
-  }
-  const version = row[addonName as EksAddonName];
+  // A version newer than the table (stacks/table-notices.ts warns of it): EKS's answer is not known here.
+  const version =
+    row === undefined
+      ? placeholder("addon-version", `${addonName}:${kubernetesVersion}`)
+      : row[addonName as EksAddonName];
   return { id: addonName, addonName, kubernetesVersion, mostRecent: false, version };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { AMI_TYPES, type AmiType, DEFAULT_AMI_TYPE } from "../../components/cluster/ami-types";
-import { SUPPORTED_KUBERNETES_VERSIONS } from "./cluster";
+import { clusterSchema } from "./cluster";
 import { isRecord } from "./records";
 
 /** The value that follows the newest release AWS publishes for the group's AMI type and version. */
@@ -113,8 +113,8 @@ export function checkAmiReleases(config: Record<string, unknown>, ctx: z.core.$R
   if (!Array.isArray(groups)) return;
   const cluster = isRecord(config.cluster) ? config.cluster : {};
   // A version the cluster schema refuses is told there; the minors are checked against a valid one only.
-  const supported: readonly unknown[] = SUPPORTED_KUBERNETES_VERSIONS;
-  const version = supported.includes(cluster.version) ? (cluster.version as string) : undefined;
+  const parsed = clusterSchema.shape.version.safeParse(cluster.version);
+  const version = parsed.success && cluster.version !== undefined ? parsed.data : undefined;
   groups.forEach((group: unknown, index) => {
     if (!isRecord(group) || typeof group.amiReleaseVersion !== "string") return;
     const amiType = group.amiType ?? DEFAULT_AMI_TYPE;

@@ -21,6 +21,20 @@ import { described } from "./described";
  */
 export const SUPPORTED_KUBERNETES_VERSIONS = ["1.32", "1.33", "1.34", "1.35", "1.36"] as const;
 
+/** When SUPPORTED_KUBERNETES_VERSIONS was read: a newer version is warned about, never refused. */
+export const KUBERNETES_VERSIONS_READ = "November 2026";
+
+/** The minor of a `1.<minor>` version. */
+export const kubernetesMinor = (version: string) => Number(version.split(".")[1]);
+
+const OLDEST_MINOR = kubernetesMinor(SUPPORTED_KUBERNETES_VERSIONS[0]);
+const NEWEST = SUPPORTED_KUBERNETES_VERSIONS[SUPPORTED_KUBERNETES_VERSIONS.length - 1];
+
+/** A version newer than every one the table holds: EKS decides at `up` whether it offers it. */
+export function newerKubernetesVersion(version: string): boolean {
+  return kubernetesMinor(version) > kubernetesMinor(NEWEST);
+}
+
 /** In standard support until March 2027; older versions bill extended support per cluster hour. */
 const DEFAULT_KUBERNETES_VERSION = "1.35";
 
@@ -136,13 +150,15 @@ export const MAX_PUBLIC_ACCESS_CIDRS = AWS_LIMITS.publicAccessCidrsPerCluster.va
 export const clusterSchema = z
   .strictObject({
     version: z
-      .enum(SUPPORTED_KUBERNETES_VERSIONS, {
-        error: `must be a Kubernetes version EKS supports, quoted: ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")}`,
+      .string({ error: 'must be a Kubernetes minor version, quoted ("1.35")' })
+      .regex(/^1\.(0|[1-9][0-9]*)$/, { error: 'must be a Kubernetes minor version such as "1.35", quoted' })
+      .refine((version) => kubernetesMinor(version) >= OLDEST_MINOR, {
+        error: `is older than every version EKS offers (${SUPPORTED_KUBERNETES_VERSIONS.join(", ")} as of ${KUBERNETES_VERSIONS_READ}; older ones have left extended support)`,
       })
       .default(DEFAULT_KUBERNETES_VERSION)
       .meta(
         described(
-          "The Kubernetes minor version of the control plane and nodes, one EKS supports, quoted.",
+          `The Kubernetes minor version of the control plane and nodes, quoted. EKS offered ${SUPPORTED_KUBERNETES_VERSIONS.join(", ")} in ${KUBERNETES_VERSIONS_READ}: an older one is refused; a newer one is warned about and left to EKS at \`up\`.`,
           `The default is in standard support until ${monthOf(END_OF_STANDARD_SUPPORT[DEFAULT_KUBERNETES_VERSION])}.`,
         ),
       ),

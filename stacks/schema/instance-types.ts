@@ -1,7 +1,8 @@
 /**
- * Which EC2 instance types exist: the ones in the instance table (components/cluster/eni-limits.ts, every
- * type EC2 listed in 17 commercial regions when it was recorded). A name it lacks is refused with the
- * nearest ones it has.
+ * Which EC2 instance types the stack knows: the ones in the instance table (components/cluster/eni-limits.ts,
+ * every type EC2 listed in 17 commercial regions when it was recorded). A name that is no instance type
+ * name is refused with the nearest ones the table has; a well-formed name it lacks is warned about, since
+ * EC2 releases types after the table was recorded, and EC2 answers at `up`.
  */
 import { ENI_LIMIT_ROWS } from "../../components/cluster/eni-limits";
 import { closestNames, didYouMean } from "../suggest";
@@ -34,13 +35,12 @@ export function familySizes(family: string): string[] {
     .sort((a, b) => sizeOrder(a) - sizeOrder(b));
 }
 
-/**
- * The rule an instance type name breaks, or undefined for a type of the table. A family the table has
- * gets its nearest size (t3.huge: t3.large) and the list of its sizes; any other name the nearest types.
- * A well-formed name also gets a hint: EC2 may have released it after the table was recorded.
- */
-export function instanceTypeProblem(name: string): { rule: string; hint?: string } | undefined {
-  if (KNOWN.has(name)) return undefined;
+/** The table's source and date, for messages. */
+export const INSTANCE_TABLE =
+  "components/cluster/eni-limits.ts (the types EC2 listed in August 2026, as amazon-vpc-cni-k8s records them)";
+
+/** The nearest types the table has, and the sizes it lists for the name's family. */
+function nearest(name: string): string {
   const dot = name.indexOf(".");
   const family = dot > 0 ? name.slice(0, dot) : name;
   const sizes = familySizes(family);
@@ -56,13 +56,25 @@ export function instanceTypeProblem(name: string): { rule: string; hint?: string
           )
         : [];
   const sizeList = sizes.length > 0 ? ` (${family} comes in ${sizes.join(", ")})` : "";
-  if (!INSTANCE_TYPE.test(name)) {
-    return {
-      rule: `must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge${didYouMean(suggestions)}${sizeList}`,
-    };
-  }
+  return `${didYouMean(suggestions)}${sizeList}`;
+}
+
+/**
+ * The rule a name breaks that is no instance type name (family, generation and size), with the nearest
+ * types the table has (t3.huge: t3.large, and t3's sizes); undefined for a well-formed name.
+ */
+export function instanceTypeProblem(name: string): { rule: string } | undefined {
+  if (KNOWN.has(name) || INSTANCE_TYPE.test(name)) return undefined;
   return {
-    rule: `is not an instance type EC2 offers (none of the ${INSTANCE_TYPES.length.toLocaleString("en-US")} in components/cluster/eni-limits.ts)${didYouMean(suggestions)}${sizeList}`,
-    hint: "a type EC2 released after that table was recorded needs its row there first, from the VPC CNI's pkg/vpc/vpc_ip_resource_limit.go",
+    rule: `must be an EC2 instance type: family, generation and size, such as t3.large or m7g.2xlarge${nearest(name)}`,
   };
+}
+
+/**
+ * The warning for a well-formed name the table lacks: a type EC2 released since, or a typo. EC2 answers
+ * at `up`; what the table's limits decide (its pods' addresses, its max pods) is not checked for it.
+ */
+export function unknownInstanceTypeNotice(path: string, name: string): string | undefined {
+  if (KNOWN.has(name) || !INSTANCE_TYPE.test(name)) return undefined;
+  return `${path}: ${name} is not in ${INSTANCE_TABLE}. If EC2 released it since, EC2 answers at \`up\`, and its pods' addresses and max pods are not checked here${nearest(name)}`;
 }
