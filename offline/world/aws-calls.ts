@@ -8,6 +8,7 @@ import { type Partition, partitionOfRegion } from "../../components/cluster/part
 import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./addon-versions";
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 import { REGIONS } from "./regions";
+import { closestNames, didYouMean } from "../../stacks/suggest";
 
 /** Raised for a call the world refuses to answer; the message says why. */
 export class UnanswerableCall extends Error {
@@ -24,8 +25,8 @@ const PARTITIONS_SIMULATED: readonly Partition[] = [
 
 /**
  * aws.getAvailabilityZones, filtered as the program asks (no opt-in): the region's standard AZs, without
- * `unavailable` (AZs AWS does not offer now, left out of those in state available). Like AWS, a region
- * name the partition does not have is an error.
+ * `unavailable` (AZs AWS does not offer now, left out of those in state available). A region the table
+ * lacks is not known here: the plan says so.
  */
 export function availabilityZones(
   region: string,
@@ -38,9 +39,10 @@ export function availabilityZones(
       `the offline plan cannot know the availability zones of "${region}": its region data covers the ${PARTITIONS_SIMULATED.join(", ")} partitions, not ${partition}; \`pulumi preview\` with that partition's credentials asks AWS`,
     );
   }
+  // Not refused as no region: one launched after the table was read is one, and AWS answers for it.
   if (facts === undefined) {
     throw new UnanswerableCall(
-      `"${region}" is not an AWS region (the offline world knows ${Object.keys(REGIONS).length} regions, from ${Object.keys(REGIONS).sort()[0]} to ${Object.keys(REGIONS).sort().slice(-1)[0]})`,
+      `the offline plan cannot know the availability zones of "${region}": its region table (offline/world/regions.ts, botocore 1.43.67 of 2026-08-07) has ${Object.keys(REGIONS).length} regions, from ${Object.keys(REGIONS).sort()[0]} to ${Object.keys(REGIONS).sort().slice(-1)[0]}, and not this one${didYouMean(closestNames(region, Object.keys(REGIONS)))}; a Region AWS launched since is answered by \`pulumi preview\` with credentials`,
     );
   }
   const zones = facts.zones.filter((letter) => !unavailable.includes(`${region}${letter}`));
