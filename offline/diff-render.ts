@@ -2,9 +2,15 @@
  * The diff as text, in `pulumi preview`'s vocabulary: a summary of creates, updates, replacements and
  * deletes, then each resource with `+`, `~`, `+-`, `-` (and `?` for "may replace", where the outcome is
  * decided inside @pulumi/eks or by AWS), its changed properties, what each does and, for a replacement,
- * the rule that forces it.
+ * the rule that forces it. It opens with what the change does per component (diff-lead.ts). Unless
+ * `verbose`: resources with no step are counted, not listed; the probe's run is one line; and a resource's
+ * many in-place changes under one path (a CRD's schema) are one line.
  */
 import { type PlanDiff, type PropertyChange, type ResourceDiff, blockedResources } from "./diff";
+import { PROBE_COMPONENT, componentOf, leadLines } from "./diff-lead";
+
+/** More in-place changes than this under one path are one line unless verbose. */
+const MANY_CHANGES = 5;
 
 const SYMBOLS: Record<ResourceDiff["op"], string> = {
   create: "+",
@@ -49,7 +55,26 @@ function changeLine(change: PropertyChange): string {
   return `    ${change.path}: ${show(change.before)} → ${show(change.after)}${suffix}`;
 }
 
-function resourceLines(r: ResourceDiff): string[] {
+/** `inputs.spec.versions[0].schema.x` and `inputs.spec.names.y` share `inputs.spec`. */
+const groupOf = (path: string) => path.split(/[.[]/).slice(0, 2).join(".");
+
+/** The changes as lines: an update's many changes under one path as one line, unless verbose. */
+function changeLines(changes: readonly PropertyChange[], verbose: boolean): string[] {
+  if (verbose) return changes.map(changeLine);
+  const plain = (c: PropertyChange) => c.effect === "update" || c.effect === undefined;
+  const sizes = new Map<string, number>();
+  for (const c of changes.filter(plain)) sizes.set(groupOf(c.path), (sizes.get(groupOf(c.path)) ?? 0) + 1);
+  const shown = new Set<string>();
+  return changes.flatMap((c) => {
+    const group = groupOf(c.path);
+    if (!plain(c) || (sizes.get(group) ?? 0) <= MANY_CHANGES) return [changeLine(c)];
+    if (shown.has(group)) return [];
+    shown.add(group);
+    return [`    ${group}: ${sizes.get(group)} paths change in place (--verbose lists them)`];
+  });
+}
+
+function resourceLines(r: ResourceDiff, verbose: boolean): string[] {
   const flags = [
     r.op === "same" ? "no step: only ignored changes and options" : undefined,
     r.deleteBeforeReplace === true ? "delete before replace" : undefined,
@@ -61,7 +86,7 @@ function resourceLines(r: ResourceDiff): string[] {
   return [
     `${SYMBOLS[r.op]} ${r.heading}${flags.length > 0 ? `  [${flags.join("; ")}]` : ""}`,
     ...(r.rollout !== undefined ? [`    nodes: ${r.rollout}`] : []),
-    ...r.changes.map(changeLine),
+    ...changeLines(r.changes, verbose),
   ];
 }
 
@@ -79,7 +104,8 @@ export function summarize(diff: PlanDiff): Record<ResourceDiff["op"], number> {
   return counts;
 }
 
-export function renderDiff(diff: PlanDiff, baseLabel: string): string {
+export function renderDiff(diff: PlanDiff, baseLabel: string, options: { verbose?: boolean } = {}): string {
+  const verbose = options.verbose === true;
   const stacks =
     diff.before.stack === diff.after.stack
       ? `stack ${diff.after.stack}`
@@ -111,16 +137,27 @@ export function renderDiff(diff: PlanDiff, baseLabel: string): string {
   ) {
     lines.push("No changes.");
   }
-  const order: ResourceDiff["op"][] = ["replace", "delete", "unknown", "update", "create", "same"];
   const all = [...diff.added, ...diff.removed, ...diff.changed];
+  lines.push(...leadLines(all));
+  const order: ResourceDiff["op"][] = ["replace", "delete", "unknown", "update", "create"];
+  if (verbose) order.push("same");
+  const probe = all.filter((r) => componentOf(r.identity) === PROBE_COMPONENT && r.op !== "same");
+  if (!verbose && probe.length > 0) {
+    lines.push(`+- the enforcement probe: ${probe.length} resources run again (--verbose lists them)`);
+  }
+  const listed = verbose ? all : all.filter((r) => !probe.includes(r) || r.blocked !== undefined);
   // Within each operation: blocked resources first (they stop the whole `up`), then resources changed
   // directly, then those that change because of them.
   const cascaded = (r: ResourceDiff) =>
     r.changes.length > 0 && r.changes.every((c) => c.note?.includes(" is replaced") === true) ? 1 : 0;
   for (const op of order) {
-    const group = all.filter((x) => x.op === op);
+    const group = listed.filter((x) => x.op === op);
     const rank = (r: ResourceDiff) => (r.blocked !== undefined ? 0 : 1 + cascaded(r));
-    for (const r of [...group].sort((a, b) => rank(a) - rank(b))) lines.push(...resourceLines(r));
+    for (const r of [...group].sort((a, b) => rank(a) - rank(b))) lines.push(...resourceLines(r, verbose));
+  }
+  const same = all.filter((r) => r.op === "same").length;
+  if (!verbose && same > 0) {
+    lines.push(`= ${same} with only ignored changes or options: no step (--verbose lists them)`);
   }
   if (diff.outputs.length > 0) lines.push("~ stack outputs", ...diff.outputs.map(changeLine));
   for (const step of diff.decidedInUp ?? []) {

@@ -198,8 +198,11 @@ describe("offline diff: replacements", () => {
     assert.equal(group?.changes[0].effect, "ignored");
     const text = renderDiff(diff, "dev.json");
     assert.match(text, /\n {4}~ 0 to update\n/);
+    // Counted, and listed with --verbose.
+    assert.match(text, /\n= 2 with only ignored changes or options: no step \(--verbose lists them\)\n/);
+    assert.doesNotMatch(text, /What it does/, "nothing to do");
     assert.match(
-      text,
+      renderDiff(diff, "dev.json", { verbose: true }),
       /\n= aws:eks\/nodeGroup:NodeGroup cluster-general {2}\[no step: only ignored changes and options\]\n/,
     );
   });
