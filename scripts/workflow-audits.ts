@@ -1,20 +1,18 @@
 /**
- * The security audits `npm run lint:workflows` holds the workflows to, beside actionlint, without zizmor or
- * the network. Each rule, with its source:
- * - pinned: every action from another repository is named by a full 40-hex commit with its version in a
- *   `# vX` comment. A tag can be moved to other code; a commit cannot (zizmor 1.32.0 `unpinned-uses`,
- *   docs.zizmor.sh/audits/#unpinned-uses; GitHub "Secure use reference", using third-party actions).
- * - no `secrets: inherit`: a called workflow is passed only the secrets it declares under
- *   `on.workflow_call.secrets` (zizmor 1.32.0 `secrets-inherit`).
- * - checkouts keep no token: actions/checkout writes the job's token into `.git/config` unless
- *   `persist-credentials: false` (its action.yml, v4.4.0: `persist-credentials` default true), where every
- *   later step and any uploaded artifact can read it (zizmor 1.32.0 `artipacked`).
+ * The workflow rules `npm run lint:workflows` (a step of `npm test`) holds the workflows to beside
+ * actionlint, offline, that zizmor (`npm run lint:zizmor`, pinned in tools/zizmor/requirements.txt) has
+ * no offline audit for. zizmor holds pinning to a commit (`unpinned-uses`), `secrets: inherit`
+ * (`secrets-inherit`) and checkouts that keep the token (`artipacked`). Each rule here, with its source:
+ * - version comments: every action pinned to a commit names its version in a `# vX` comment, which
+ *   Dependabot moves with the commit. zizmor's `ref-version-mismatch` ("hash pin has mismatched or missing
+ *   version comment") asks the GitHub API what the commit is, so `--offline` skips it.
  * - sessions cover their job: aws-actions/configure-aws-credentials asks STS for one hour unless told
  *   otherwise (action.yml of v4.3.1: `role-duration-seconds`, "Default is one hour"; src/index.ts
  *   DEFAULT_ROLE_DURATION = 3600), so a job that assumes a role sets `timeout-minutes` and a
  *   `role-duration-seconds` of at least that many minutes, at most STS's 43,200 s (12 hours, the highest
  *   MaxSessionDuration IAM accepts: AWS STS AssumeRoleWithWebIdentity, DurationSeconds). Likewise a job
  *   that exchanges its OIDC token for a Pulumi token sets `token-expiration` to cover it (PULUMI_TOKEN).
+ *   No zizmor audit reads a credential's lifetime or `timeout-minutes`.
  */
 import YAML from "yaml";
 
@@ -24,8 +22,8 @@ export interface WorkflowSource {
   text: string;
 }
 
-/** The audits, by the zizmor audit each stands for (and the session rule, which zizmor has not). */
-export const AUDITS = ["unpinned-uses", "secrets-inherit", "artipacked", "session-duration"] as const;
+/** The rules, by name. */
+export const AUDITS = ["version-comment", "session-duration"] as const;
 export type Audit = (typeof AUDITS)[number];
 
 export interface AuditProblem {
@@ -59,17 +57,12 @@ interface Step {
   with?: Record<string, unknown>;
 }
 interface Job {
-  uses?: string;
-  secrets?: unknown;
   "timeout-minutes"?: unknown;
   steps?: Step[];
 }
 
 /** The action a `uses:` names, without its ref. */
 const actionOf = (uses: string) => uses.split("@")[0];
-
-/** A `uses:` of this repository's own workflow or action, or a container image: nothing to pin. */
-const isLocal = (uses: string) => uses.startsWith("./") || uses.startsWith("docker://");
 
 /** The 1-based line of the first line at or after `from` matching `pattern`, or 0. */
 function lineOf(lines: readonly string[], pattern: RegExp, from = 0): number {
@@ -91,55 +84,21 @@ const USES_LINE = /^\s*(?:-\s+)?uses:\s*(["']?)([^"'\s#]+)\1\s*(?:#\s*(.*?))?\s*
 const PINNED = /^[\w.-]+\/[\w./-]+@[0-9a-f]{40}$/;
 const VERSION_COMMENT = /^v\d+(\.\d+)*$/;
 
-/** Every action of another repository not pinned to a commit with its version in a comment. */
-export function unpinnedUses(file: WorkflowSource): AuditProblem[] {
+/** Every action pinned to a commit without its version in a `# vX` comment (zizmor holds the pins). */
+export function versionComments(file: WorkflowSource): AuditProblem[] {
   const problems: AuditProblem[] = [];
   file.text.split("\n").forEach((line, index) => {
     const match = USES_LINE.exec(line);
-    if (match === null || isLocal(match[2])) return;
+    if (match === null || !PINNED.test(match[2])) return;
     const [, , uses, comment] = match;
-    const where = { audit: "unpinned-uses" as const, file: file.name, line: index + 1 };
-    if (!PINNED.test(uses))
-      problems.push({ ...where, message: `${uses} is not pinned to a full 40-hex commit` });
-    else if (comment === undefined || !VERSION_COMMENT.test(comment))
-      problems.push({ ...where, message: `${uses} has no "# vX" comment naming its version` });
+    if (comment === undefined || !VERSION_COMMENT.test(comment))
+      problems.push({
+        audit: "version-comment",
+        file: file.name,
+        line: index + 1,
+        message: `${uses} has no "# vX" comment naming its version`,
+      });
   });
-  return problems;
-}
-
-/** Every job that passes all its secrets to the workflow it calls. */
-export function secretsInherit(file: WorkflowSource): AuditProblem[] {
-  const { lines, jobs } = jobsOf(file);
-  return jobs
-    .filter(([, job]) => job.secrets === "inherit")
-    .map(([id, job, start]) => ({
-      audit: "secrets-inherit" as const,
-      file: file.name,
-      line: lineOf(lines, /^\s*secrets:\s*inherit\b/, start),
-      message: `job ${id} passes every secret (secrets: inherit) instead of those ${job.uses} declares`,
-    }));
-}
-
-/** Every actions/checkout that leaves the job's token in the checkout's git config. */
-export function persistedCredentials(file: WorkflowSource): AuditProblem[] {
-  const { lines, jobs } = jobsOf(file);
-  const problems: AuditProblem[] = [];
-  for (const [id, job, start] of jobs) {
-    let from = start;
-    for (const step of job.steps ?? []) {
-      if (step.uses === undefined || actionOf(step.uses) !== "actions/checkout") continue;
-      const line = lineOf(lines, /^\s*(?:-\s+)?uses:\s*actions\/checkout@/, from);
-      from = line;
-      const persist = step.with?.["persist-credentials"];
-      if (persist !== false && persist !== "false")
-        problems.push({
-          audit: "artipacked",
-          file: file.name,
-          line,
-          message: `job ${id}: actions/checkout without persist-credentials: false keeps the token in .git/config`,
-        });
-    }
-  }
   return problems;
 }
 
@@ -216,12 +175,7 @@ export function sessionDuration(file: WorkflowSource): AuditProblem[] {
 
 /** Every audit over every file. */
 export function auditWorkflows(files: readonly WorkflowSource[]): AuditProblem[] {
-  return files.flatMap((file) => [
-    ...unpinnedUses(file),
-    ...secretsInherit(file),
-    ...persistedCredentials(file),
-    ...sessionDuration(file),
-  ]);
+  return files.flatMap((file) => [...versionComments(file), ...sessionDuration(file)]);
 }
 
 export function formatAuditProblem(p: AuditProblem): string {

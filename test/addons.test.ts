@@ -118,9 +118,12 @@ describe("add-on versions", () => {
       () => addonVersion({ addonName: "kube-proxy", kubernetesVersion: "1.35", mostRecent: true }),
       /mostRecent: true\) has no fixed answer/,
     );
-    assert.throws(
-      () => addonVersion({ addonName: "kube-proxy", kubernetesVersion: "1.20" }),
-      /no add-on versions for Kubernetes "1.20"/,
+  });
+
+  it("marks the versions of a Kubernetes version newer than its table as not known, rather than refusing", () => {
+    assert.equal(
+      addonVersion({ addonName: "kube-proxy", kubernetesVersion: "1.37" }).version,
+      "<addon-version:kube-proxy:1.37>",
     );
   });
 

@@ -76,6 +76,8 @@ describe("the layout", () => {
     // accepts or refuses.
     assert.deepEqual(importsOf(graph, "offline/world/", (dep) => !dep.startsWith("offline/world/")).sort(), [
       "offline/world/aws-calls.ts -> components/cluster/partitions.ts",
+      // The nearest names of a region the table lacks, spelt as every other suggestion.
+      "offline/world/aws-calls.ts -> stacks/suggest.ts",
       "offline/world/existing.ts -> stacks/collisions.ts",
       "offline/world/index.ts -> stacks/previous-outputs.ts",
       "offline/world/node-groups.ts -> stacks/scaling-output.ts",

@@ -245,7 +245,8 @@ describe("workflows: shape", () => {
     assert.equal(pulumi.with?.refresh, true);
   });
 
-  // Pinning every action to a commit is test/workflow-audits.test.ts's (unpinned-uses).
+  // Pinning every action to a commit is zizmor's unpinned-uses (npm run lint:zizmor); its version
+  // comment is test/workflow-audits.test.ts's.
 });
 
 function secret(name: string): string {
