@@ -43,8 +43,13 @@ const QUOTED_LINES = 40;
 /** The signals that end `npm start` from a terminal or a CI runner: each still removes the checkout. */
 const ENDING_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 
+/** `git ARGS` in `root`, its output as bytes; a RefPlanError where git cannot run at all. */
 function git(root: string, args: string[]) {
-  return spawnSync("git", args, { cwd: root, maxBuffer: 1 << 30 });
+  const result = spawnSync("git", args, { cwd: root, maxBuffer: 1 << 30 });
+  if (result.error !== undefined) {
+    throw new RefPlanError(`--diff-ref needs git: ${result.error.message}`, EXIT.failed);
+  }
+  return result;
 }
 
 /** The commit `ref` names, full and short; a RefPlanError naming it where there is none. */

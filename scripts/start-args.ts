@@ -19,12 +19,13 @@ export const EXIT = {
   blocked: 3,
 } as const;
 
-export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff [FILE] [--head FILE] [--tree]] [--adopt-from FILE] [--config KEY=VALUE]...
+export const USAGE = `Usage: npm start -- [--stack NAME] [--out DIR] [--diff [FILE] [--head FILE] | --diff-ref REF] [--tree] [--verbose] [--adopt-from FILE] [--config KEY=VALUE]...
 
 Plans a stack offline (no cloud account, no Pulumi CLI): evaluates the program for the stack, prints its
 resources by component and its outputs, and writes <out>/<stack>/resources.json, calico.yaml,
-calico-tls.sh and graph.mmd (and diff.txt with --diff). With --diff it prints what changes first: the summary, then each
-changed resource; the resource tree and outputs only with --tree, after the changes.
+calico-tls.sh and graph.mmd (and diff.txt with --diff or --diff-ref). With either it prints what changes
+first: the summary, what it does per component, then each changed resource; the resource tree and
+outputs only with --tree, after them.
 
 Options go after --. Written before it with = (npm start --stack=prod), npm keeps them as its own
 config and passes them on as npm_config_* variables, which are read too; an option given both ways
@@ -34,11 +35,19 @@ Options:
   --stack NAME         stack to plan, from Pulumi.<NAME>.yaml (default: dev)
   --out DIR            directory to write <stack>/ into (default: out)
   --diff [FILE]        print what changes against a resources.json saved by an earlier run; without FILE,
-                       the one the last run wrote, <out>/<stack>/resources.json (the file is never
-                       overwritten: if it is this run's own resources.json, the new plan goes to
-                       resources.new.json beside it)
+                       the one the last local run wrote, <out>/<stack>/resources.json, whatever the code
+                       was then (the file is never overwritten: if it is this run's own resources.json,
+                       the new plan goes to resources.new.json beside it)
   --head FILE          with --diff: compare two saved resources.json files, without planning
-  --tree               with --diff: print the resource tree and outputs too, after the changes
+  --diff-ref REF       print what changes against the stack as a git ref has it (main, origin/main, a
+                       commit, HEAD~1): that commit's program and Pulumi.<stack>.yaml, planned in a
+                       temporary checkout as the pull-request comment plans the base branch (--config
+                       applies to this working copy's plan only); a stack with no file at REF is
+                       compared with an empty plan. Not with --diff
+  --tree               with --diff or --diff-ref: print the resource tree and outputs too, after the
+                       changes
+  --verbose            with --diff or --diff-ref: list every resource, also those with no step and the
+                       probe's, and every changed path (else many in-place paths under one are one line)
   --adopt-from FILE    a Calico manifest applied with kubectl (multi-document YAML): report what the plan
                        takes over, leaves behind (with the kubectl delete to run after) and creates
                        (writes adoption.txt)
@@ -49,11 +58,12 @@ Options:
                        --config 'eks-calico:network={"cidr":"10.0.0.0/16"}'
   -h, --help           print this help
 
-Exit status: ${EXIT.planned} planned (with or without changes); ${EXIT.failed} the program failed (the reason is printed);
-${EXIT.refused} bad arguments (an unreadable --diff file or --adopt-from manifest included), an unknown stack,
-invalid configuration, or an adoption the report refuses; ${EXIT.blocked} the diff has a change \`pulumi up\`
-refuses: a protected resource replaced or deleted (marked BLOCKED), returned after the plan files and
-diff.txt are written. What only \`pulumi up\` can show (whether Calico gets ready, what the probe proves,
+Exit status: ${EXIT.planned} planned (with or without changes); ${EXIT.failed} the program failed, here or at the
+--diff-ref commit (the reason is printed); ${EXIT.refused} bad arguments (an unreadable --diff file or
+--adopt-from manifest, or a --diff-ref that names no commit, included), an unknown stack, invalid
+configuration, or an adoption the report refuses; ${EXIT.blocked} the diff has a change \`pulumi up\` refuses: a
+protected resource replaced or deleted (marked BLOCKED), returned after the plan files and diff.txt are
+written. What only \`pulumi up\` can show (whether Calico gets ready, what the probe proves,
 what the takeover step finds) is not judged here: the plan prints it as "known after up".`;
 
 /** Bad arguments: exit 2 with the message and the usage. */
@@ -72,11 +82,15 @@ export interface StartOptions {
   readonly diff?: string;
   /** Absolute, if given: a saved plan to compare --diff against, instead of planning. */
   readonly head?: string;
+  /** A git ref, if given: the diff's base is the stack as that commit has it (plan-at-ref.ts). */
+  readonly diffRef?: string;
   /** Absolute, if given: a Calico manifest applied with kubectl, for the adoption report. */
   readonly adoptFrom?: string;
   readonly config: Record<string, unknown>;
   /** With --diff: print the resource tree and outputs after the changes. */
   readonly tree: boolean;
+  /** With --diff: list every resource and path (offline/diff-render.ts). */
+  readonly verbose: boolean;
   readonly help: boolean;
 }
 
@@ -98,9 +112,11 @@ const OPTIONS = {
   out: { type: "string" },
   diff: { type: "string" },
   head: { type: "string" },
+  "diff-ref": { type: "string" },
   "adopt-from": { type: "string" },
   config: { type: "string", multiple: true },
   tree: { type: "boolean" },
+  verbose: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -110,6 +126,7 @@ const VALUE_OPTIONS = {
   out: "DIR",
   diff: "FILE",
   head: "FILE",
+  "diff-ref": "REF",
   "adopt-from": "FILE",
   config: "KEY=VALUE",
 } as const;
@@ -119,6 +136,7 @@ type ValueOptions = {
   out?: string;
   diff?: string;
   head?: string;
+  "diff-ref"?: string;
   "adopt-from"?: string;
   config?: string[];
 };
@@ -216,16 +234,32 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const out = resolved(merged.out) ?? path.join(PROJECT_ROOT, "out");
   const diff = resolved(merged.diff) ?? (bareDiff >= 0 ? path.join(out, stack, "resources.json") : undefined);
   const head = resolved(merged.head);
+  const diffRef = merged["diff-ref"];
+  if (diffRef !== undefined && diff !== undefined) {
+    throw new UsageError(
+      "--diff and --diff-ref both name the plan to compare with: give --diff-ref REF (the stack as a git ref has it) or --diff [FILE] (a saved plan, by default the last local run's), not both",
+    );
+  }
+  if (diffRef !== undefined && head !== undefined) {
+    throw new UsageError(
+      "--head compares two saved plans (--diff FILE --head FILE); --diff-ref compares this working copy's plan with a git ref's: give one",
+    );
+  }
+  if (diffRef === "")
+    throw new UsageError("--diff-ref needs a git ref: a branch, tag or commit (main, HEAD~1)");
   const adoptFrom = resolved(merged["adopt-from"]);
   return {
     stack,
     out,
     ...(diff !== undefined ? { diff } : {}),
     ...(head !== undefined ? { head } : {}),
+    ...(diffRef !== undefined ? { diffRef } : {}),
     ...(adoptFrom !== undefined ? { adoptFrom } : {}),
     config: Object.fromEntries((merged.config ?? []).map(parseConfigOverride)),
     // `npm start --tree`, before --, arrives as npm_config_tree=true.
     tree: values.tree ?? (env.npm_lifecycle_event === "start" && env.npm_config_tree === "true"),
+    // Only after --: before it, npm takes --verbose as its own log level.
+    verbose: values.verbose ?? false,
     help: values.help ?? false,
   };
 }

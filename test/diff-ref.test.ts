@@ -21,7 +21,7 @@ describe("npm start -- --diff-ref", function () {
   /** The copy's temporary directory (TMPDIR of its runs): empty once each has removed its checkout. */
   let tmp: string;
   let version: string;
-  let older: string;
+  let other: string;
 
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", ...args], {
@@ -39,6 +39,9 @@ describe("npm start -- --diff-ref", function () {
       },
     );
 
+  /** The checkouts plan-at-ref.ts left in the runs' temporary directory. */
+  const checkouts = () => fs.readdirSync(tmp).filter((name) => name.startsWith("eks-calico-ref-"));
+
   before(() => {
     copy = copyTrackedFiles("eks-calico-diff-ref-");
     tmp = path.join(copy, ".tmp");
@@ -53,20 +56,25 @@ describe("npm start -- --diff-ref", function () {
     version = calico(current).version;
     const releases = releasesOfLine(version);
     const at = releases.indexOf(version);
-    assert.ok(at > 0, `dev's Calico ${version} has an older release on its line to upgrade from`);
-    older = releases[at - 1];
+    // The release before dev's (an upgrade in the working copy), or after it where dev's is its line's first.
+    other = releases[at > 0 ? at - 1 : at + 1];
+    assert.ok(at >= 0 && other !== undefined, `dev's Calico ${version} has another release on its line`);
     git("init", "--quiet");
-    // HEAD~1: dev on the older release. HEAD: dev on a release no line has, which its plan refuses.
-    fs.writeFileSync(stackFile, calico(current, older).text);
+    // HEAD~1: dev on the other release. HEAD: dev on a release no line has, which its plan refuses.
+    fs.writeFileSync(stackFile, calico(current, other).text);
     git("add", "--all");
-    git("commit", "--quiet", "--no-gpg-sign", "--message", `dev on Calico ${older}`);
+    git("commit", "--quiet", "--no-gpg-sign", "--message", `dev on Calico ${other}`);
     fs.writeFileSync(stackFile, calico(current, "v0.0.1").text);
     git("commit", "--quiet", "--no-gpg-sign", "--all", "--message", "dev on no Calico release");
     // The working copy: dev back on its own release, and a program with one more output.
     fs.writeFileSync(stackFile, current);
-    fs.appendFileSync(
-      path.join(copy, "index.ts"),
-      `\nconst program = module.exports;\nmodule.exports = async (...args: unknown[]) => ({ ...(await program(...args)), ${MARKER}: "working copy" });\n`,
+    const index = path.join(copy, "index.ts");
+    const program = fs.readFileSync(index, "utf8");
+    assert.equal(program.match(/^export = /gm)?.length, 1, "index.ts has one `export = `");
+    fs.writeFileSync(
+      index,
+      `${program.replace(/^export = /m, "const program = ")}\n` +
+        `export = async (today?: Date) => ({ ...(await program(today)), ${MARKER}: "working copy" });\n`,
     );
   });
   after(() => fs.rmSync(copy, { recursive: true, force: true }));
@@ -77,7 +85,7 @@ describe("npm start -- --diff-ref", function () {
     assert.equal(run.status, EXIT.planned, run.stderr);
     const short = git("rev-parse", "--short", "HEAD~1");
     const label = `HEAD~1 (${short})`;
-    assert.match(run.stderr, new RegExp(`^Planning stack dev at HEAD~1 \\(${short}\\) `, "m"));
+    assert.match(run.stderr, new RegExp(`^Planning stack dev as HEAD~1 \\(${short}\\) has it, `, "m"));
     const diff = fs.readFileSync(path.join(out, "dev", "diff.txt"), "utf8");
     assert.ok(diff.startsWith(`Changes to stack dev against ${label}: `), diff.split("\n")[0]);
     assert.ok(
@@ -86,18 +94,18 @@ describe("npm start -- --diff-ref", function () {
       ),
       run.stdout.slice(0, 400),
     );
-    // The commit's Calico release, upgraded by the working copy's stack file.
+    // The commit's Calico release, changed by the working copy's stack file.
     const upgraded = diff
       .split("\n")
       .filter((line) => / → /.test(line) && line.includes(`calico/node:${version}`));
     assert.ok(
-      upgraded.some((line) => line.indexOf(`calico/node:${older}`) < line.indexOf(" → ")),
-      `no calico/node ${older} → ${version} line in:\n${diff}`,
+      upgraded.some((line) => line.indexOf(`calico/node:${other}`) < line.indexOf(" → ")),
+      `no calico/node ${other} → ${version} line in:\n${diff}`,
     );
     assert.doesNotMatch(diff, /^No changes\.$/m);
     // The commit's program has no marker output: the base was planned by it, not by the working copy's.
     assert.match(diff, new RegExp(`^ {4}${MARKER}: \\(absent\\) → "working copy"$`, "m"));
-    assert.deepEqual(fs.readdirSync(tmp), [], "the temporary checkout is removed");
+    assert.deepEqual(checkouts(), [], "the temporary checkout is removed");
   });
 
   it("says so and exits 1 where the commit's own plan fails, quoting its reason", () => {
@@ -114,7 +122,7 @@ describe("npm start -- --diff-ref", function () {
     assert.match(run.stderr, /^ {2}.*calico\.version.*v0\.0\.1/m);
     assert.equal(run.stdout, "");
     assert.ok(!fs.existsSync(path.join(copy, "failed")), "nothing written");
-    assert.deepEqual(fs.readdirSync(tmp), [], "the temporary checkout is removed");
+    assert.deepEqual(checkouts(), [], "the temporary checkout is removed");
   });
 
   it("compares a stack the commit has no file for with an empty plan, new at the ref", () => {

@@ -54,11 +54,44 @@ describe("npm start: arguments", () => {
     assert.equal(beforeOption.diff, last("/plans", "dev"));
     assert.equal(beforeOption.tree, true);
     assert.equal(parseStartArgs(["--diff", "/saved.json", "--tree"], {}).diff, "/saved.json");
+    assert.equal(parseStartArgs(["--diff", "--verbose"], {}).verbose, true);
+    assert.equal(parseStartArgs(["--diff"], {}).verbose, false);
   });
 
-  it("names --tree and every exit status in --help, the blocked one distinct from the others", () => {
-    assert.match(USAGE, /^ {2}--tree {15}with --diff: print the resource tree and outputs too/m);
+  it("takes --diff-ref REF, and refuses it with --diff or --head", () => {
+    assert.equal(parseStartArgs(["--diff-ref", "origin/main", "--tree"], {}).diffRef, "origin/main");
+    const npmOption = parseStartArgs([], { npm_lifecycle_event: "start", npm_config_diff_ref: "HEAD~1" });
+    assert.equal(npmOption.diffRef, "HEAD~1");
+    for (const args of [
+      ["--diff", "--diff-ref", "main"],
+      ["--diff-ref", "main", "--diff"],
+      ["--diff", "saved.json", "--diff-ref", "main"],
+    ]) {
+      assert.throws(
+        () => parseStartArgs(args, {}),
+        (error: Error) =>
+          error instanceof UsageError &&
+          error.message.startsWith(
+            "--diff and --diff-ref both name the plan to compare with: give --diff-ref REF",
+          ),
+        args.join(" "),
+      );
+    }
+    assert.throws(
+      () => parseStartArgs(["--diff-ref", "main", "--head", "h.json"], {}),
+      /^UsageError: --head compares/,
+    );
+    assert.throws(() => parseStartArgs(["--diff-ref"], {}), UsageError);
+  });
+
+  it("names --diff-ref, --tree and every exit status in --help, the blocked one distinct from the others", () => {
+    assert.match(
+      USAGE,
+      /^ {2}--tree {15}with --diff or --diff-ref: print the resource tree and outputs too/m,
+    );
     assert.match(USAGE, /^ {2}--diff \[FILE\] {8}/m);
+    assert.match(USAGE, /^ {2}--diff-ref REF {7}print what changes against the stack as a git ref has it/m);
+    assert.match(USAGE, /\[--diff \[FILE\] \[--head FILE\] \| --diff-ref REF\]/);
     const statuses = Object.values(EXIT);
     assert.equal(new Set(statuses).size, statuses.length);
     assert.deepEqual(statuses, [0, 1, 2, 3]);
@@ -97,6 +130,7 @@ describe("npm start: options written before --", () => {
       adoptFrom: "/somewhere/calico.yaml",
       config: { "eks-calico:protect": false, "aws:region": "eu-west-1" },
       tree: true,
+      verbose: false,
       help: false,
     });
   });
@@ -272,7 +306,7 @@ describe("npm start: the command", () => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(
         ([name]) =>
-          !/^(npm_config_(stack|out|diff|head|heading|adopt_from|config)|npm_lifecycle_event|INIT_CWD)$/i.test(
+          !/^(npm_config_(stack|out|diff|diff_ref|head|heading|adopt_from|config)|npm_lifecycle_event|INIT_CWD)$/i.test(
             name,
           ),
       ),
@@ -287,6 +321,37 @@ describe("npm start: the command", () => {
     assert.match(result.stdout, /^Stack prod \(project eks-calico\): /m);
     assert.ok(fs.existsSync(path.join(out, "prod", "resources.json")), "the plan is written under --out");
     assert.ok(!fs.existsSync(path.join(out, "dev")), "dev is not planned");
+  });
+
+  it("says a bare --diff compares with the last local run's plan, naming it and when it was written", async () => {
+    const out = path.join(tmp, "last");
+    const last = path.join(out, "dev", "resources.json");
+    fs.mkdirSync(path.dirname(last), { recursive: true });
+    fs.writeFileSync(last, renderResourcesJson(await evaluated("dev")));
+    const written = new Date(Date.now() - 3 * 60_000);
+    fs.utimesSync(last, written, written);
+    const run = await runStart("--out", out, "--diff");
+    assert.equal(run.code, EXIT.planned, run.err);
+    const when = `${written.toISOString().slice(0, 16).replace("T", " ")} UTC, 3 min ago`;
+    assert.ok(
+      run.out.startsWith(
+        `Compared with the last local run's plan, ${last} (written ${when}), not with a git ref: a change made ` +
+          `before that run does not show. Against main: npm start -- --stack dev --diff-ref main\nChanges to stack dev against ${last}: `,
+      ),
+      run.out.slice(0, 400),
+    );
+    assert.ok(
+      fs.readFileSync(path.join(out, "dev", "diff.txt"), "utf8").startsWith("Changes to stack dev against "),
+    );
+  });
+
+  it("exits 2 for a --diff-ref that names no commit, naming it, before planning", async () => {
+    const ref = "no-such-ref-of-eks-calico";
+    const run = await runStart("--out", path.join(tmp, "no-ref"), "--diff-ref", ref);
+    assert.equal(run.code, EXIT.refused);
+    assert.ok(run.err.startsWith(`error: --diff-ref ${ref}: no commit "${ref}" in ${PROJECT_ROOT}`), run.err);
+    assert.equal(run.out, "");
+    assert.ok(!fs.existsSync(path.join(tmp, "no-ref")), "nothing written");
   });
 
   it("exits 2 for an unknown stack, listing the stacks", () => {
