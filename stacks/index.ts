@@ -57,7 +57,7 @@ import { nodeCapacity } from "./node-capacity";
 import { newerThanTables } from "./table-notices";
 import { zoneCount } from "./schema/network";
 import { isRecord } from "./schema/records";
-import { type NodeGroupSizing, nodeGroupSizing, runningNodes } from "./previous-scaling";
+import { type NodeGroupSizing, keptNodes, nodeGroupSizing, runningNodes } from "./previous-scaling";
 
 export { CONFIG_NAMESPACE, ConfigError, type ConfigProblem } from "./problems";
 export * from "./schema";
@@ -372,10 +372,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     // On a cluster made elsewhere the node count is not known before `up`: Typha starts at the size of
     // the fewest nodes it keeps, which schedules there, and its autoscaler follows the nodes there are.
     initialNodes: elsewhere === undefined ? runningNodes(sizing.sizing) : elsewhere.minNodes,
-    minNodes:
-      elsewhere === undefined
-        ? nodeGroups.reduce((sum, group) => sum + group.minSize, 0)
-        : elsewhere.minNodes,
+    minNodes: elsewhere === undefined ? keptNodes(nodeGroups) : elsewhere.minNodes,
     calicoTimeoutMinutes:
       config.calico.readinessTimeoutMinutes ??
       derivedTimeoutMinutes(estimateRollout(maxRolloutNodes(rolloutGroups), config.calico.maxUnavailable)),

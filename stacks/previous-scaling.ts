@@ -204,6 +204,11 @@ export function runningNodes(sizing: Readonly<Record<string, NodeGroupSizing>>):
   return Object.values(sizing).reduce((sum, s) => sum + s.nodes, 0);
 }
 
+/** The fewest nodes the groups keep: their minSize summed, below which EKS never takes them. */
+export function keptNodes(groups: readonly { readonly minSize: number }[]): number {
+  return groups.reduce((sum, group) => sum + group.minSize, 0);
+}
+
 /** The configured groups as the Cluster creates them: the desired size and whether this update sends it. */
 export function sizedNodeGroups(
   groups: readonly NodeGroupConfig[],

@@ -6,9 +6,8 @@
  * line's objects, its groups) still pass.
  */
 import * as assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { parseDocument } from "yaml";
 import { SUPPORTED_CALICO_MINORS, supportedMinorOf } from "../components/calico/defaults";
@@ -16,6 +15,7 @@ import { CALICO_RELEASES } from "../components/calico/releases";
 import { PROJECT_ROOT, loadStackConfig } from "../offline/engine";
 import { REGIONS } from "../offline/world";
 import { stackValue } from "./helpers";
+import { copyTrackedFiles } from "./repo-copy";
 
 /** The test files that read every stack file: the docs, and what depends on its region or Calico line. */
 const SUITES = [
@@ -78,16 +78,8 @@ describe("a new stack file", function () {
   it("copied from staging under a new name, region and Calico line, with a node group added, passes the tests that read every stack file", () => {
     const { region, version } = newStackSettings();
     for (const suite of SUITES) assert.ok(fs.existsSync(path.join(PROJECT_ROOT, suite)), suite);
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-new-stack-"));
+    const copy = copyTrackedFiles("eks-calico-new-stack-");
     try {
-      const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: PROJECT_ROOT, encoding: "utf8" })
-        .split("\0")
-        .filter((file) => file !== "" && fs.existsSync(path.join(PROJECT_ROOT, file)));
-      for (const file of tracked) {
-        fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
-        fs.copyFileSync(path.join(PROJECT_ROOT, file), path.join(copy, file));
-      }
-      fs.symlinkSync(path.join(PROJECT_ROOT, "node_modules"), path.join(copy, "node_modules"));
       const file = parseDocument(fs.readFileSync(path.join(copy, `Pulumi.${SOURCE}.yaml`), "utf8"));
       file.setIn(["config", "aws:region"], region);
       file.setIn(["config", "eks-calico:calico", "version"], version);
