@@ -4,7 +4,12 @@
  */
 import * as fs from "node:fs";
 import YAML from "yaml";
-import { type Credentials, isKubeRequestError, kubeRequest } from "../components/kubernetes/client";
+import {
+  type Credentials,
+  credentialsOf,
+  isKubeRequestError,
+  kubeRequest,
+} from "../components/kubernetes/client";
 
 export interface ApiAccess {
   readonly server: string;
@@ -33,12 +38,15 @@ export class Api {
   readonly credentials: Credentials;
 
   constructor(access: ApiAccess) {
-    this.credentials = {
-      server: access.server,
-      ca: fs.readFileSync(access.caFile),
-      insecure: false,
-      token: access.token,
-    };
+    const local = (entry: object) => [{ name: "local", ...entry }];
+    this.credentials = credentialsOf(
+      YAML.stringify({
+        clusters: local({ cluster: { server: access.server, "certificate-authority": access.caFile } }),
+        users: local({ user: { token: access.token } }),
+        contexts: local({ context: { cluster: "local", user: "local" } }),
+        "current-context": "local",
+      }),
+    );
   }
 
   request<T = unknown>(

@@ -194,7 +194,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   const validated = validateConfig(raw);
   const secrets = secretKeys(Object.keys(raw));
   // A kubeconfig stack's file and context, checked with the keys: every problem at once.
-  const kubeconfig = readKubeconfigCluster(raw, projectDirectory(), secrets.has("cluster"));
+  const kubeconfig = await readKubeconfigCluster(raw, projectDirectory(), secrets.has("cluster"));
   // A value set with --secret is never echoed: its problems say which key and rule, not the value.
   const problems: ConfigProblem[] = [...(validated.ok ? [] : validated.problems), ...kubeconfig.problems].map(
     (p) => (secrets.has(p.path.split(/[.[]/)[0]) ? maskedProblem(p) : p),
@@ -279,7 +279,8 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     elsewhere !== undefined
       ? { layout: undefined, notices: [] }
       : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
-  if ("notices" in network) network.notices.forEach((notice) => void pulumi.log.warn(notice));
+  const notices = [...("notices" in network ? network.notices : []), ...kubeconfig.notices];
+  notices.forEach((notice) => void pulumi.log.warn(notice));
   // The VPCs and Elastic IPs the Region's stack files use together, against AWS's default quotas.
   if (elsewhere === undefined) {
     const own = quotaUse(stack, config.network, config.cluster);

@@ -266,7 +266,7 @@ describe("when the program reads Calico's status", () => {
     const broken = { ...access(), kubeconfig: pulumi.output(api.kubeconfig()), context: "missing" };
     await assert.rejects(
       valueOf(liveCalicoStatus(broken, pulumi.output({}), MANIFEST)),
-      /could not take credentials from the kubeconfig: kubeconfig: no context "missing"/,
+      /could not take credentials from the kubeconfig: has no context "missing"/,
     );
   });
 });

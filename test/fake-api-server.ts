@@ -3,7 +3,7 @@ import type * as http from "node:http";
 import * as https from "node:https";
 import type { AddressInfo } from "node:net";
 import YAML from "yaml";
-import type { Credentials } from "../components/kubernetes/client";
+import { type Credentials, credentialsOf } from "../components/kubernetes/client";
 import { clientPki } from "./kubeconfig-pki";
 
 /** What the fake API server answers for a path: a status and a JSON body. */
@@ -49,7 +49,7 @@ export class FakeApiServer {
 
   /** Credentials for it: a token, and no CA check (its certificate names no IP address). */
   get credentials(): Credentials {
-    return { server: this.url, insecure: true, token: "t" };
+    return credentialsOf(this.kubeconfig());
   }
 
   /** A kubeconfig for it, with one context "fake". */

@@ -138,10 +138,13 @@ export function devNodeGroupsWithDesired(desiredSize: number): unknown[] {
   );
 }
 
-/** A kubeconfig whose server is not there: a dynamic provider run against it fails reaching it. */
+/**
+ * A kubeconfig whose server is not there: a dynamic provider run against it fails reaching it. Port 2, as
+ * fetch refuses the "bad ports" of the Fetch standard (port 9 among them) before connecting.
+ */
 export const UNREACHABLE_KUBECONFIG = [
   "apiVersion: v1",
-  "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9', insecure-skip-tls-verify: true}}]",
+  "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:2', insecure-skip-tls-verify: true}}]",
   "users: [{name: u, user: {token: t}}]",
   "contexts: [{name: a, context: {cluster: c, user: u}}]",
   "current-context: a",

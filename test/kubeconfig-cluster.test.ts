@@ -229,23 +229,27 @@ describe("kubeconfig stack", () => {
       [{ path: missing }, /^cluster\.kubeconfig\.path: names no file: .*absent\.yaml does not exist$/],
       [
         { path: file("bad.yaml", "clusters: [unclosed\n") },
-        /^cluster\.kubeconfig\.path: names .*bad\.yaml, which does not parse as YAML \(/,
+        /^cluster\.kubeconfig\.path: names .*bad\.yaml, which is no kubeconfig: /,
       ],
       [
         { path: file("list.yaml", "- not\n- a kubeconfig\n") },
-        /^cluster\.kubeconfig\.path: names .*list\.yaml, which is not a kubeconfig: its top level is not a map of keys \(client-go: couldn't get version\/kind; json parse error: json: cannot unmarshal array into Go value of type struct\)$/,
+        /^cluster\.kubeconfig\.context: is required: .*list\.yaml has no current-context; its contexts: none$/,
       ],
       [
         { path: file("ok.yaml", kubeconfigText([KOPS, LOCAL])), context: "nope" },
-        /^cluster\.kubeconfig\.context: names no context of the file \(its contexts: kops, local\) \(client-go: context was not found for specified context: nope\)$/,
+        /^cluster\.kubeconfig\.context: names no context of .*ok\.yaml; its contexts: kops, local$/,
       ],
       [
         { path: file("no-current.yaml", kubeconfigText([KOPS], null)) },
-        /^cluster\.kubeconfig\.context: is required: the file sets no current-context \(its contexts: kops\) \(client-go: no context chosen\)$/,
+        /^cluster\.kubeconfig\.context: is required: .*no-current\.yaml has no current-context; its contexts: kops$/,
       ],
       [
         { path: file("stale.yaml", kubeconfigText([KOPS], "gone")) },
-        /^cluster\.kubeconfig\.path → current-context: names no context of the file \(its contexts: kops\) \(client-go: context was not found for specified context: gone\)$/,
+        /^cluster\.kubeconfig\.path: names .*stale\.yaml, which has no context "gone"; its contexts: kops$/,
+      ],
+      [
+        { path: file("stale-beside.yaml", kubeconfigText([KOPS], "gone")), context: "kops" },
+        /^cluster\.kubeconfig\.path: names .*stale-beside\.yaml, whose current-context "gone" is none of its contexts: the Kubernetes provider refuses it even with cluster\.kubeconfig\.context set$/,
       ],
       [{ path: undefined }, /^cluster\.kubeconfig\.path: is required$/],
     ];
@@ -373,11 +377,11 @@ describe("kubeconfig stack", () => {
         .replace("command: ./bin/plugin", `command: ${JSON.stringify(path.join(sub, "bin", "plugin"))}`),
     );
     assert.equal(withAbsoluteFileReferences(given, "/elsewhere"), given, "absolute references stay");
-    // A file client-go cannot read beside the kubeconfig is refused with client-go's own words.
+    // A token file that cannot be read is refused, as client-go refuses it.
     fs.rmSync(path.join(sub, "token"));
     const refused = await refusal(stackWith({ path: kubeconfig }));
     assert.deepEqual(refused.problems, [
-      `cluster.kubeconfig.path → users[0].user.tokenFile: names a file that cannot be read (client-go: open ${path.join(sub, "token")}: no such file or directory)`,
+      `cluster.kubeconfig.path: names ${kubeconfig}, which has user "u" whose tokenFile cannot be read: ENOENT: no such file or directory, open '${path.join(sub, "token")}'`,
     ]);
     assert.deepEqual(refused.types, ["pulumi:pulumi:Stack"], "refused before any resource");
   });

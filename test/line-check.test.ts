@@ -204,7 +204,7 @@ describe("the line check step", function () {
   });
 
   it("a cluster it cannot reach fails the preview's diff, naming the kind and the answer", async () => {
-    const unreachable = { ...inputs("v3.32.1"), kubeconfig: api.kubeconfig("https://127.0.0.1:1") };
+    const unreachable = { ...inputs("v3.32.1"), kubeconfig: api.kubeconfig("https://127.0.0.1:2") };
     await assert.rejects(
       lineCheckProvider.diff!("line-check", inputs("v3.31.7"), unreachable),
       /could not list AdminNetworkPolicy \(adminnetworkpolicies\.policy\.networking\.k8s\.io\): .*ECONNREFUSED/,

@@ -1,103 +1,83 @@
 /**
- * A small Kubernetes API client for the takeover, the other steps and the read of Calico's status
- * (components/calico/live-status.ts), built from the same kubeconfig the stack's Kubernetes provider uses.
- * It runs inside `pulumi up` (a dynamic provider, or the program), so it reads the credentials the way
- * kubectl does: a bearer token, a client certificate, or an exec credential plugin such as
- * `aws eks get-token` (client.authentication.k8s.io ExecCredential; Kubernetes docs "client-go credential
- * plugins"), with the cluster's CA.
+ * The Kubernetes API as the program's own steps call it (the takeover, the line check, the Felix cleanup,
+ * the Typha retirement, the readiness read): @kubernetes/client-node reads the kubeconfig (a token, a
+ * token file, a client certificate, an exec credential plugin such as `aws eks get-token`, the CA) and
+ * sends each request through its own HTTP library, as its generated APIs do.
+ *
+ * The module is required where it is used, never imported at the top: Pulumi serializes a dynamic
+ * provider's code, and it emits `require(...)` for a module only when the code requires it; a namespace
+ * import of this ES module is captured by value and cannot be serialized (checked with @pulumi/pulumi
+ * 3.248 `runtime.serializeFunction`). The offline plan then never loads it.
  */
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as https from "node:https";
+import type * as ClientNode from "@kubernetes/client-node";
 import YAML from "yaml";
 
-interface Named<T> {
-  name: string;
-  [key: string]: unknown;
-  cluster?: T;
-  user?: T;
-  context?: T;
-}
-
-interface KubeconfigFile {
-  "current-context"?: string;
-  clusters?: Named<{
-    server?: string;
-    "certificate-authority-data"?: string;
-    "certificate-authority"?: string;
-    "insecure-skip-tls-verify"?: boolean;
-  }>[];
-  users?: Named<{
-    token?: string;
-    tokenFile?: string;
-    "client-certificate-data"?: string;
-    "client-key-data"?: string;
-    "client-certificate"?: string;
-    "client-key"?: string;
-    exec?: { command: string; args?: string[]; env?: { name: string; value: string }[]; apiVersion?: string };
-  }>[];
-  contexts?: Named<{ cluster: string; user: string }>[];
-}
-
+/** The API server and the kubeconfig that reaches it, its context current. */
 export interface Credentials {
-  server: string;
-  ca?: Buffer;
-  insecure: boolean;
-  token?: string;
-  cert?: Buffer;
-  key?: Buffer;
+  /** The cluster's server URL, as client-node keeps it (a trailing slash cut). */
+  readonly server: string;
+  readonly config: ClientNode.KubeConfig;
+  /** The context in use, and the name of its cluster. */
+  readonly context: string;
+  readonly cluster: string;
 }
 
-/** A kubeconfig's `<name>-data` (base64) or `<name>` (a file path), as kubectl reads them. */
-function material(data: string | undefined, file: string | undefined): Buffer | undefined {
-  if (data) return Buffer.from(data, "base64");
-  return file ? fs.readFileSync(file) : undefined;
+export function clientNode(): typeof ClientNode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see the file's opening comment
+  return require("@kubernetes/client-node") as typeof ClientNode;
 }
 
-/** The server and credentials of `context` (or the current context) in a kubeconfig's text. */
+/**
+ * The server and credentials of `context` (or the current context) in a kubeconfig's text. Entries
+ * client-node cannot read are left out, as client-go ignores what the context does not use.
+ */
 export function credentialsOf(kubeconfig: string, context?: string): Credentials {
-  const file = YAML.parse(kubeconfig) as KubeconfigFile;
-  const contextName = context ?? file["current-context"];
-  const ctx = file.contexts?.find((c) => c.name === contextName)?.context;
-  if (!ctx) throw new Error(`kubeconfig: no context "${String(contextName)}"`);
-  const cluster = file.clusters?.find((c) => c.name === ctx.cluster)?.cluster;
-  const user = file.users?.find((u) => u.name === ctx.user)?.user ?? {};
-  if (!cluster?.server) throw new Error(`kubeconfig: context "${contextName}" names no cluster server`);
-  const credentials: Credentials = {
-    server: cluster.server,
-    ca: material(cluster["certificate-authority-data"], cluster["certificate-authority"]),
-    insecure: cluster["insecure-skip-tls-verify"] === true,
-    token: user.token ?? (user.tokenFile ? fs.readFileSync(user.tokenFile, "utf8").trim() : undefined),
-    cert: material(user["client-certificate-data"], user["client-certificate"]),
-    key: material(user["client-key-data"], user["client-key"]),
-  };
-  if (user.exec) {
-    const exec = user.exec;
-    const apiVersion = exec.apiVersion ?? "client.authentication.k8s.io/v1beta1";
-    const run = spawnSync(exec.command, exec.args ?? [], {
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        ...Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value])),
-        KUBERNETES_EXEC_INFO: JSON.stringify({
-          apiVersion,
-          kind: "ExecCredential",
-          spec: { interactive: false },
-        }),
-      },
-      timeout: 60_000,
+  const config = new (clientNode().KubeConfig)();
+  try {
+    config.loadFromString(kubeconfig, { onInvalidEntry: "filter" });
+  } catch (error) {
+    throw new Error(`is no kubeconfig: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
     });
-    if (run.status !== 0) {
-      throw new Error(
-        `kubeconfig exec credential "${exec.command}" failed: ${run.stderr || String(run.error)}`,
-      );
-    }
-    const status = (JSON.parse(run.stdout) as { status?: Record<string, string> }).status ?? {};
-    credentials.token = status.token ?? credentials.token;
-    if (status.clientCertificateData) credentials.cert = Buffer.from(status.clientCertificateData);
-    if (status.clientKeyData) credentials.key = Buffer.from(status.clientKeyData);
   }
-  return credentials;
+  const name = context ?? config.getCurrentContext();
+  const entry = name ? config.getContextObject(name) : null;
+  if (entry === null) {
+    const known = config.getContexts().map((c) => c.name);
+    const which = name ? `has no context "${name}"` : "has no current-context";
+    throw new Error(`${which}; its contexts: ${known.length > 0 ? known.join(", ") : "none"}`);
+  }
+  config.setCurrentContext(entry.name);
+  const server = config.getCluster(entry.cluster)?.server;
+  if (!server) {
+    throw new Error(
+      `has context "${entry.name}" naming cluster "${entry.cluster}", which it lacks or gives no server`,
+    );
+  }
+  readTokenFile(config, kubeconfig);
+  return { server, config, context: entry.name, cluster: entry.cluster };
+}
+
+/**
+ * The context's user's `tokenFile` (kubeconfig.v1 AuthInfo), read as client-go reads it: client-node
+ * 2.0.1 looks for `token-file` instead (config_types.js findToken) and sends no token.
+ */
+function readTokenFile(config: ClientNode.KubeConfig, kubeconfig: string): void {
+  // client-node's User is read-only in its types; the KubeConfig keeps and sends this object.
+  const user: { readonly name: string; token?: string } | null = config.getCurrentUser();
+  if (user === null || user.token) return;
+  const users = (YAML.parse(kubeconfig) as { users?: { name?: unknown; user?: { tokenFile?: unknown } }[] })
+    .users;
+  const file = users?.find((u) => u.name === user.name)?.user?.tokenFile;
+  if (typeof file !== "string" || file === "") return;
+  try {
+    user.token = fs.readFileSync(file, "utf8").trim();
+  } catch (error) {
+    throw new Error(`has user "${user.name}" whose tokenFile cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 /** A non-2xx answer: an Error with the answer's status and body. */
@@ -139,6 +119,9 @@ export function requestUrl(server: string, path: string): URL {
   return new URL(`${server.replace(/\/+$/, "")}${path}`);
 }
 
+/** How long one request may take. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 /**
  * One request to the API server (JSON body; JSON or text answer); a non-2xx answer is a KubeRequestError.
  * A GET is sent again while the server answers 429 (getRetried); other methods are sent once.
@@ -155,53 +138,47 @@ export function kubeRequest<T>(
     : sendOnce<T>(credentials, method, path, body, contentType);
 }
 
-/** The request itself, sent once. */
-function sendOnce<T>(
+/** The request itself, sent once, authenticated and sent as client-node's generated APIs send theirs. */
+async function sendOnce<T>(
   credentials: Credentials,
   method: string,
   path: string,
   body?: unknown,
   contentType = "application/json",
 ): Promise<T> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise<T>((resolve, reject) => {
-    const req = https.request(
-      requestUrl(credentials.server, path),
-      {
-        method,
-        ca: credentials.ca,
-        cert: credentials.cert,
-        key: credentials.key,
-        rejectUnauthorized: !credentials.insecure,
-        headers: {
-          accept: "application/json",
-          ...(credentials.token ? { authorization: `Bearer ${credentials.token}` } : {}),
-          ...(payload === undefined ? {} : { "content-type": contentType }),
-        },
-        timeout: 30_000,
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => {
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300)
-            return reject(kubeRequestError(status, text, `${method} ${path}`));
-          const json = (res.headers["content-type"] ?? "").includes("json");
-          try {
-            resolve((json ? JSON.parse(text) : text) as T);
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error(String(error)));
-          }
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`${method} ${path}: timed out`)));
-    req.on("error", reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
+  const { RequestContext, IsomorphicFetchHttpLibrary } = clientNode();
+  const what = `${method} ${path}`;
+  const request = new RequestContext(
+    requestUrl(credentials.server, path).toString(),
+    method as ClientNode.HttpMethod,
+  );
+  request.setHeaderParam("Accept", "application/json");
+  if (body !== undefined) {
+    request.setHeaderParam("Content-Type", contentType);
+    request.setBody(JSON.stringify(body));
+  }
+  request.setSignal(AbortSignal.timeout(REQUEST_TIMEOUT_MS));
+  let response: ClientNode.ResponseContext;
+  let text: string;
+  try {
+    await credentials.config.applySecurityAuthentication(request);
+    response = await new IsomorphicFetchHttpLibrary().send(request).toPromise();
+    text = await response.body.text();
+  } catch (error) {
+    throw new Error(`${what}: ${causes(error)}`, { cause: error });
+  }
+  const status = response.httpStatusCode;
+  if (status < 200 || status >= 300) throw kubeRequestError(status, text, what);
+  return ((response.headers["content-type"] ?? "").includes("json") ? JSON.parse(text) : text) as T;
+}
+
+/** An error's message with its causes' (fetch reports "fetch failed", the reason in its cause). */
+function causes(error: unknown): string {
+  const messages: string[] = [];
+  for (let e: unknown = error; e instanceof Error && messages.length < 4; e = e.cause) {
+    messages.push(e.name === "TimeoutError" ? `timed out after ${REQUEST_TIMEOUT_MS / 1000} s` : e.message);
+  }
+  return messages.length > 0 ? messages.join(": ") : String(error);
 }
 
 /** How many times a GET the API server answers 429 is sent in all. */

@@ -14,7 +14,7 @@ export const kubeconfigClusterSchema = z
       .min(1, { error: "must not be empty (the kubeconfig file's path)" })
       .meta(
         described(
-          "With `cluster.kubeconfig`: a kubeconfig file (`~` is the home directory; a relative path is relative to the project directory). Everything client-go refuses in it for the context in use is refused, at `cluster.kubeconfig.path → <path in the file>` ([What client-go refuses](kubeconfig-clusters.md#what-client-go-refuses)).",
+          "With `cluster.kubeconfig`: a kubeconfig file (`~` is the home directory; a relative path is relative to the project directory). It is read before any resource, and on `pulumi preview` and `up` its context must reach its cluster ([What is checked before any resource](kubeconfig-clusters.md#what-is-checked-before-any-resource)).",
           "Its contents are the Kubernetes provider's kubeconfig (secret), read again at every run.",
           "The stack installs only Calico on the cluster it reaches, with no AWS call (see [A cluster reached through a kubeconfig](kubeconfig-clusters.md)); `cluster.existing`, `network`, `nodeGroups`, `tags`, `protect` and every other `cluster` key are refused.",
         ),

@@ -122,7 +122,7 @@ describe("The calico output's readiness, read at the end of every up, by the rea
         typhaReadyReplicas: 0,
       });
       // Nothing listens on port 1: the read cannot reach the cluster.
-      c.engine.configure({ "eks-calico-test:server": "https://127.0.0.1:1" });
+      c.engine.configure({ "eks-calico-test:server": "https://127.0.0.1:2" });
       const failed = await c.engine.run("up");
       assert.equal(failed.ok, false, "pulumi up fails");
       assert.match(
