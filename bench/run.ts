@@ -1,8 +1,9 @@
 /**
- * `npm run bench [-- --skip-test] [--runs N]`: how fast the offline plan starts compared with a
- * type-checked start (Pulumi's default for TypeScript), how long `npm test` takes, and how the plan
- * scales with node-group size. Prints each benchmark as it starts and ends (with a heartbeat while one
- * is silent, scripts/progress.ts), then a table; writes out/bench.json, and exits 1 if a target fails.
+ * `npm run bench [-- --skip-test] [--runs N]`: how many lines users run (bench/reachable.ts), how fast
+ * the offline plan starts compared with a type-checked start (Pulumi's default for TypeScript), how long
+ * `npm test` takes, and how the plan scales with node-group size. Prints each benchmark as it starts and
+ * ends (with a heartbeat while one is silent, scripts/progress.ts), then a table; writes out/bench.json,
+ * and exits 1 if a target fails.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -26,6 +27,7 @@ import { operatorTyphaReplicas } from "../components/calico/operator/status";
 import type { Installer } from "../components/calico/operator/settings";
 import { measureRealCluster } from "./cluster";
 import { devNodeGroupsAt } from "./node-groups";
+import { MAX_REACHABLE_LINES, measureReachable } from "./reachable";
 import { duration, runCommand, stdoutProgress, timedStep } from "../scripts/progress";
 import { runMain } from "../scripts/entry";
 
@@ -192,6 +194,9 @@ async function main(argv: string[]): Promise<number> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "eks-calico-bench-"));
 
   try {
+    const reachable = await timedStep("files reachable from index.ts (madge)", progress, () =>
+      measureReachable(),
+    );
     const offline = await timedStep(`cold npm start, transpile-only (median of ${runs})`, progress, (log) =>
       timeRuns(
         runs,
@@ -253,7 +258,13 @@ async function main(argv: string[]): Promise<number> {
     const operatorCounts = new Set(
       operatorScale.map((p) => p.resources - RESOURCES_PER_NODE_GROUP * p.nodeGroups),
     );
+    const maxLines = MAX_REACHABLE_LINES.toLocaleString("en-US");
     const targets = [
+      {
+        name: `the files reachable from index.ts add up to <= ${maxLines} lines (madge)`,
+        pass: reachable.lines <= MAX_REACHABLE_LINES,
+        detail: `${reachable.lines} lines in ${reachable.files} files`,
+      },
       {
         name: `offline plan starts >= ${MIN_SPEEDUP}x faster than a type-checked start`,
         pass: speedup >= MIN_SPEEDUP,
@@ -301,6 +312,10 @@ async function main(argv: string[]): Promise<number> {
     ];
 
     const rows: [string, string][] = [
+      [
+        "reachable from index.ts (madge)",
+        `${reachable.lines} lines in ${reachable.files} files (target <= ${maxLines})`,
+      ],
       [`npm start, transpile-only (median of ${runs})`, seconds(offline.medianMs)],
       [`npm start, type-checked (median of ${runs})`, seconds(typeChecked.medianMs)],
       ["speed-up", `${speedup.toFixed(2)}x`],
@@ -349,6 +364,7 @@ async function main(argv: string[]): Promise<number> {
     const report = {
       machine: { node: process.version, cpus: os.cpus().length, platform: process.platform },
       runs,
+      reachable,
       npmStart: { transpileOnly: offline, typeChecked, speedup },
       npmTestMs,
       scale,

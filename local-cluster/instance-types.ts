@@ -3,36 +3,19 @@
  * EKS AMI keeps back from them, so a simulated node offers the CPU, memory and pods a real one does.
  *
  * Sizes: EC2 "Instance type specifications" (docs.aws.amazon.com/ec2/latest/instancetypes): within the
- * general-purpose (m), compute (c) and memory (r) families of the 5th to 8th generations, a size has a
- * fixed vCPU count and memory is 4, 2 or 8 GiB per vCPU; the burstable t3/t3a/t4g sizes are listed
- * one by one. A type outside these rules is refused rather than guessed.
+ * general-purpose (m), compute (c) and memory (r) families of the 5th to 8th generations, a size has the
+ * vCPUs its name states (components/cluster/instance-sizes.ts) and memory is 4, 2 or 8 GiB per vCPU; the
+ * burstable t3/t3a/t4g have 4 GiB per vCPU from large up, and 2 vCPUs below. A type outside these rules
+ * is refused rather than guessed.
  */
+import { vcpusByName } from "../components/cluster/instance-sizes";
 import { nodeAddressDemand } from "../components/network/pod-addresses";
 
-/** vCPUs of a size in the m, c and r families. */
-const VCPUS: Readonly<Record<string, number>> = {
-  large: 2,
-  xlarge: 4,
-  "2xlarge": 8,
-  "4xlarge": 16,
-  "8xlarge": 32,
-  "12xlarge": 48,
-  "16xlarge": 64,
-  "24xlarge": 96,
-};
-
 /** GiB of memory per vCPU by family letter. */
-const GIB_PER_VCPU: Readonly<Record<string, number>> = { m: 4, c: 2, r: 8 };
+const GIB_PER_VCPU: Readonly<Record<string, number>> = { m: 4, c: 2, r: 8, t: 4 };
 
-/** Burstable sizes: [vCPUs, GiB]. */
-const BURSTABLE: Readonly<Record<string, readonly [number, number]>> = {
-  micro: [2, 1],
-  small: [2, 2],
-  medium: [2, 4],
-  large: [2, 8],
-  xlarge: [4, 16],
-  "2xlarge": [8, 32],
-};
+/** Burstable sizes below large: GiB, with 2 vCPUs. */
+const SMALL_BURSTABLE: Readonly<Record<string, number>> = { micro: 1, small: 2, medium: 4 };
 
 export interface InstanceShape {
   readonly vcpus: number;
@@ -44,12 +27,11 @@ export function instanceShape(instanceType: string): InstanceShape | undefined {
   const match = /^([mcrt])([0-9])([a-z-]*)\.([0-9]*x?[a-z]+)$/.exec(instanceType);
   if (match === null) return undefined;
   const [, family, generation, , size] = match;
-  if (family === "t") {
-    if (!["3", "4"].includes(generation)) return undefined;
-    const burstable = BURSTABLE[size];
-    return burstable && { vcpus: burstable[0], memoryMiB: burstable[1] * 1024 };
-  }
-  const vcpus = Number(generation) >= 5 && Number(generation) <= 8 ? VCPUS[size] : undefined;
+  const burstable = family === "t";
+  if (!(burstable ? ["3", "4"] : ["5", "6", "7", "8"]).includes(generation)) return undefined;
+  const small = burstable ? SMALL_BURSTABLE[size] : undefined;
+  if (small !== undefined) return { vcpus: 2, memoryMiB: small * 1024 };
+  const vcpus = vcpusByName(size);
   return vcpus === undefined ? undefined : { vcpus, memoryMiB: vcpus * GIB_PER_VCPU[family] * 1024 };
 }
 

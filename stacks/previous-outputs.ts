@@ -8,7 +8,7 @@
  * both call readStackReference), not with a StackReference resource. A StackReference is a read
  * resource in the state, and `pulumi refresh` diffs a read resource's outputs (step.go,
  * RefreshStep.ResultOp: "The resource is external ... only looking at outputs"): the reference holds the
- * outputs from before the update, so every refresh after every `up` reported it changed, and drift
+ * outputs from before the update, so every refresh after every `up` would report it changed, and drift
  * detection (`pulumi refresh --preview-only --expect-no-changes`) could never pass. A function call
  * leaves nothing in the state (docs/layout.md).
  */

@@ -1,8 +1,8 @@
 /**
  * The VPC CNI settings an existing-cluster stack's last update set in the vpc-cni add-on and verified on
  * aws-node: its `vpcCni` output's `settings` (components/existing-cluster/index.ts), read with the other
- * previous outputs (stacks/previous-outputs.ts, `vpcCni`). Absent for a new stack, a self-managed VPC CNI, or an
- * update made before the output had them.
+ * previous outputs (stacks/previous-outputs.ts, `vpcCni`). Absent for a new stack, a self-managed VPC CNI,
+ * or a last output without them.
  */
 import { isRecord } from "./schema/records";
 

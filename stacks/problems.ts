@@ -1,3 +1,11 @@
+/**
+ * How a stack's configuration is refused: the ConfigProblem (key path, value, rule, hint), the hint of
+ * each key, zod's issues in a stack file's words, secret values masked, and the message `pulumi up`
+ * prints with every problem at once. A new rule goes where its key is checked: stacks/schema/ (one file
+ * per top-level key), or a cross-check in stacks/ that returns ConfigProblems for stacks/index.ts to
+ * collect; a key's general hint goes in HINTS here. Warnings that refuse nothing are notices
+ * (stacks/table-notices.ts).
+ */
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { closestNames, didYouMean } from "./suggest";

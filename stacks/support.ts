@@ -8,7 +8,7 @@
  *   (https://docs.aws.amazon.com/eks/latest/userguide/view-upgrade-policy.html); EXTENDED keeps the
  *   version and bills extended support.
  * - A new cluster on a version already in extended support: "you can not select standard support"
- *   (create-cluster.html, as issue 44 quotes it).
+ *   (create-cluster.html).
  * - Extended support cannot be disabled once a cluster has entered it; only a cluster on standard support
  *   can disable it (disable-extended-support.html, its "Important" box, read in the German and Indonesian
  *   editions of the page).

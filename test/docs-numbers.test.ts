@@ -43,6 +43,7 @@ import { EKS_QUOTAS } from "../stacks/schema/node-groups";
 import { evaluated, input, one } from "./helpers";
 import { docPages, readPage, readProse, says, tableRows } from "./docs-pages";
 import { TYPHA_FELIX } from "../components/calico/typha-felix";
+import { MAX_REACHABLE_LINES } from "../bench/reachable";
 
 /** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
 const page = (name: string) => readProse(`docs/${name}`);
@@ -235,6 +236,7 @@ describe("docs: the numbers the code knows", () => {
     says(text, `\`maxSize\` ${listed(sizes)}:`, "testing.md");
     says(page("operating-calico.md"), `Typha's replicas at ${listed(sizes)} nodes`, "operating-calico.md");
     says(text, `at least ${String(constantIn("bench/run.ts", "MIN_SPEEDUP"))}× faster`, "testing.md");
+    says(text, `add up to at most ${MAX_REACHABLE_LINES.toLocaleString("en-US")} lines`, "testing.md");
     const perGroup = EKS_QUOTAS.nodesPerNodeGroup.limit;
     const largest = Math.max(...sizes);
     says(

@@ -1,4 +1,7 @@
-/** The part of madge's API (its README, "API" and "Configuration") test/layout.test.ts uses; madge has no types. */
+/**
+ * The part of madge's API (its README, "API" and "Configuration") test/layout.test.ts and bench/reachable.ts
+ * use; madge has no types.
+ */
 declare module "madge" {
   interface MadgeConfig {
     /** The folder the paths in the results are relative to. */

@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { parseDocument } from "yaml";
 import { SUPPORTED_CALICO_MINORS, supportedMinorOf } from "../components/calico/defaults";
 import { CALICO_RELEASES } from "../components/calico/releases";
+import { partitionOfRegion } from "../components/cluster/partitions";
 import { PROJECT_ROOT, loadStackConfig } from "../offline/engine";
 import { REGIONS } from "../offline/world";
 import { stackValue } from "./helpers";
@@ -61,7 +62,7 @@ function newStackSettings(): { region: string; version: string } {
     .find(
       (name) =>
         name !== own &&
-        REGIONS[name].partition === REGIONS[own].partition &&
+        partitionOfRegion(name) === partitionOfRegion(own) &&
         !REGIONS[name].optIn &&
         REGIONS[name].zones.length >= azs,
     );

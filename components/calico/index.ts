@@ -1,3 +1,12 @@
+/**
+ * The manifest install of Calico (CalicoPolicyOnly, `calico.installer: manifest`): it turns the rendered
+ * objects into typed resources, orders them (the checks and the takeover, then the namespace, CRDs, RBAC
+ * and TLS material, then Typha and calico-node in the order a release change needs, then the autoscaler,
+ * and the Felix cleanup on removal), and builds the `calico` output. Wiring only: an object's content
+ * changes in its render function (daemonset.ts, typha.ts, rbac.ts, crds.ts, autoscaler.ts; objects.ts
+ * lists them in apply order), a default in defaults.ts, a config key in stacks/schema/calico.ts. The
+ * operator install is operator/, the enforcement probe probe/.
+ */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { autoscalerObjectList } from "./autoscaler";
@@ -22,8 +31,8 @@ import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { CA_KEY, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject } from "./types";
 import { createCrds, takeoverOf } from "./crd-resources";
-import { type CalicoProbeArgs, type ProbeReport, fingerprint, probeOutputs } from "./probe";
-import { type CalicoInstall, calicoOutputs } from "./outputs";
+import { type CalicoProbeArgs, fingerprint, probeOutputs } from "./probe";
+import type { CalicoOutputs } from "./outputs";
 import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
@@ -124,32 +133,9 @@ type Options = pulumi.CustomResourceOptions;
  * Typha in front of the API server, and the CRDs and RBAC they need. Create it after the node groups
  * (pass them in `dependsOn`): with no nodes the DaemonSet is trivially "ready".
  */
-export class CalicoPolicyOnly extends pulumi.ComponentResource implements CalicoInstall {
-  /** How Calico was installed: "manifest". */
-  readonly installer: pulumi.Output<string>;
-  readonly namespace: pulumi.Output<string>;
-  readonly version: pulumi.Output<string>;
-  /** calico-node pods that should run (DaemonSet `status.desiredNumberScheduled`). */
-  readonly desired: pulumi.Output<number>;
-  readonly current: pulumi.Output<number>;
-  readonly updated: pulumi.Output<number>;
-  readonly ready: pulumi.Output<number>;
-  readonly available: pulumi.Output<number>;
-  /**
-   * calico-node up to date and ready on every node that should run it (at least one), and every Typha
-   * replica ready (at least one): status.ts isCalicoReady, on what the cluster reports in each `up`.
-   */
-  readonly isReady: pulumi.Output<boolean>;
-  /** Typha's ready replicas, read from the cluster in each `up` once calico-node is applied. */
-  readonly typhaReadyReplicas: pulumi.Output<number>;
-  /** Typha replicas at creation, for `initialNodes`; the autoscaler adjusts them afterwards. */
-  readonly typhaReplicas: number;
-  /** When the earliest of Typha's CA and leaf certificates expires (certificate-expiry.ts). */
-  readonly typhaCertificatesExpire: pulumi.Output<string | null>;
-  /** True only when the probe proved both an allowed and a blocked connection; false without a probe. */
-  readonly policyEnforced: pulumi.Output<boolean>;
-  /** What each probe Job proved, or undefined without a probe. */
-  readonly probe: pulumi.Output<ProbeReport | undefined>;
+export class CalicoPolicyOnly extends pulumi.ComponentResource {
+  /** The `calico` output: "manifest", the DaemonSet's and Typha's status, the probe's proof (./outputs.ts). */
+  readonly outputs: CalicoOutputs;
 
   constructor(name: string, args: CalicoPolicyOnlyArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:calico:PolicyOnly", name, {}, opts);
@@ -337,9 +323,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       );
     }
 
-    this.installer = pulumi.output("manifest");
-    this.namespace = pulumi.output(settings.namespace);
-    this.version = pulumi.output(settings.version);
     // calico-node and Typha as the cluster reports them, read in every `up` once calico-node is applied
     // or found unchanged (./live-status.ts). Not the DaemonSet's outputs: those are what the provider saw
     // at its last change. Typha's own would be worse: pulumi-kubernetes returns as soon as the new
@@ -353,20 +336,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
       },
       cleanupNamespace: settings.namespace,
     });
-    ({
-      desired: this.desired,
-      current: this.current,
-      updated: this.updated,
-      ready: this.ready,
-      available: this.available,
-      isReady: this.isReady,
-      typhaReadyReplicas: this.typhaReadyReplicas,
-    } = statusOutputs("manifest", live));
-    this.typhaReplicas = typhaReplicas(settings.initialNodes);
-    // The next update warns from it once it is under 30 days away (stacks/certificate-notice.ts).
-    this.typhaCertificatesExpire = pulumi
-      .all([certificates.caValidUntil, certificates.server.validUntil, certificates.client.validUntil])
-      .apply(earliestExpiry);
 
     // Proof that policy is enforced, once calico-node is ready on every node.
     const followers =
@@ -374,22 +343,32 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource implements Calico
         resources: [last],
         calicoNode: { namespace: settings.namespace, name: objects.node.metadata.name },
       }) ?? [];
-    ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
-      provider: args.provider,
-      after: [last, ...followers],
-      probe: args.probe,
-      calico: {
-        calicoVersion: settings.version,
-        calicoRegistry: settings.registry,
-        installer: "manifest",
-        // What calico-node runs with: its pod template, the Typha TLS material it and Typha load (a
-        // renewal reissues both certificates), and whether the objects were taken over.
-        calicoNode: fingerprint(objects.node.spec.template),
-        typhaTls: pulumi.all([certificates.server.validUntil, certificates.client.validUntil]),
-        adopt: args.adopt ?? false,
-      },
-    }));
-
-    this.registerOutputs(calicoOutputs(this));
+    this.outputs = {
+      installer: pulumi.output("manifest"),
+      namespace: pulumi.output(settings.namespace),
+      version: pulumi.output(settings.version),
+      ...statusOutputs("manifest", live),
+      typhaReplicas: typhaReplicas(settings.initialNodes),
+      // The next update warns from it once it is under 30 days away (stacks/certificate-notice.ts).
+      typhaCertificatesExpire: pulumi
+        .all([certificates.caValidUntil, certificates.server.validUntil, certificates.client.validUntil])
+        .apply(earliestExpiry),
+      ...probeOutputs(name, this, {
+        provider: args.provider,
+        after: [last, ...followers],
+        probe: args.probe,
+        calico: {
+          calicoVersion: settings.version,
+          calicoRegistry: settings.registry,
+          installer: "manifest",
+          // What calico-node runs with: its pod template, the Typha TLS material it and Typha load (a
+          // renewal reissues both certificates), and whether the objects were taken over.
+          calicoNode: fingerprint(objects.node.spec.template),
+          typhaTls: pulumi.all([certificates.server.validUntil, certificates.client.validUntil]),
+          adopt: args.adopt ?? false,
+        },
+      }),
+    };
+    this.registerOutputs(this.outputs);
   }
 }

@@ -7,12 +7,13 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ProbeReport } from "./probe/report";
 
 /**
- * What both install modes' components expose for the output: CalicoPolicyOnly (index.ts) and
- * CalicoOperator (operator/index.ts) implement it, so this module depends on neither.
+ * The output's fields, as both install modes' components build them: CalicoPolicyOnly (index.ts) and
+ * CalicoOperator (operator/index.ts) each have one as `outputs`, so this module depends on neither.
  */
-export interface CalicoInstall {
+export interface CalicoOutputs {
   /** How Calico was installed: "manifest" or "operator". */
   readonly installer: pulumi.Output<string>;
+  /** calico-node's and Typha's namespace: the configured one, or the operator's calico-system. */
   readonly namespace: pulumi.Output<string>;
   readonly version: pulumi.Output<string>;
   /** calico-node pods that should run (DaemonSet `status.desiredNumberScheduled`). */
@@ -21,14 +22,24 @@ export interface CalicoInstall {
   readonly updated: pulumi.Output<number>;
   readonly ready: pulumi.Output<number>;
   readonly available: pulumi.Output<number>;
+  /**
+   * calico-node up to date and ready on every node that should run it (at least one), every Typha
+   * replica ready (at least one), and with the operator TigeraStatus `calico` Available: status.ts
+   * isCalicoReady, on what the cluster reports in each `up`.
+   */
   readonly isReady: pulumi.Output<boolean>;
-  /** Typha's ready replicas, read from the cluster. */
+  /** Typha's ready replicas, read from the cluster in each `up` once calico-node is applied. */
   readonly typhaReadyReplicas: pulumi.Output<number>;
-  /** Typha replicas at creation, for `initialNodes`. */
+  /**
+   * Typha replicas at creation, for `initialNodes` (the manifest's ladder, or the operator's); the
+   * autoscaler, or the operator, adjusts them as nodes come and go.
+   */
   readonly typhaReplicas: number;
   /**
-   * When the earliest of Typha's TLS certificates expires (RFC 3339; certificate-expiry.ts); null with
-   * the operator, which issues Typha's certificates and rotates them before they expire.
+   * When the earliest of Typha's CA and leaf certificates expires (RFC 3339; certificate-expiry.ts). Null
+   * with the operator: it issues Typha's and Felix's certificates and renews one that expires within its
+   * grace period on its own (tigera/operator v1.40.15 pkg/controller/certificatemanager/certificatemanager.go,
+   * "rotating the certificate because it is expiring soon").
    */
   readonly typhaCertificatesExpire: pulumi.Output<string | null>;
   /** True only when the probe proved both an allowed and a blocked connection; false without a probe. */
@@ -37,9 +48,10 @@ export interface CalicoInstall {
   readonly probe: pulumi.Output<ProbeReport | undefined>;
 }
 
-export function calicoOutputs(calico: CalicoInstall | undefined) {
-  if (calico === undefined) {
-    return {
+/** The output of an install, or without one (the first update of a reinstall) installer "none" and zeros. */
+export function calicoOutputs(calico: { readonly outputs: CalicoOutputs } | undefined) {
+  return (
+    calico?.outputs ?? {
       installer: pulumi.output("none"),
       desired: 0,
       current: 0,
@@ -48,23 +60,6 @@ export function calicoOutputs(calico: CalicoInstall | undefined) {
       available: 0,
       isReady: false,
       policyEnforced: false,
-    };
-  }
-  return {
-    installer: calico.installer,
-    namespace: calico.namespace,
-    version: calico.version,
-    desired: calico.desired,
-    current: calico.current,
-    updated: calico.updated,
-    ready: calico.ready,
-    available: calico.available,
-    isReady: calico.isReady,
-    typhaReplicas: calico.typhaReplicas,
-    typhaReadyReplicas: calico.typhaReadyReplicas,
-    typhaCertificatesExpire: calico.typhaCertificatesExpire,
-    // Proven, not assumed: a blocked and an admitted connection (false when the probe is off).
-    policyEnforced: calico.policyEnforced,
-    probe: calico.probe,
-  };
+    }
+  );
 }

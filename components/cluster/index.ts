@@ -1,3 +1,12 @@
+/**
+ * The EKS component (Cluster): the control plane with its KMS key and log group, the vpc-cni, kube-proxy
+ * and CoreDNS add-ons, the node role and managed node groups, access entries, the CI runners' ingress,
+ * and the Kubernetes provider every in-cluster object uses. Wiring only; the values come from the plain
+ * modules beside it: a node group's settings from nodegroups.ts (its roll from node-rolls.ts, its AMI type
+ * from ami-types.ts), an add-on's configuration from addons.ts, IAM from policies.ts and access.ts, the
+ * provider from provider.ts. A cluster made elsewhere is components/existing-cluster/ or
+ * components/kubeconfig-cluster/.
+ */
 import * as aws from "@pulumi/aws";
 import * as eks from "@pulumi/eks";
 import type * as k8s from "@pulumi/kubernetes";

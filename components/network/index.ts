@@ -1,3 +1,10 @@
+/**
+ * The VPC component (Network): per AZ a public and a private subnet, the internet gateway, the NAT
+ * gateways, and route tables whose default routes are resources of their own. Wiring only: the CIDRs and
+ * AZs come from the layout (layout.ts, its subnet arithmetic in subnets.ts), which stacks/previous-network.ts
+ * decides with the deployed network. CIDR rules the config schema and the policy pack share are in
+ * cidr-ranges.ts, the addresses a node's pods take in pod-addresses.ts.
+ */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_ROUTE, type NetworkLayout, defaultRouteImportId, defaultRouteTables } from "./layout";

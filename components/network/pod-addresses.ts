@@ -4,6 +4,7 @@
  * Plain arithmetic, no Pulumi; each figure's source is beside it.
  */
 import { ENI_LIMIT_ROWS } from "../cluster/eni-limits";
+import { vcpusByName } from "../cluster/instance-sizes";
 
 /** AWS keeps the first four addresses and the last one of every subnet. */
 export const AWS_RESERVED_PER_SUBNET = 5;
@@ -40,23 +41,14 @@ const LIMITS = new Map<string, readonly [number, number]>(
 );
 
 /**
- * vCPUs as the size's name states them, 4 per "xlarge" (EC2 "Instance type specifications",
- * docs.aws.amazon.com/ec2/latest/instancetypes: m6i.4xlarge 16, m6i.8xlarge 32), so only the cap's side
- * of 30 matters. A metal size or a type with fewer vCPUs than its name (SMT off) reads as many: it gets
- * the higher cap, so its count errs high, never low. The named sizes up to xlarge have at most 4.
+ * EKS's cap on a managed node's max pods (MANAGED_MAX_PODS) for an instance type, by the vCPUs its name
+ * states (../cluster/instance-sizes.ts), so only the cap's side of 30 matters. A bare metal size reads as
+ * many, a size below large as few (at most 4). A type with fewer vCPUs than its name (SMT off) gets the
+ * higher cap, so its count errs high, never low.
  */
-function vcpusByName(instanceType: string): number {
-  const size = instanceType.slice(instanceType.indexOf(".") + 1);
-  const times = /^(\d+)xlarge$/.exec(size);
-  if (times !== null) return 4 * Number(times[1]);
-  return size.startsWith("metal") ? Infinity : 4;
-}
-
-/** EKS's cap on a managed node's max pods (MANAGED_MAX_PODS) for an instance type. */
 function managedCap(instanceType: string): number {
-  return vcpusByName(instanceType) > MANAGED_MAX_PODS.aboveVcpus
-    ? MANAGED_MAX_PODS.manyVcpus
-    : MANAGED_MAX_PODS.fewVcpus;
+  const vcpus = vcpusByName(instanceType) ?? (instanceType.endsWith(".metal") ? Infinity : 0);
+  return vcpus > MANAGED_MAX_PODS.aboveVcpus ? MANAGED_MAX_PODS.manyVcpus : MANAGED_MAX_PODS.fewVcpus;
 }
 
 /**

@@ -20,7 +20,7 @@ export class UnanswerableCall extends Error {
 
 /** The partitions whose regions regions.ts lists. */
 const PARTITIONS_SIMULATED: readonly Partition[] = [
-  ...new Set(Object.values(REGIONS).map((r) => r.partition)),
+  ...new Set(Object.keys(REGIONS).flatMap((region) => partitionOfRegion(region) ?? [])),
 ];
 
 /**

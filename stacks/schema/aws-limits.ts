@@ -3,9 +3,7 @@
  * was read. A limit AWS raises is changed here and nowhere else; the schema, its messages, the docs'
  * tests and the limits' own test (test/aws-limits.test.ts) read these rows.
  *
- * `read` is the day the value was last checked against `source`. Rows marked "read" 2026-11-28 were
- * read that day; the others keep the day the value entered this repository with the same source (git log
- * -S), not re-read since.
+ * `read` is the day the value was last checked against `source`.
  */
 
 /** One platform limit as AWS states it. */

@@ -5,6 +5,7 @@
  * EC2 releases types after the table was recorded, and EC2 answers at `up`.
  */
 import { ENI_LIMIT_ROWS } from "../../components/cluster/eni-limits";
+import { vcpusByName } from "../../components/cluster/instance-sizes";
 import { closestNames, didYouMean } from "../suggest";
 
 /** Every instance type of the table, in its order. */
@@ -16,16 +17,14 @@ const KNOWN = new Set(INSTANCE_TYPES);
 const INSTANCE_TYPE =
   /^[a-z]+[0-9]+[a-z0-9-]*\.(nano|micro|small|medium|large|xlarge|[0-9]+xlarge|metal(-[0-9]+xl)?)$/;
 
-const NAMED_SIZES = ["nano", "micro", "small", "medium", "large", "xlarge"];
+const NAMED_SIZES = ["nano", "micro", "small", "medium"];
 
-/** Smallest first: nano ... xlarge, then 2xlarge ... 224xlarge, then metal and metal-48xl. */
+/** Smallest first: nano ... medium, then by the vCPUs the name states (large ... 224xlarge), then metal. */
 function sizeOrder(size: string): number {
   const named = NAMED_SIZES.indexOf(size);
   if (named >= 0) return named;
-  const times = /^(\d+)xlarge$/.exec(size);
-  if (times !== null) return NAMED_SIZES.length + Number(times[1]);
-  const metal = /^metal(?:-(\d+)xl)?$/.exec(size);
-  return metal !== null ? 10_000 + Number(metal[1] ?? 0) : 20_000;
+  const vcpus = vcpusByName(size) ?? 0;
+  return size.startsWith("metal") ? 100_000 + vcpus : NAMED_SIZES.length + vcpus;
 }
 
 /** The sizes the table lists for a family (`t3`: nano ... 2xlarge), smallest first. */

@@ -1,7 +1,7 @@
 /**
  * The operator's custom resources, as plain data: the Installation and, as configured, the APIServer,
  * Goldmane and Whisker, all named `default` (the only name the operator reconciles). Facts from Calico's
- * EKS guide and tigera/operator `api/v1` (../shared/reference/tigera-operator.md).
+ * EKS guide and tigera/operator `api/v1`.
  */
 import { COMMON_LABELS } from "../labels";
 import type { MaxUnavailable } from "../rollout";

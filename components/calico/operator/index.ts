@@ -11,8 +11,8 @@ import { statusOutputs } from "../status";
 import { liveCalicoStatus } from "../live-status";
 import type { ClusterAccess } from "../../cluster/provider";
 import type { MaxUnavailable } from "../rollout";
-import { type CalicoProbeArgs, type ProbeReport, probeOutputs } from "../probe";
-import { type CalicoInstall, calicoOutputs } from "../outputs";
+import { type CalicoProbeArgs, probeOutputs } from "../probe";
+import type { CalicoOutputs } from "../outputs";
 import {
   renderApiServer,
   renderInstallation,
@@ -77,31 +77,9 @@ class OperatorResource extends k8s.apiextensions.CustomResource {
   declare readonly status: pulumi.Output<unknown>;
 }
 
-export class CalicoOperator extends pulumi.ComponentResource implements CalicoInstall {
-  readonly installer: pulumi.Output<string>;
-  readonly namespace: pulumi.Output<string>;
-  readonly version: pulumi.Output<string>;
-  readonly desired: pulumi.Output<number>;
-  readonly current: pulumi.Output<number>;
-  readonly updated: pulumi.Output<number>;
-  readonly ready: pulumi.Output<number>;
-  readonly available: pulumi.Output<number>;
-  /**
-   * calico-node up to date and ready on every node that should run it (at least one), every Typha replica
-   * ready, and TigeraStatus `calico` Available: ../status.ts isCalicoReady.
-   */
-  readonly isReady: pulumi.Output<boolean>;
-  readonly typhaReadyReplicas: pulumi.Output<number>;
-  /** Typha replicas the operator runs for `initialNodes`; it adjusts them as nodes come and go. */
-  readonly typhaReplicas: number;
-  /**
-   * Null: the operator issues Typha's and Felix's certificates and renews one that expires within its
-   * grace period on its own (tigera/operator v1.40.15 pkg/controller/certificatemanager/certificatemanager.go,
-   * "rotating the certificate because it is expiring soon").
-   */
-  readonly typhaCertificatesExpire: pulumi.Output<string | null> = pulumi.output(null);
-  readonly policyEnforced: pulumi.Output<boolean>;
-  readonly probe: pulumi.Output<ProbeReport | undefined>;
+export class CalicoOperator extends pulumi.ComponentResource {
+  /** The `calico` output: "operator", what the operator runs and reports, the probe's proof (../outputs.ts). */
+  readonly outputs: CalicoOutputs;
 
   constructor(name: string, args: CalicoOperatorArgs, opts?: pulumi.ComponentResourceOptions) {
     super("eks-calico:calico:Operator", name, {}, opts);
@@ -219,9 +197,6 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
     // (../removal-marker.ts).
     removalMarkerOf(name, this, args.access, CALICO_SYSTEM_NAMESPACE, [installation, ...others]);
 
-    this.installer = pulumi.output("operator");
-    this.namespace = pulumi.output(CALICO_SYSTEM_NAMESPACE);
-    this.version = pulumi.output(args.version);
     // What the operator runs and reports, read in every `up` once the Installation is applied or found
     // unchanged (../live-status.ts). It follows the Installation's status, which the provider reports
     // only once it has applied the object (and the offline engine never).
@@ -231,29 +206,27 @@ export class CalicoOperator extends pulumi.ComponentResource implements CalicoIn
       tigeraStatus: "calico",
       cleanupNamespace: FELIX_CLEANUP_NAMESPACE,
     });
-    ({
-      desired: this.desired,
-      current: this.current,
-      updated: this.updated,
-      ready: this.ready,
-      available: this.available,
-      isReady: this.isReady,
-      typhaReadyReplicas: this.typhaReadyReplicas,
-    } = statusOutputs("operator", live));
-    this.typhaReplicas = operatorTyphaReplicas(args.initialNodes);
 
     const followers =
       args.afterCalico?.({
         resources: [installation],
         calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },
       }) ?? [];
-    ({ policyEnforced: this.policyEnforced, probe: this.probe } = probeOutputs(name, this, {
-      provider: args.provider,
-      after: [installation, ...followers],
-      probe: args.probe,
-      calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
-    }));
-
-    this.registerOutputs(calicoOutputs(this));
+    this.outputs = {
+      installer: pulumi.output("operator"),
+      namespace: pulumi.output(CALICO_SYSTEM_NAMESPACE),
+      version: pulumi.output(args.version),
+      ...statusOutputs("operator", live),
+      typhaReplicas: operatorTyphaReplicas(args.initialNodes),
+      // The operator renews Typha's certificates itself (../outputs.ts).
+      typhaCertificatesExpire: pulumi.output(null),
+      ...probeOutputs(name, this, {
+        provider: args.provider,
+        after: [installation, ...followers],
+        probe: args.probe,
+        calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
+      }),
+    };
+    this.registerOutputs(this.outputs);
   }
 }

@@ -1,3 +1,11 @@
+/**
+ * The enforcement probe's wiring (PolicyProbe, `<name>-probe`): it creates the probe's objects once
+ * calico-node is ready, awaits its Jobs, and turns their statuses into `calico.probe` and
+ * `calico.policyEnforced`. Both Calico components ask for it through probeOutputs. The objects are plain
+ * data: the namespace, server and policies in objects.ts, the client Jobs in clients.ts, the anchor pod in
+ * anchor.ts, their scripts in script.ts, their clock in timing.ts; the verdict is report.ts and window.ts.
+ * docs/probe.md says what it proves.
+ */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { anchorPlacement } from "./anchor";
