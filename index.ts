@@ -239,6 +239,7 @@ function installCalico(
         ...common,
         namespace: settings.calico.namespace,
         autoscalerRegistry: settings.calico.autoscalerRegistry,
+        felix: settings.calico.felix,
         adopt: settings.calico.adopt,
         deployedVersion: settings.calicoDeployedVersion,
       });

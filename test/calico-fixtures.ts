@@ -6,6 +6,7 @@ import {
   DEFAULT_CALICO_VERSION,
 } from "../components/calico/defaults";
 import { renderCalicoObjects, type CalicoSettings } from "../components/calico/objects";
+import { DEFAULT_FELIX } from "../components/calico/felix-settings";
 import type { CalicoObject, Container, EnvVar, PolicyRule } from "../components/calico/types";
 
 /** One release of each supported line. */
@@ -19,6 +20,7 @@ export const DEFAULTS: CalicoSettings = {
   initialNodes: 10,
   minNodes: 10,
   maxUnavailable: "10%",
+  felix: DEFAULT_FELIX,
 };
 
 export function render(overrides: Partial<CalicoSettings> = {}): CalicoObject[] {

@@ -6,6 +6,7 @@
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import type { MaxUnavailable } from "./rollout";
 import { felixTls } from "./typha-tls";
+import { DEFAULT_FELIX, type FelixSettings, felixEnv } from "./felix-settings";
 import { selectorLabels, workloadLabels } from "./labels";
 import { CALICO_NODE, CALICO_NODE_IMAGE, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
 import type { Container, DaemonSet, EnvVar } from "./types";
@@ -18,7 +19,11 @@ function env(name: string, value: string): EnvVar {
 }
 
 /** calico-node's environment, in a fixed order so renders diff cleanly. */
-export function calicoNodeEnv(namespace: string, typha: TyphaEndpoint = STANDARD_TYPHA): EnvVar[] {
+export function calicoNodeEnv(
+  namespace: string,
+  typha: TyphaEndpoint = STANDARD_TYPHA,
+  felix: FelixSettings = DEFAULT_FELIX,
+): EnvVar[] {
   return [
     // The Kubernetes API is the datastore; no etcd.
     env("DATASTORE_TYPE", "kubernetes"),
@@ -49,7 +54,8 @@ export function calicoNodeEnv(namespace: string, typha: TyphaEndpoint = STANDARD
     env("FELIX_HEALTHENABLED", "true"),
     // Log to stdout only, so `kubectl logs` shows everything.
     env("CALICO_DISABLE_FILE_LOGGING", "true"),
-    env("FELIX_LOGSEVERITYSCREEN", "info"),
+    // `calico.felix` (./felix-settings.ts).
+    ...felixEnv(felix),
   ];
 }
 
@@ -82,13 +88,14 @@ function calicoNodeContainer(
   version: string,
   namespace: string,
   typha: TyphaEndpoint,
+  felix: FelixSettings,
 ): Container {
   return {
     name: CALICO_NODE,
     image: `${registry}/${CALICO_NODE_IMAGE}:${version}`,
     imagePullPolicy: "IfNotPresent",
     // Felix reaches Typha over mutual TLS (typha-tls.ts).
-    env: [...calicoNodeEnv(namespace, typha), ...felixTls.env],
+    env: [...calicoNodeEnv(namespace, typha, felix), ...felixTls.env],
     // Felix programs iptables in the host network namespace.
     securityContext: { privileged: true },
     // Requests only: a CPU or memory limit on the node's policy enforcer risks throttling or OOM kills.
@@ -109,6 +116,7 @@ export function renderCalicoNode(
   version: string,
   maxUnavailable: MaxUnavailable,
   typha: TyphaEndpoint = STANDARD_TYPHA,
+  felix: FelixSettings = DEFAULT_FELIX,
 ): DaemonSet {
   return {
     apiVersion: "apps/v1",
@@ -130,7 +138,7 @@ export function renderCalicoNode(
           serviceAccountName: CALICO_NODE,
           // Felix leaves its rules in place when it stops; upstream kills it at once to shorten rollouts.
           terminationGracePeriodSeconds: 0,
-          containers: [calicoNodeContainer(registry, version, namespace, typha)],
+          containers: [calicoNodeContainer(registry, version, namespace, typha, felix)],
           volumes: [
             ...CALICO_NODE_HOST_MOUNTS.map((m) => ({
               name: m.name,

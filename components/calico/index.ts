@@ -28,6 +28,7 @@ import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { earliestExpiry } from "./certificate-expiry";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
+import { DEFAULT_FELIX, type FelixSettings } from "./felix-settings";
 import { CA_KEY, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject } from "./types";
 import { createCrds, takeoverOf } from "./crd-resources";
@@ -97,6 +98,8 @@ export interface CalicoPolicyOnlyArgs {
   minNodes?: number;
   /** calico-node pods replaced at once in a rollout: a count or a percentage. @default "10%" */
   maxUnavailable?: MaxUnavailable;
+  /** `calico.felix`: Felix's settings in calico-node's environment (./felix-settings.ts). */
+  felix?: FelixSettings;
   /**
    * Minutes `pulumi up` waits for Calico's workloads to become ready before it fails; the stack derives it
    * from the rollout estimate (rollout.ts) unless configured.
@@ -147,6 +150,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       initialNodes: args.initialNodes,
       minNodes: args.minNodes ?? 1,
       maxUnavailable: args.maxUnavailable ?? DEFAULT_MAX_UNAVAILABLE,
+      felix: args.felix ?? DEFAULT_FELIX,
       fieldManager: args.adopt ? ADOPT_FIELD_MANAGER : undefined,
       // Beside the old manifest's Typha until calico-node has rolled out (takeover/typha-retirement.ts).
       typha: args.adopt ? TAKEOVER_TYPHA : STANDARD_TYPHA,

@@ -22,6 +22,7 @@ import { COMMON_LABELS } from "./labels";
 import { STANDARD_TYPHA, type TyphaEndpoint } from "./names";
 import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "./takeover/field-manager";
 import type { MaxUnavailable } from "./rollout";
+import type { FelixSettings } from "./felix-settings";
 import {
   FELIX_CLIENT_SECRET,
   TYPHA_SERVER_SECRET,
@@ -57,6 +58,8 @@ export interface CalicoSettings {
   minNodes: number;
   /** calico-node pods replaced at once during a rollout. */
   maxUnavailable: MaxUnavailable;
+  /** `calico.felix`: Felix's settings in calico-node's environment. */
+  felix: FelixSettings;
   /**
    * The field manager every object names for pulumi-kubernetes (`calico.adopt`, ./takeover); unset: the
    * provider's own per-resource name, except for the CRDs, which always name ADOPT_FIELD_MANAGER.
@@ -112,7 +115,7 @@ function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
       client: renderTlsSecret(FELIX_CLIENT_SECRET, namespace),
     },
     autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry, typha.name),
-    node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable, typha),
+    node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable, typha, settings.felix),
   };
 }
 

@@ -23,6 +23,7 @@ import {
 import { REGISTRY_RULES, registrySchema } from "./registry";
 import { described } from "./described";
 import { CLEANUP_TIMEOUT_MINUTES } from "../../components/calico/felix-cleanup";
+import { FELIX_SETTINGS, type FelixSettings } from "../../components/calico/felix-settings";
 
 /** Namespaces every cluster has that are not Calico's to create or delete. */
 const SHARED_NAMESPACES: readonly string[] = ["default", "kube-public", "kube-node-lease"];
@@ -75,6 +76,23 @@ const probeSchema = z.strictObject({
 });
 
 const OPERATOR_ONLY = "`operator` only";
+
+const MANIFEST_ONLY = "`manifest` only (refused with `operator`)";
+
+/** `calico.felix`: a key per row of components/calico/felix-settings.ts. */
+const felixSchema = z
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(FELIX_SETTINGS).map(([key, setting]) => [
+        key,
+        z
+          .enum(setting.values, { error: `must be one of ${setting.values.map((v) => `"${v}"`).join(", ")}` })
+          .default(setting.default)
+          .meta(described(`${MANIFEST_ONLY}: ${setting.description}`, `Felix's \`${setting.env}\`.`)),
+      ]),
+    ) as unknown as Record<keyof FelixSettings, z.ZodDefault<z.ZodEnum<Record<string, string>>>>,
+  )
+  .prefault({});
 
 export const calicoSchema = z.strictObject({
   installer: z
@@ -231,6 +249,7 @@ export const calicoSchema = z.strictObject({
         "Never awaited: they report no status.",
       ),
     ),
+  felix: felixSchema,
   /** The enforcement probe: a NetworkPolicy that must block, and one that must admit, proven by two Jobs. */
   probe: probeSchema.prefault({}),
 });

@@ -10,6 +10,7 @@ import {
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
 import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/defaults";
+import { FELIX_SETTINGS } from "../../components/calico/felix-settings";
 import { OPERATOR_CALICO_RELEASES } from "../../components/calico/operator/releases";
 import {
   CALICO_SYSTEM_NAMESPACE,
@@ -50,6 +51,17 @@ export function installerProblems(calico: Record<string, unknown>): Issue[] {
         key: "autoscalerRegistry",
         input: calico.autoscalerRegistry,
         message: `applies to installer "manifest" only: the operator scales Typha itself; remove it`,
+      });
+    }
+    const felix = isRecord(calico.felix) ? calico.felix : {};
+    const felixSet = Object.entries(FELIX_SETTINGS).some(
+      ([key, setting]) => felix[key] !== undefined && felix[key] !== setting.default,
+    );
+    if (felixSet) {
+      issues.push({
+        key: "felix",
+        input: felix,
+        message: `applies to installer "manifest" only: with the operator, Felix reads FelixConfiguration default, which the operator creates and this program does not manage; set it there (kubectl patch felixconfiguration default)`,
       });
     }
     if (calico.adopt === true) {
