@@ -23,7 +23,7 @@ import {
 
 /** A node group's own resources: its launch template and its managed node group. */
 import { probeCriticalPathSeconds } from "../components/calico/probe/timing";
-import { operatorTyphaReplicas } from "../components/calico/operator/status";
+import { operatorTyphaReplicas } from "../components/calico/readiness";
 import type { Installer } from "../components/calico/operator/settings";
 import { measureRealCluster } from "./cluster";
 import { devNodeGroupsAt } from "./node-groups";

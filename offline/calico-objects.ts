@@ -12,7 +12,7 @@ const CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition";
 
 /**
  * A CRD whose versions follow the takeover step (a stricter schema the cluster has is kept,
- * components/calico/crd-resources.ts) is known after up: it stands here with the program's own versions,
+ * components/calico/typed-resources.ts) is known after up: it stands here with the program's own versions,
  * rendered for the plan's Calico release, which `pulumi up` applies where the cluster has none.
  */
 function withOwnVersions(record: ResourceRecord, evaluation: StackEvaluation): ResourceRecord {

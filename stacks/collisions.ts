@@ -8,6 +8,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
+import * as pulumi from "@pulumi/pulumi";
 import type { ConfigProblem } from "./problems";
 
 /** A stack file beside this one: its name, the region it deploys to when it says, and its config. */
@@ -75,4 +76,13 @@ export function nameCollisions(
       `(Pulumi.${other.stack}.yaml) in ${other.region ?? "an unstated region"}: in one account the second stack would take over the first one's cluster`,
     hint: `rename one of the stacks (\`pulumi stack rename\`, then rename its Pulumi.<stack>.yaml) so that their names differ in more than dots, dashes or case`,
   }));
+}
+
+/**
+ * The directory of Pulumi.yaml, beside every stack's file: the CLI's root directory, or the working
+ * directory the program runs in (the mock runtime reports a placeholder root).
+ */
+export function projectDirectory(): string {
+  const root = pulumi.runtime.getRootDirectory();
+  return root !== "" && fs.existsSync(path.join(root, "Pulumi.yaml")) ? root : process.cwd();
 }

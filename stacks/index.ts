@@ -2,8 +2,6 @@
  * The typed config layer: the only code that reads `pulumi.Config`. It turns a stack's configuration
  * into validated settings, or raises a ConfigError listing every problem before any resource exists.
  */
-import * as fs from "fs";
-import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { deployedUpgradePolicy, extendedSupportNotice, upgradePolicyFor } from "./support";
 import {
@@ -16,7 +14,7 @@ import {
 } from "./problems";
 import { namespaceValues } from "./config-values";
 import { regionProblems } from "./region";
-import { clusterNameFor, nameCollisions, siblingStacks } from "./collisions";
+import { clusterNameFor, nameCollisions, projectDirectory, siblingStacks } from "./collisions";
 import { type SecretLeaf, secretLeaves, secretNameProblems } from "./secrets";
 import {
   type ExistingClusterConfig,
@@ -392,13 +390,4 @@ function upgradePolicyOf(cluster: ClusterConfig, previous: PreviousOutputs, toda
   const configured = cluster.upgradePolicy;
   const deployed = deployedUpgradePolicy(previous, configured);
   return upgradePolicyFor({ version: cluster.version, configured, deployed, today });
-}
-
-/**
- * The directory of Pulumi.yaml, beside every stack's file: the CLI's root directory, or the working
- * directory the program runs in (the mock runtime reports a placeholder root).
- */
-function projectDirectory(): string {
-  const root = pulumi.runtime.getRootDirectory();
-  return root !== "" && fs.existsSync(path.join(root, "Pulumi.yaml")) ? root : process.cwd();
 }

@@ -5,9 +5,9 @@ import {
   DEFAULT_CALICO_REGISTRY,
   DEFAULT_CALICO_VERSION,
 } from "../components/calico/defaults";
-import { renderCalicoObjects, type CalicoSettings } from "../components/calico/objects";
+import { renderCalicoObjects, type CalicoSettings } from "../components/calico/manifest";
 import { DEFAULT_FELIX } from "../components/calico/felix-settings";
-import type { CalicoObject, Container, EnvVar, PolicyRule } from "../components/calico/types";
+import type { CalicoObject, Container, EnvVar, PolicyRule } from "../components/calico/object-shapes";
 
 /** One release of each supported line. */
 export const VERSIONS = ["v3.31.7", "v3.32.1"] as const;

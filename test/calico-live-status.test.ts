@@ -1,5 +1,5 @@
 /**
- * The read behind the `calico` output's readiness fields (components/calico/live-status.ts), against an
+ * The read behind the `calico` output's readiness fields (components/calico/readiness-read.ts), against an
  * HTTPS server that answers as an API server does: which objects it reads, what a missing object and a
  * failed read give, that it reads only in an update once the resource it follows is known, and that the
  * offline engine, in a preview or an update, never reads at all.
@@ -9,8 +9,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { liveCalicoStatus, readCalicoStatus, type StatusSources } from "../components/calico/live-status";
-import { isCalicoReady, statusOutputs } from "../components/calico/status";
+import { liveCalicoStatus, readCalicoStatus, type StatusSources } from "../components/calico/readiness-read";
+import { isCalicoReady, statusOutputs } from "../components/calico/readiness";
 import { KNOWN_AFTER_UP, evaluateStack } from "../offline/engine";
 import { type Answer, FakeApiServer } from "./fake-api-server";
 import { stackValue } from "./helpers";

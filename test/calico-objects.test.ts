@@ -2,9 +2,9 @@
 import * as assert from "node:assert/strict";
 import { DEFAULT_CALICO_NAMESPACE } from "../components/calico/defaults";
 import { CALICO_CRD_KINDS, crdKindsFor, crdName } from "../components/calico/crds";
-import { childResourceName, type CalicoSettings } from "../components/calico/objects";
+import { childResourceName, type CalicoSettings } from "../components/calico/manifest";
 import { COMMON_LABELS } from "../components/calico/labels";
-import type { CalicoObject, Container } from "../components/calico/types";
+import type { CalicoObject, Container } from "../components/calico/object-shapes";
 import { validateKubernetesObject as validate } from "./k8s-schema";
 import { NAMESPACED_KINDS, VERSIONS, calicoNode, render, typha } from "./calico-fixtures";
 

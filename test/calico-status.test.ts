@@ -13,12 +13,12 @@ import {
   type DaemonSetCounts,
   type Installer,
   allReplicasReady,
+  calicoAvailable,
   isCalicoReady,
   isDaemonSetReady,
   isRolledOut,
   statusOutputs,
-} from "../components/calico/status";
-import { calicoAvailable } from "../components/calico/operator/status";
+} from "../components/calico/readiness";
 
 /** The value an Output resolves to. */
 function valueOf<T>(output: pulumi.Output<T>): Promise<T> {

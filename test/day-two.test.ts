@@ -5,8 +5,9 @@
  * - an autoscaler moved a node group's desired size: nothing (the size is ignored);
  * - an AZ added: its two subnets, its private route table, both associations, and its NAT gateway and
  *   Elastic IP with `natGateways: perAz`; the cluster and its node groups keep their AZs;
- * - a node group added or removed: the group and its launch template, and the enforcement probe runs
- *   again (it runs again whenever the nodes change);
+ * - a node group added or removed: the group and its launch template, Typha's rollout pace where the
+ *   nodes the cluster keeps cross 2, and the enforcement probe runs again (it runs again whenever the
+ *   nodes change);
  * - a Calico patch release: Calico's workloads (calico-node and Typha; the operator and the
  *   Installation, and the image of the Felix cleanup), their images and version labels, and the probe
  *   runs again;
@@ -149,6 +150,21 @@ const coreDnsFor = (group: Config) =>
     ? ["aws:eks/addon:Addon cluster-coredns"]
     : [];
 
+/**
+ * Typha's Deployment in the manifest install, when the nodes the cluster keeps (the groups' minSize
+ * summed) cross 2: from 2 kept nodes on, a rollout starts each new replica before an old one stops
+ * (docs/operating-calico.md, "A Typha upgrade without a moment without Typha"), below it one stops
+ * first. The operator rolls its own Typha.
+ */
+function typhaPaceFor(generated: GeneratedStack, before: Config[], after: Config[]): string[] {
+  const calico = calicoOf(generated);
+  if (calico.installer === "operator") return [];
+  const kept = (groups: Config[]) => groups.reduce((sum, g) => sum + Number(g.minSize ?? 0), 0) >= 2;
+  if (kept(before) === kept(after)) return [];
+  const typha = calico.adopt === true ? "calico-typha-takeover" : "calico-typha";
+  return [`kubernetes:apps/v1:Deployment calico-deployment-${typha}`];
+}
+
 /** A node group added (tainted or not, CoreDNS's or not, at zero nodes or more), or the last one removed. */
 function groupAddedOrRemoved(generated: GeneratedStack, pick: number): Change {
   const groups = generated.config["eks-calico:nodeGroups"] as Config[];
@@ -159,7 +175,7 @@ function groupAddedOrRemoved(generated: GeneratedStack, pick: number): Change {
       next: withConfig(generated, { "eks-calico:nodeGroups": groups.slice(0, -1) }),
       expected: () => ({
         delete: groupResources(String(last.name)),
-        update: coreDnsFor(last),
+        update: [...coreDnsFor(last), ...typhaPaceFor(generated, groups, groups.slice(0, -1))],
         probeRuns: probeOn(generated),
       }),
     };
@@ -179,7 +195,7 @@ function groupAddedOrRemoved(generated: GeneratedStack, pick: number): Change {
     next: withConfig(generated, { "eks-calico:nodeGroups": [...groups, added] }),
     expected: () => ({
       create: groupResources("added"),
-      update: coreDnsFor(added),
+      update: [...coreDnsFor(added), ...typhaPaceFor(generated, groups, [...groups, added])],
       probeRuns: probeOn(generated),
     }),
   };

@@ -1,7 +1,7 @@
 /** Operator install mode through the real program: objects, waits, deletion order, outputs. */
 import * as assert from "node:assert/strict";
 import { OPERATOR_RELEASES } from "../components/calico/operator/releases";
-import { operatorTyphaReplicas } from "../components/calico/operator/status";
+import { operatorTyphaReplicas } from "../components/calico/readiness";
 import { KNOWN_AFTER_UP, type StackEvaluation } from "../offline/engine";
 import { renderCalicoYaml } from "../offline/calico-yaml";
 import { STACKS, dependsOn, evaluatedWith, input, one, ofType, stackValue } from "./helpers";

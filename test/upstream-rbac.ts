@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
-import type { PolicyRule } from "../components/calico/types";
+import type { PolicyRule } from "../components/calico/object-shapes";
 
 export type Workload = "calico-node" | "calico-typha";
 

@@ -20,7 +20,7 @@ import type {
   Role,
   RoleBinding,
   ServiceAccount,
-} from "./types";
+} from "./object-shapes";
 
 /** The cluster-proportional-autoscaler release, pinned (its default registry: defaults.ts). */
 export const AUTOSCALER_VERSION = "v1.10.3";

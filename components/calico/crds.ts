@@ -14,7 +14,7 @@
 import { COMMON_LABELS } from "./labels";
 import { SUPPORTED_CALICO_MINORS, supportedMinorOf, type CalicoMinor } from "./defaults";
 import { objectValidationsFor, specSchemaFor, type JsonSchema } from "./crd-schemas";
-import type { CustomResourceDefinition } from "./types";
+import type { CustomResourceDefinition } from "./object-shapes";
 
 /** One CRD: its API group, served version, names and scope. */
 export interface CrdKind {

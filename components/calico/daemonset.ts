@@ -9,7 +9,7 @@ import { felixTls } from "./typha-tls";
 import { DEFAULT_FELIX, type FelixSettings, felixEnv } from "./felix-settings";
 import { selectorLabels, workloadLabels } from "./labels";
 import { CALICO_NODE, CALICO_NODE_IMAGE, STANDARD_TYPHA, type TyphaEndpoint } from "./names";
-import type { Container, DaemonSet, EnvVar } from "./types";
+import type { Container, DaemonSet, EnvVar } from "./object-shapes";
 
 /** Route tables Felix may use: outside the VPC CNI's per-ENI policy-routing tables. */
 export const FELIX_ROUTE_TABLE_RANGES = "65-99";

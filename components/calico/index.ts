@@ -3,9 +3,11 @@
  * objects into typed resources, orders them (the checks and the takeover, then the namespace, CRDs, RBAC
  * and TLS material, then Typha and calico-node in the order a release change needs, then the autoscaler,
  * and the Felix cleanup on removal), and builds the `calico` output. Wiring only: an object's content
- * changes in its render function (daemonset.ts, typha.ts, rbac.ts, crds.ts, autoscaler.ts; objects.ts
- * lists them in apply order), a default in defaults.ts, a config key in stacks/schema/calico.ts. The
- * operator install is operator/, the enforcement probe probe/.
+ * changes in its render function (daemonset.ts, typha.ts, rbac.ts, crds.ts, autoscaler.ts; manifest.ts
+ * lists them in apply order, in the shapes of object-shapes.ts), a default in defaults.ts, a config key in
+ * stacks/schema/calico.ts. Objects become Pulumi resources in typed-resources.ts and workloads.ts. The
+ * output's shape is outputs.ts, its readiness fields readiness.ts, read from the cluster by
+ * readiness-read.ts. The operator install is operator/, the enforcement probe probe/.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -21,20 +23,19 @@ import {
   renderCalicoObjectGroups,
   renderCalicoObjects,
   type CalicoSettings,
-} from "./objects";
-import { statusOutputs } from "./status";
-import { liveCalicoStatus } from "./live-status";
+} from "./manifest";
+import { statusOutputs } from "./readiness";
+import { liveCalicoStatus } from "./readiness-read";
 import { typhaReplicas } from "./typha";
 import { createTyphaCertificates } from "./certificates";
 import { earliestExpiry } from "./certificate-expiry";
 import { DEFAULT_MAX_UNAVAILABLE, type MaxUnavailable } from "./rollout";
 import { DEFAULT_FELIX, type FelixSettings } from "./felix-settings";
 import { CA_KEY, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
-import type { CalicoObject } from "./types";
-import { createCrds, takeoverOf } from "./crd-resources";
+import type { CalicoObject } from "./object-shapes";
+import { createCrds, createObject, readinessTimeouts, takeoverOf } from "./typed-resources";
 import { type CalicoProbeArgs, fingerprint, probeOutputs } from "./probe";
 import type { CalicoOutputs } from "./outputs";
-import { createObject, readinessTimeouts } from "./resources";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
 import { lineCheckOf } from "./line-check";
@@ -47,8 +48,8 @@ import { CALICO_NODE, CALICO_TYPHA, STANDARD_TYPHA, TAKEOVER_TYPHA } from "./nam
 import { type ClusterAccess, crdProvider } from "../cluster/provider";
 import type { AfterCalico } from "../kubernetes/after-calico";
 
-export { isDaemonSetReady } from "./status";
-export { renderCalicoObjects, type CalicoSettings } from "./objects";
+export { isDaemonSetReady } from "./readiness";
+export { renderCalicoObjects, type CalicoSettings } from "./manifest";
 
 export interface CalicoPolicyOnlyArgs {
   /**
@@ -328,7 +329,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     }
 
     // calico-node and Typha as the cluster reports them, read in every `up` once calico-node is applied
-    // or found unchanged (./live-status.ts). Not the DaemonSet's outputs: those are what the provider saw
+    // or found unchanged (./readiness-read.ts). Not the DaemonSet's outputs: those are what the provider saw
     // at its last change. Typha's own would be worse: pulumi-kubernetes returns as soon as the new
     // ReplicaSet's pods are ready, which can be before the Deployment controller has counted them
     // (provider/pkg/await/deployment.go, v4.25.0: checkReplicaSetStatus, then the last Deployment event).

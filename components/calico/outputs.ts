@@ -24,7 +24,7 @@ export interface CalicoOutputs {
   readonly available: pulumi.Output<number>;
   /**
    * calico-node up to date and ready on every node that should run it (at least one), every Typha
-   * replica ready (at least one), and with the operator TigeraStatus `calico` Available: status.ts
+   * replica ready (at least one), and with the operator TigeraStatus `calico` Available: readiness.ts
    * isCalicoReady, on what the cluster reports in each `up`.
    */
   readonly isReady: pulumi.Output<boolean>;

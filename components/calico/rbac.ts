@@ -14,7 +14,7 @@ import {
   CALICO_TYPHA,
   TIER_GETTER,
 } from "./names";
-import type { ClusterRole, ClusterRoleBinding, PolicyRule, ServiceAccount } from "./types";
+import type { ClusterRole, ClusterRoleBinding, PolicyRule, ServiceAccount } from "./object-shapes";
 
 const READ = ["get", "list", "watch"];
 const LIST_WATCH = ["list", "watch"];

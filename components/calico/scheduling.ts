@@ -2,7 +2,7 @@
  * Where Calico pods may run. Both workloads are Linux-only and never go to Fargate, whose pods Calico
  * cannot see or police (EKS Fargate has no node to run calico-node on).
  */
-import type { Affinity, Toleration } from "./types";
+import type { Affinity, Toleration } from "./object-shapes";
 
 /**
  * One toleration of every taint: `operator: Exists` with no key and no effect. calico-node must run on

@@ -10,7 +10,7 @@
  */
 import { appLabels } from "./labels";
 import { CALICO_NODE, CALICO_TYPHA } from "./names";
-import type { ConfigMap, EnvVar, Secret, Volume, VolumeMount } from "./types";
+import type { ConfigMap, EnvVar, Secret, Volume, VolumeMount } from "./object-shapes";
 
 /** Certificate common names: each side requires the other's. */
 export const TYPHA_SERVER_CN = CALICO_TYPHA;

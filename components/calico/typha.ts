@@ -6,7 +6,7 @@
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
 import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA, STANDARD_TYPHA, TYPHA_IMAGE, type TyphaEndpoint } from "./names";
-import type { Container, Deployment, PodDisruptionBudget, Service } from "./types";
+import type { Container, Deployment, PodDisruptionBudget, Service } from "./object-shapes";
 import { typhaTls } from "./typha-tls";
 
 /** Ceiling on replicas; the operator's formula reaches it at 3,600 nodes. */

@@ -5,10 +5,10 @@
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { CERTIFICATE_EXPIRY_ANNOTATION } from "./typha-tls";
-import type { CalicoObjectGroups } from "./objects";
-import { childResourceName } from "./objects";
+import type { CalicoObjectGroups } from "./manifest";
+import { childResourceName } from "./manifest";
 import { type RolloutOrder, rolloutOrder } from "./rollout-order";
-import type { DaemonSet, Deployment } from "./types";
+import type { DaemonSet, Deployment } from "./object-shapes";
 
 type Options = pulumi.CustomResourceOptions;
 

@@ -7,7 +7,7 @@
  */
 import { conversionBlockers } from "../../components/calico/operator/migration";
 import { CALICO_VERSION_ANNOTATION } from "../../components/calico/operator/custom-resources";
-import type { DaemonSet } from "../../components/calico/types";
+import type { DaemonSet } from "../../components/calico/object-shapes";
 import { removedApi } from "../../policy/calico";
 import { COMMON_LABELS } from "../../components/calico/labels";
 import { describeRef, isOurs } from "../../components/calico/takeover/run";

@@ -22,9 +22,9 @@ import {
   applyManager,
   isCleanupEntry as isCleanupWrite,
 } from "../../components/calico/felix-cleanup/restore";
-import { readCalicoStatus } from "../../components/calico/live-status";
+import { readCalicoStatus } from "../../components/calico/readiness-read";
 import { CALICO_NODE, STANDARD_TYPHA } from "../../components/calico/names";
-import { isCalicoReady, isDaemonSetReady } from "../../components/calico/status";
+import { isCalicoReady, isDaemonSetReady } from "../../components/calico/readiness";
 import type { ManagedFieldsEntry } from "../../components/calico/takeover/managed-fields";
 import { waitFor } from "../../local-cluster/api";
 import type { LocalCluster } from "../../local-cluster/deploy";
@@ -198,7 +198,7 @@ function json<T>(c: EngineCase, args: string[]): T {
 const calicoPods = (c: EngineCase) =>
   json<{ items: Pod[] }>(c, ["get", "pods", "-n", NS, "-l", "k8s-app=calico-node"]).items;
 
-/** isReady as the program reads it at the end of an `up` (../../components/calico/live-status.ts). */
+/** isReady as the program reads it at the end of an `up` (../../components/calico/readiness-read.ts). */
 async function programSees(c: EngineCase) {
   const status = await readCalicoStatus(c.cluster.api.credentials, {
     calicoNode: { namespace: NS, name: CALICO_NODE },

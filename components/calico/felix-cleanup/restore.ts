@@ -23,7 +23,7 @@
  * takeover's move, ../takeover/managed-fields.ts), then applies the rendered DaemonSet with that manager:
  * the template is exactly what the program renders, that manager owns every field of it, and its next
  * apply meets no conflict. It then waits until calico-node has rolled out (kubectl's rule,
- * ../status.ts isRolledOut) with no cleanup pod left. The DaemonSet's state still holds what the
+ * ../readiness.ts isRolledOut) with no cleanup pod left. The DaemonSet's state still holds what the
  * program renders, so nothing differs afterwards.
  *
  * Operator install: the cleanup DaemonSet is deleted, and its pods waited out, before the operator runs
@@ -41,7 +41,7 @@ import {
 import { inputsChanged } from "../../kubernetes/checking-step";
 import type { ManagedFieldsEntry } from "../takeover/managed-fields";
 import { handOverObject } from "../takeover/run";
-import { type DaemonSetRollout, isRolledOut } from "../status";
+import { type DaemonSetRollout, isRolledOut } from "../readiness";
 import { CalicoStep, cleanupPodsPath, daemonSetPath, pause } from "./requests";
 import { CLEANUP_FIELD_MANAGER, CLEANUP_LABEL, type LiveDaemonSet, type LivePod } from "./template";
 

@@ -5,7 +5,7 @@
 import { CALICO_NODE_HOST_MOUNTS } from "../daemonset";
 import { appLabels, selectorLabels } from "../labels";
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../scheduling";
-import { type DaemonSetCounts, count, isRolledOut } from "../status";
+import { type DaemonSetCounts, count, isRolledOut } from "../readiness";
 import { CLEANED_MARKER, CLEANUP_DIR, felixCleanupScript } from "./script";
 
 /** On the cleanup pods and their template: the pod runs the cleanup, not Felix. */
@@ -183,7 +183,7 @@ function isReady(pod: LivePod): boolean {
 /**
  * Whether the cleanup has run on every node of the DaemonSet patched to `generation`, and if not, what
  * it waits for. Done when the controller has seen the patch and every node that should run the
- * DaemonSet has an updated pod, available (`kubectl rollout status`: ../status.ts isRolledOut), and no
+ * DaemonSet has an updated pod, available (`kubectl rollout status`: ../readiness.ts isRolledOut), and no
  * pod still runs Felix: each pod is a Ready cleanup pod.
  */
 export function cleanupProgress(
@@ -193,7 +193,7 @@ export function cleanupProgress(
 ): { done: boolean; waiting: string[] } {
   const waiting: string[] = [];
   const status = daemonSet.status ?? {};
-  // As `kubectl rollout status` decides (../status.ts isRolledOut), which also covers no node to clean.
+  // As `kubectl rollout status` decides (../readiness.ts isRolledOut), which also covers no node to clean.
   const desired = count(status, "desiredNumberScheduled");
   if ((status.observedGeneration ?? 0) < generation) {
     waiting.push("the DaemonSet controller has not seen the cleanup template yet");

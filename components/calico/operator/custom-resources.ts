@@ -5,7 +5,7 @@
  */
 import { COMMON_LABELS } from "../labels";
 import type { MaxUnavailable } from "../rollout";
-import type { ObjectMeta } from "../types";
+import type { ObjectMeta } from "../object-shapes";
 import { installationRegistry } from "./settings";
 
 export const OPERATOR_API_VERSION = "operator.tigera.io/v1";

@@ -7,8 +7,8 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { statusOutputs } from "../status";
-import { liveCalicoStatus } from "../live-status";
+import { operatorTyphaReplicas, statusOutputs } from "../readiness";
+import { liveCalicoStatus } from "../readiness-read";
 import type { ClusterAccess } from "../../cluster/provider";
 import type { MaxUnavailable } from "../rollout";
 import { type CalicoProbeArgs, probeOutputs } from "../probe";
@@ -26,8 +26,7 @@ import { CLEANUP_DAEMONSET, CLEANUP_TIMEOUT_MINUTES, FelixCleanup } from "../fel
 import { FelixRestore } from "../felix-cleanup/restore";
 import { CALICO_NODE, CALICO_NODE_IMAGE } from "../names";
 import type { AfterCalico } from "../../kubernetes/after-calico";
-import { operatorTyphaReplicas } from "./status";
-import { createObject, readinessTimeouts } from "../resources";
+import { createObject, readinessTimeouts } from "../typed-resources";
 import { lineCheckOf } from "../line-check";
 import { installCheckOf } from "../install-check";
 import { refsOf, removalMarkerOf } from "../removal-marker";
@@ -198,7 +197,7 @@ export class CalicoOperator extends pulumi.ComponentResource {
     removalMarkerOf(name, this, args.access, CALICO_SYSTEM_NAMESPACE, [installation, ...others]);
 
     // What the operator runs and reports, read in every `up` once the Installation is applied or found
-    // unchanged (../live-status.ts). It follows the Installation's status, which the provider reports
+    // unchanged (../readiness-read.ts). It follows the Installation's status, which the provider reports
     // only once it has applied the object (and the offline engine never).
     const live = liveCalicoStatus(args.access, installation.status, {
       calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },

@@ -8,7 +8,7 @@
 import { renderCalicoNode } from "../daemonset";
 import { DEFAULT_CALICO_NAMESPACE, DEFAULT_CALICO_REGISTRY } from "../defaults";
 import { DEFAULT_MAX_UNAVAILABLE } from "../rollout";
-import type { DaemonSet } from "../types";
+import type { DaemonSet } from "../object-shapes";
 
 /** Env vars the converter reads into the Installation or accepts with a required value (core.go, network.go). */
 const CONVERTED: Readonly<Record<string, string | undefined>> = {

@@ -7,7 +7,7 @@
  * apply's annotation limit, and Pulumi never deletes them.
  */
 import { COMMON_LABELS } from "../labels";
-import { childResourceName } from "../objects";
+import { childResourceName } from "../manifest";
 import { awsNodePodPatcher } from "../rbac";
 import type {
   ClusterRole,
@@ -16,7 +16,7 @@ import type {
   Namespace,
   RoleBinding,
   ServiceAccount,
-} from "../types";
+} from "../object-shapes";
 import type { OperatorCustomResource } from "./custom-resources";
 import { OPERATOR_SECRETS_RULES, operatorRules } from "./rbac";
 import { OPERATOR_IMAGE, OPERATOR_NAME, OPERATOR_NAMESPACE } from "./settings";

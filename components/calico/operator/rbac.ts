@@ -12,7 +12,7 @@
  * literal name.
  */
 import { CALICO_CRD_KINDS, CALICO_CRD_GROUP, KUBERNETES_POLICY_GROUP } from "../crds";
-import type { PolicyRule } from "../types";
+import type { PolicyRule } from "../object-shapes";
 
 const CRUD = ["create", "get", "list", "update", "delete", "watch"];
 const READ = ["get", "list", "watch"];

@@ -7,7 +7,7 @@ import type { Unwrap } from "@pulumi/pulumi";
 import { COMMON_LABELS } from "../labels";
 import { LINUX_NODE_SELECTOR, notOnFargate } from "../scheduling";
 import { nonRootPodSecurity, restrictedContainerSecurity } from "../security";
-import type { Affinity, Container, ObjectMeta } from "../types";
+import type { Affinity, Container, ObjectMeta } from "../object-shapes";
 
 /** agnhost, the Kubernetes end-to-end test image: `netexec` serves HTTP, `connect` tests a TCP port. */
 export const PROBE_IMAGE = { name: "agnhost", tag: "2.53" } as const;

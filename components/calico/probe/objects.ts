@@ -7,7 +7,7 @@
  */
 import { createHash } from "crypto";
 import { COMMON_LABELS } from "../labels";
-import type { Deployment, Namespace, Service } from "../types";
+import type { Deployment, Namespace, Service } from "../object-shapes";
 import { renderAnchor } from "./anchor";
 import { type ClientPair, type Pair, renderClients } from "./clients";
 import {

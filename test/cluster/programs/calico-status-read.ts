@@ -1,14 +1,14 @@
 /**
  * A test program for the real engine: the read behind the `calico` output's readiness fields
- * (components/calico/live-status.ts) alone, as the manifest install makes it, on the cluster the stack's
+ * (components/calico/readiness-read.ts) alone, as the manifest install makes it, on the cluster the stack's
  * kubeconfig reaches, or with `eks-calico-test:server` on another server URL (one that does not answer),
  * so the engine shows what an `up` that cannot read the cluster reports.
  */
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import YAML from "yaml";
-import { liveCalicoStatus } from "../../../components/calico/live-status";
-import { statusOutputs } from "../../../components/calico/status";
+import { liveCalicoStatus } from "../../../components/calico/readiness-read";
+import { statusOutputs } from "../../../components/calico/readiness";
 
 /** The kubeconfig with every cluster's server replaced by `server`. */
 function withServer(kubeconfig: string, server: string): string {

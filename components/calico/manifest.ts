@@ -7,6 +7,8 @@
  *   3. Typha: Deployment, Service, PodDisruptionBudget;
  *   4. Typha's autoscaler: its RBAC, its ladder ConfigMap and its Deployment;
  *   5. the calico-node DaemonSet, last, because Felix waits for Typha and its permissions.
+ * Each object's content comes from its render function; the shapes are ./object-shapes.ts, and
+ * ./typed-resources.ts and ./workloads.ts turn the objects into Pulumi resources.
  */
 import { type AutoscalerObjects, autoscalerObjectList, renderTyphaAutoscaler } from "./autoscaler";
 import { renderCrds } from "./crds";
@@ -38,7 +40,7 @@ import type {
   PodDisruptionBudget,
   Secret,
   Service,
-} from "./types";
+} from "./object-shapes";
 
 /** Namespaces every EKS cluster has; Calico never creates (nor, on destroy, deletes) these. */
 export const BUILT_IN_NAMESPACES: readonly string[] = ["kube-system", "default"];

@@ -8,13 +8,13 @@
  * pkg/resource/deploy/step.go RefreshStep.ResultOp): counts that moved since the update are a change, and
  * `pulumi refresh --expect-no-changes` fails. So the program reads the objects itself, through the
  * Kubernetes API client of ../kubernetes/client.ts, and registers nothing: the state holds no read.
+ * ./readiness.ts computes the output's fields from what this reads.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterAccess } from "../cluster/provider";
 import { type Credentials, credentialsOf, kubeGetOrMissing } from "../kubernetes/client";
 import { cleanupPodsPath } from "./felix-cleanup/requests";
-import type { TigeraStatus } from "./operator/status";
-import type { CalicoStatus, DaemonSetRollout } from "./status";
+import type { CalicoStatus, DaemonSetRollout, TigeraStatus } from "./readiness";
 
 /** A namespaced object by name. */
 export interface ObjectRef {
@@ -38,7 +38,7 @@ interface LiveDaemonSet {
   status?: Omit<DaemonSetRollout, "generation">;
 }
 
-/** The Deployment's fields read, for kubectl's rollout rule (status.ts allReplicasReady). */
+/** The Deployment's fields read, for kubectl's rollout rule (readiness.ts allReplicasReady). */
 interface LiveDeployment {
   metadata?: { generation?: number };
   spec?: { replicas?: number };

@@ -1,7 +1,8 @@
 /**
  * Plain shapes of the Kubernetes objects this component renders: the @pulumi/kubernetes input types with
  * every `Input<T>` unwrapped to `T`, so builders return ordinary data that tests read directly and the
- * component passes straight to the typed resources.
+ * component passes straight to the typed resources (./typed-resources.ts). ./manifest.ts lists the
+ * manifest install's objects in these shapes.
  */
 import type * as k8s from "@pulumi/kubernetes";
 import type { Unwrap } from "@pulumi/pulumi";

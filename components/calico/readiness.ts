@@ -1,11 +1,12 @@
 /**
- * The `calico` output's readiness fields from what the cluster reports (./live-status.ts reads it): the
- * counts `kubectl get daemonset calico-node` shows, Typha's ready replicas, and `isReady`. Every counter
- * is 0 when the API server omits it: k8s.io/api apps/v1 DaemonSetStatus and DeploymentStatus mark their
- * counters `omitempty`, so a zero, or one the controller has not written yet, is absent.
+ * The `calico` output's readiness fields, computed from what the cluster reports, for both install modes
+ * (./readiness-read.ts reads it during `pulumi up`; ./outputs.ts is the output's shape): the counts
+ * `kubectl get daemonset calico-node` shows, Typha's ready replicas, `isReady`, and with the operator its
+ * TigeraStatus and the Typha replicas it runs. Every counter is 0 when the API server omits it: k8s.io/api
+ * apps/v1 DaemonSetStatus and DeploymentStatus mark their counters `omitempty`, so a zero, or one the
+ * controller has not written yet, is absent.
  */
 import type { Output } from "@pulumi/pulumi";
-import { calicoAvailable, type TigeraStatus } from "./operator/status";
 
 /** The DaemonSet status counters read here; any of them may be missing before the controller reports. */
 export interface DaemonSetCounts {
@@ -41,6 +42,16 @@ export interface ReplicaCounts {
   updatedReplicas?: number;
   availableReplicas?: number;
   progressingReason?: string;
+}
+
+/** A TigeraStatus (cluster-scoped, written by the operator): conditions Available, Progressing, Degraded. */
+export interface TigeraStatus {
+  status?: { conditions?: { type?: string; status?: string }[] };
+}
+
+/** TigeraStatus `calico` says Available: calico-node rolled out everywhere and kube-controllers available. */
+export function calicoAvailable(status: TigeraStatus["status"] | undefined): boolean {
+  return status?.conditions?.some((c) => c.type === "Available" && c.status === "True") ?? false;
 }
 
 /** What the cluster reports of Calico, as one read at the end of `pulumi up` saw it. */
@@ -147,4 +158,15 @@ export function statusOutputs(installer: Installer, status: Output<CalicoStatus>
     isReady: status.apply((s) => isCalicoReady(installer, s)),
     typhaReadyReplicas: status.apply((s) => s.typha?.readyReplicas ?? 0),
   };
+}
+
+/**
+ * Typha replicas the operator runs for a node count (tigera/operator `pkg/common/autoscale.go`
+ * GetExpectedTyphaScale): one per 200 nodes plus two, but 1 for up to 2 nodes, 2 for 3-4 and at least 3
+ * beyond, always one fewer than the nodes where possible so a replica can be rescheduled.
+ */
+export function operatorTyphaReplicas(nodes: number): number {
+  if (nodes <= 2) return 1;
+  if (nodes <= 4) return 2;
+  return Math.max(3, Math.floor(nodes / 200) + 2);
 }
