@@ -71,7 +71,7 @@ describe("stack configuration", () => {
         observability: false,
         maxUnavailable: "10%",
         cleanupTimeoutMinutes: 10,
-        felix: { logSeverityScreen: "info", prometheusMetricsEnabled: "false" },
+        felix: { logSeverityScreen: "info", prometheusMetricsEnabled: false },
         probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },
       },
       tags: {},

@@ -33,7 +33,10 @@ function felixEnvOf(felix: FelixSettings): Record<string, string | undefined> {
 
 /** Each row at a value other than its default. */
 const SET: FelixSettings = Object.fromEntries(
-  Object.entries(FELIX_SETTINGS).map(([key, s]) => [key, s.values.find((v) => v !== s.default)]),
+  Object.entries(FELIX_SETTINGS).map(([key, s]) => [
+    key,
+    (s.values as readonly (string | boolean)[]).find((v) => v !== s.default),
+  ]),
 ) as FelixSettings;
 
 describe("calico.felix: Felix's settings passed through", () => {
@@ -52,7 +55,7 @@ describe("calico.felix: Felix's settings passed through", () => {
   it("puts each key's value in its environment variable", () => {
     const env = felixEnvOf(SET);
     for (const [key, setting] of Object.entries(FELIX_SETTINGS)) {
-      assert.equal(env[setting.env], SET[key as keyof FelixSettings], key);
+      assert.equal(env[setting.env], String(SET[key as keyof FelixSettings]), key);
     }
   });
 
@@ -60,7 +63,7 @@ describe("calico.felix: Felix's settings passed through", () => {
     const found = issues({ felix: { logSeverityScreen: "verbose", prometheusMetricsEnabled: "yes" } });
     assert.deepEqual(found, [
       'calico.felix.logSeverityScreen: must be one of "trace", "debug", "info", "warning", "error", "fatal"',
-      'calico.felix.prometheusMetricsEnabled: must be one of "false", "true"',
+      "calico.felix.prometheusMetricsEnabled: must be true or false",
     ]);
     assert.deepEqual(issues({ felix: { logLevel: "debug" } }).length, 1, "an unknown key");
   });
@@ -80,12 +83,16 @@ describe("calico.felix: Felix's settings passed through", () => {
     assert.deepEqual(conversionBlockers(node(SET)), conversionBlockers(node(DEFAULT_FELIX)));
   });
 
-  it("reaches calico-node in the plan", async () => {
+  it("reaches calico-node in the plan, a switch written as YAML's true", async () => {
     const evaluation = await evaluatedWith("dev", {
-      config: { "eks-calico:calico.felix.logSeverityScreen": "debug" },
+      config: {
+        "eks-calico:calico.felix.logSeverityScreen": "debug",
+        "eks-calico:calico.felix.prometheusMetricsEnabled": true,
+      },
     });
     const node = one(evaluation, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node");
     const env = input<{ name: string; value?: string }[]>(node, "spec.template.spec.containers.0.env");
     assert.equal(env.find((e) => e.name === "FELIX_LOGSEVERITYSCREEN")?.value, "debug");
+    assert.equal(env.find((e) => e.name === "FELIX_PROMETHEUSMETRICSENABLED")?.value, "true");
   });
 });

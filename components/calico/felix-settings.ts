@@ -12,10 +12,10 @@
 interface FelixSetting {
   /** The calico-node environment variable. */
   readonly env: `FELIX_${string}`;
-  /** The values Felix accepts, as the stack file writes them. */
-  readonly values: readonly [string, ...string[]];
+  /** The values Felix accepts, as the stack file writes them: words, or `[false, true]` for a switch. */
+  readonly values: readonly [string, ...string[]] | readonly [false, true];
   /** The value calico-node gets when the key is unset. */
-  readonly default: string;
+  readonly default: string | boolean;
   /** The config reference's bullet. */
   readonly description: string;
   /**
@@ -37,14 +37,16 @@ export const FELIX_SETTINGS = {
   prometheusMetricsEnabled: {
     env: "FELIX_PROMETHEUSMETRICSENABLED",
     // config_params.go: bool;false. Served on the node's port 9091 (PrometheusMetricsPort).
-    values: ["false", "true"],
-    default: "false",
+    values: [false, true],
+    default: false,
     description:
-      'Felix serves Prometheus metrics on port 9091 of each node (`"true"`), to whatever the node\'s security groups admit there.',
+      "Felix serves Prometheus metrics on port 9091 of each node, to whatever the node's security groups admit there.",
   },
 } as const satisfies Record<string, FelixSetting>;
 
-export type FelixSettings = { readonly [K in keyof typeof FELIX_SETTINGS]: string };
+export type FelixSettings = {
+  readonly [K in keyof typeof FELIX_SETTINGS]: (typeof FELIX_SETTINGS)[K]["values"][number];
+};
 
 /** Every setting at its default. */
 export const DEFAULT_FELIX: FelixSettings = Object.fromEntries(
@@ -55,6 +57,7 @@ export const DEFAULT_FELIX: FelixSettings = Object.fromEntries(
 export function felixEnv(felix: FelixSettings): { name: string; value: string }[] {
   return Object.entries(FELIX_SETTINGS).flatMap(([key, setting]: [string, FelixSetting]) => {
     const value = felix[key as keyof FelixSettings];
-    return value === setting.default && setting.alwaysRendered !== true ? [] : [{ name: setting.env, value }];
+    if (value === setting.default && setting.alwaysRendered !== true) return [];
+    return [{ name: setting.env, value: String(value) }];
   });
 }

@@ -79,18 +79,23 @@ const OPERATOR_ONLY = "`operator` only";
 
 const MANIFEST_ONLY = "`manifest` only (refused with `operator`)";
 
-/** `calico.felix`: a key per row of components/calico/felix-settings.ts. */
+/** `calico.felix`: a key per row of components/calico/felix-settings.ts, a switch or one of its words. */
 const felixSchema = z
   .strictObject(
     Object.fromEntries(
-      Object.entries(FELIX_SETTINGS).map(([key, setting]) => [
-        key,
-        z
-          .enum(setting.values, { error: `must be one of ${setting.values.map((v) => `"${v}"`).join(", ")}` })
-          .default(setting.default)
-          .meta(described(`${MANIFEST_ONLY}: ${setting.description}`, `Felix's \`${setting.env}\`.`)),
-      ]),
-    ) as unknown as Record<keyof FelixSettings, z.ZodDefault<z.ZodEnum<Record<string, string>>>>,
+      Object.entries(FELIX_SETTINGS).map(([key, setting]) => {
+        const values: readonly (string | boolean)[] = setting.values;
+        const words = values.filter((v): v is string => typeof v === "string");
+        const schema =
+          words.length === 0
+            ? z.boolean({ error: "must be true or false" })
+            : z.enum(words as [string, ...string[]], {
+                error: `must be one of ${words.map((v) => `"${v}"`).join(", ")}`,
+              });
+        const about = described(`${MANIFEST_ONLY}: ${setting.description}`, `Felix's \`${setting.env}\`.`);
+        return [key, (schema as z.ZodType<string | boolean>).default(setting.default).meta(about)];
+      }),
+    ) as unknown as { [K in keyof FelixSettings]: z.ZodDefault<z.ZodType<FelixSettings[K]>> },
   )
   .prefault({});
 
