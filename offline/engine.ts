@@ -19,6 +19,7 @@ export {
   loadStackConfig,
   type ConfigOverrides,
 } from "./config";
+import { ConfigError, wrapLines } from "../stacks/problems";
 import { decodeConfigValue } from "../stacks/config-values";
 import { secretLeaves } from "../stacks/secrets";
 import { type ComponentOutputs, byField, plainObject } from "./outputs";
@@ -249,7 +250,12 @@ export async function evaluateStackExpectingError(
 
 async function evaluateNow(stack: string, options: EvaluateOptions): Promise<StackEvaluation> {
   const config = loadStackConfig(stack, options.config, options.root);
-  const world = new OfflineWorld(config.values["aws:region"], options.simulate, options.previousOutputs);
+  const world = new OfflineWorld(
+    config.values["aws:region"],
+    options.simulate,
+    options.previousOutputs,
+    decodeConfigValue(config.values[`${config.project}:network`]),
+  );
   const answer = world.call.bind(world);
   world.call = (args) => {
     options.onCall?.(args.token);
@@ -322,7 +328,7 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     await new Promise((resolve) => setTimeout(resolve, 0));
     process.off("unhandledRejection", onRejection);
   }
-  if (failure !== undefined) throw failure.error;
+  if (failure !== undefined) throw withAssumptions(failure.error, world.assumed);
   if (stray.length > 0) throw stray[0];
   return {
     project: config.project,
@@ -331,4 +337,17 @@ async function evaluateNow(stack: string, options: EvaluateOptions): Promise<Sta
     ...byField(stackOutputs, componentOutputs, world.nodeGroupNodes, secretLeaves(secretConfig, secretKeys)),
     simulated: [...world.simulated],
   };
+}
+
+/**
+ * A refusal of a plan that assumed what its tables do not know, saying so: the real run may answer
+ * otherwise (a region newer than the table may have the AZs refused here).
+ */
+function withAssumptions(error: unknown, assumed: readonly string[]): unknown {
+  if (!ConfigError.isConfigError(error) || assumed.length === 0) return error;
+  const lines = assumed.flatMap((note) => wrapLines(note, "  - ", "    "));
+  error.message = [error.message, "", "The offline plan assumed, where only AWS can answer:", ...lines].join(
+    "\n",
+  );
+  return error;
 }

@@ -1,6 +1,6 @@
 /**
- * Every AWS region plans offline; a region that does not exist is a configuration error naming
- * aws:region, as it would be when AWS refuses it.
+ * Every AWS region plans offline; a region newer than the offline table plans in the AZs it assumes,
+ * saying so; a value that is no region name is a configuration error naming aws:region.
  */
 import * as assert from "node:assert/strict";
 import { partitionOfRegion } from "../components/cluster/partitions";
@@ -37,16 +37,47 @@ describe("regions", () => {
     });
   }
 
-  it("says it cannot know the AZs of a region its table lacks, at aws:region, with the nearest ones", async () => {
-    const { error } = await evaluateStackExpectingError("dev", { config: { "aws:region": "eu-nowhere-9" } });
+  it("plans a region newer than its table in the AZs every Region has, and more where network asks, saying so", async () => {
+    const region = "eu-nowhere-9";
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{}, ["a", "b"]],
+      [{ "eks-calico:network.availabilityZones": 4 }, ["a", "b", "c", "d"]],
+      [{ "eks-calico:network.zones": ["eu-nowhere-9e", "eun9-az6"] }, ["e", "f"]],
+    ];
+    for (const [config, letters] of cases) {
+      const evaluation = await evaluatedWith("dev", { config: { "aws:region": region, ...config } });
+      const zones = ofType(evaluation, "aws:ec2/subnet:Subnet").map((s) => s.inputs.availabilityZone);
+      assert.deepEqual(
+        [...new Set(zones)].sort(),
+        letters.map((l) => `${region}${l}`),
+        JSON.stringify(config),
+      );
+      assert.ok(
+        evaluation.simulated.some((note) =>
+          /eu-nowhere-9 is not in the offline region table \(offline\/world\/regions\.ts, botocore 1\.43\.67 of 2026-08-07, .*the plan assumed its AZs are .*`pulumi preview` with credentials asks AWS/.test(
+            note,
+          ),
+        ),
+        evaluation.simulated.join("\n"),
+      );
+    }
+  });
+
+  it("says what it assumed of a region newer than its table when a refusal rests on it", async () => {
+    const { error } = await evaluateStackExpectingError("dev", {
+      config: {
+        "aws:region": "eu-nowhere-9",
+        "eks-calico:network.excludeZones": ["eu-nowhere-9a", "eu-nowhere-9b"],
+      },
+    });
     assert.ok(ConfigError.isConfigError(error));
     assert.deepEqual(
-      error.problems.map((p) => [p.path, p.value]),
-      [["aws:region", "eu-nowhere-9"]],
+      error.problems.map((p) => p.path),
+      ["network.availabilityZones"],
     );
     assert.match(
-      error.problems[0].rule,
-      /the offline plan cannot know the availability zones of "eu-nowhere-9": its region table \(offline\/world\/regions\.ts, botocore 1\.43\.67 of 2026-08-07\) has \d+ regions, .*a Region AWS launched since is answered by `pulumi preview` with credentials/,
+      error.message,
+      /The offline plan assumed, where only AWS can answer:\n {2}- eu-nowhere-9 is not in/,
     );
   });
 
@@ -56,13 +87,13 @@ describe("regions", () => {
     assert.match(error.message, /aws:region: must be an AWS region name/);
   });
 
-  it("exits 2 from npm start for an unknown region, without a stack trace", async () => {
+  it("exits 2 from npm start for a value that is no region name, without a stack trace", async () => {
     const errors: string[] = [];
     const original = console.error;
     console.error = (...args: unknown[]) => errors.push(args.join(" "));
     let code: number;
     try {
-      code = await main(["--config", "aws:region=eu-nowhere-9", "--out", "/tmp/eks-calico-regions-test"]);
+      code = await main(["--config", "aws:region=eu-nowhere", "--out", "/tmp/eks-calico-regions-test"]);
     } finally {
       console.error = original;
     }

@@ -9,6 +9,7 @@ import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./ad
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 import { REGIONS } from "./regions";
 import { closestNames, didYouMean } from "../../stacks/suggest";
+import { zoneCount } from "../../stacks/schema/network";
 
 /** Raised for a call the world refuses to answer; the message says why. */
 export class UnanswerableCall extends Error {
@@ -24,13 +25,50 @@ const PARTITIONS_SIMULATED: readonly Partition[] = [
 ];
 
 /**
+ * The AZ letters the world gives a region its table lacks: every AWS Region has at least three AZs
+ * (https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-availability-zones.html); which
+ * ones, and whether more, only AWS answers.
+ */
+export const ASSUMED_ZONE_LETTERS: readonly string[] = ["a", "b", "c"];
+
+/**
+ * The AZ letters a region the table lacks is given: ASSUMED_ZONE_LETTERS, then those `network` names
+ * (`<region>d`, or the zone ID offlineZoneId gives it) and as many more as it asks for.
+ */
+export function assumedZoneLetters(region: string, network: unknown): string[] {
+  const asked = typeof network === "object" && network !== null ? (network as Record<string, unknown>) : {};
+  const named = [asked.zones, asked.excludeZones].flatMap((list): unknown[] =>
+    Array.isArray(list) ? list : [],
+  );
+  const letters = new Set(ASSUMED_ZONE_LETTERS);
+  for (const entry of named) {
+    const byId = /-az(\d+)$/.exec(String(entry));
+    if (String(entry).startsWith(region) && /^[a-z]$/.test(String(entry).slice(region.length)))
+      letters.add(String(entry).slice(region.length));
+    else if (byId !== null && String(entry) === offlineZoneId(region, letterOf(Number(byId[1]))))
+      letters.add(letterOf(Number(byId[1])));
+  }
+  const count = zoneCount(asked);
+  for (let n = 1; typeof count === "number" && letters.size < Math.min(count, 26); n++)
+    letters.add(letterOf(n));
+  return [...letters].sort();
+}
+
+const letterOf = (n: number) => String.fromCharCode("a".charCodeAt(0) + n - 1);
+
+/** What the plan says when it gave a region its table lacks the AZ letters it assumed. */
+export const ASSUMED_ZONES_NOTE = (region: string, letters: readonly string[]) =>
+  `${region} is not in the offline region table (offline/world/regions.ts, botocore 1.43.67 of 2026-08-07, ${Object.keys(REGIONS).length} regions${didYouMean(closestNames(region, Object.keys(REGIONS)))}): the plan assumed its AZs are ${letters.map((l) => region + l).join(", ")} (every AWS Region has at least three; more where \`network\` asks); which AZs it has, \`pulumi preview\` with credentials asks AWS`;
+
+/**
  * aws.getAvailabilityZones, filtered as the program asks (no opt-in): the region's standard AZs, without
  * `unavailable` (AZs AWS does not offer now, left out of those in state available). A region the table
- * lacks is not known here: the plan says so.
+ * lacks gets the `assumed` letters (assumedZoneLetters), and the plan says so.
  */
 export function availabilityZones(
   region: string,
   unavailable: readonly string[] = [],
+  assumed: readonly string[] = ASSUMED_ZONE_LETTERS,
 ): Record<string, unknown> {
   const facts = Object.hasOwn(REGIONS, region) ? REGIONS[region] : undefined;
   const partition = partitionOfRegion(region);
@@ -40,12 +78,8 @@ export function availabilityZones(
     );
   }
   // Not refused as no region: one launched after the table was read is one, and AWS answers for it.
-  if (facts === undefined) {
-    throw new UnanswerableCall(
-      `the offline plan cannot know the availability zones of "${region}": its region table (offline/world/regions.ts, botocore 1.43.67 of 2026-08-07) has ${Object.keys(REGIONS).length} regions, from ${Object.keys(REGIONS).sort()[0]} to ${Object.keys(REGIONS).sort().slice(-1)[0]}, and not this one${didYouMean(closestNames(region, Object.keys(REGIONS)))}; a Region AWS launched since is answered by \`pulumi preview\` with credentials`,
-    );
-  }
-  const zones = facts.zones.filter((letter) => !unavailable.includes(`${region}${letter}`));
+  const letters = facts?.zones ?? assumed;
+  const zones = letters.filter((letter) => !unavailable.includes(`${region}${letter}`));
   const names = zones.map((letter) => `${region}${letter}`);
   const zoneIds = zones.map((letter) => offlineZoneId(region, letter));
   return { id: region, names, zoneIds, state: "available" };

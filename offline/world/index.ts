@@ -9,7 +9,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
+  ASSUMED_ZONES_NOTE,
   AWS_CALLS,
+  assumedZoneLetters,
   OFFLINE_SSM_NOTE,
   OFFLINE_ZONE_IDS_NOTE,
   availabilityZones,
@@ -28,6 +30,7 @@ import {
   isStackCluster,
   stackClusterAnswer,
 } from "./existing";
+import { REGIONS } from "./regions";
 
 export { UnanswerableCall } from "./aws-calls";
 export { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
@@ -69,6 +72,8 @@ const DYNAMIC = "pulumi-nodejs:dynamic/";
 export class OfflineWorld implements pulumi.runtime.Mocks {
   /** What the world answered in AWS's place, for the plan to show as simulated. */
   readonly simulated: string[] = [];
+  /** What the world assumed where its tables know nothing: a refusal the plan ends in says so too. */
+  readonly assumed: string[] = [];
   /** The desired size of each managed node group registered so far: the nodes AWS runs for it. */
   private readonly groupSizes = new Map<string, number>();
   /** The managed node groups the stack's last update deployed. */
@@ -80,6 +85,8 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
     private readonly region: string | undefined,
     private readonly simulation: AwsSimulation = {},
     private readonly previousOutputs: Record<string, unknown> = {},
+    /** The stack's `network` config as written: what a region the tables lack is assumed to have. */
+    private readonly network: unknown = undefined,
   ) {
     this.deployedGroups = new DeployedNodeGroups(previousOutputs, simulation.nodeGroups);
     this.routeTables = new DeployedRouteTables(previousOutputs, simulation.routeTables);
@@ -172,10 +179,15 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
   /** aws.getAvailabilityZones, noting the zone IDs it gave and the AZs not offered now. */
   private availabilityZones(state: unknown, region: string): Record<string, unknown> {
     const unavailable = state === "available" ? (this.simulation.network?.unavailableZones ?? []) : [];
-    const notes = [OFFLINE_ZONE_IDS_NOTE(region, availabilityZones(region))];
+    const letters = assumedZoneLetters(region, this.network);
+    const notes = [OFFLINE_ZONE_IDS_NOTE(region, availabilityZones(region, [], letters))];
+    if (!Object.hasOwn(REGIONS, region)) {
+      notes.unshift(ASSUMED_ZONES_NOTE(region, letters));
+      if (!this.assumed.includes(notes[0])) this.assumed.push(notes[0]);
+    }
     if (unavailable.length > 0) notes.push(`AZs not offered now: ${unavailable.join(", ")}`);
     for (const note of notes) if (!this.simulated.includes(note)) this.simulated.push(note);
-    return availabilityZones(region, unavailable);
+    return availabilityZones(region, unavailable, letters);
   }
 
   /** The cluster made elsewhere, described in the plan on first use. */
