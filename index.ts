@@ -66,6 +66,9 @@ export = async (today = new Date()) => {
     access: settings.cluster.access,
     runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
     nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
+    // The manifest install's remover takes it off (components/startup-taint); the operator's has none.
+    // The first update of a reinstall removes the deployed (manifest) install only: the groups keep it.
+    startupTaint: settings.calicoStep === "remove-for-reinstall" || settings.calico.installer !== "operator",
     tags: settings.resourceTags,
     protect: settings.protect,
   });

@@ -4,6 +4,7 @@
  * memory and pods of its instance type.
  * https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html (labels EKS adds)
  */
+import { STARTUP_TAINT } from "../components/startup-taint/objects";
 import type { StackEvaluation } from "../offline/engine";
 import { nodeResources } from "./instance-types";
 
@@ -52,11 +53,11 @@ function architecture(amiType: unknown): string {
 export function nodesOfGroup(group: string, inputs: Record<string, unknown>): GroupNode[] {
   const scaling = inputs.scalingConfig as { desiredSize?: number } | undefined;
   const labels = (inputs.labels ?? {}) as Record<string, string>;
-  const taints = ((inputs.taints ?? []) as { key: string; value?: string; effect: string }[]).map((t) => ({
-    key: t.key,
-    value: t.value,
-    effect: EFFECTS[t.effect] ?? t.effect,
-  }));
+  // Without the startup taint: no remover runs in a kwok pod, so nothing would take it off.
+  // test/cluster/startup-taint.test.ts runs the remover's script itself, against a tainted node.
+  const taints = ((inputs.taints ?? []) as { key: string; value?: string; effect: string }[])
+    .filter((t) => t.key !== STARTUP_TAINT.key)
+    .map((t) => ({ key: t.key, value: t.value, effect: EFFECTS[t.effect] ?? t.effect }));
   return Array.from({ length: scaling?.desiredSize ?? 0 }, (_, i) => {
     const name = `${group}-node-${i + 1}`;
     return {

@@ -120,6 +120,8 @@ export interface ReplacementRule {
     readonly deployed: (outputs: Record<string, unknown>, resourceName: string) => number | undefined;
     readonly roll: (before: RolloutSide, after: RolloutSide, deployed?: number) => string;
     readonly replace: (before: RolloutSide, after: RolloutSide, deployed?: number) => string;
+    /** An update at none of `rollOn`, by the top-level inputs it changes: what the machines keep. */
+    readonly inPlace?: (fields: readonly string[]) => string;
   };
   /**
    * The AWS provider resource whose ForceNew schema (aws-force-new.ts) replaceOn follows. `names` maps a

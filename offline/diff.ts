@@ -203,7 +203,13 @@ function rolloutOf(
       rollout.rollOn.some((p) => underPath(c.path.slice("inputs.".length), p)),
   );
   if (rolls) return rollout.roll(was, now, deployed);
-  return op === "unknown" ? `if it is replaced: ${rollout.replace(was, now, deployed)}` : undefined;
+  if (op === "unknown") return `if it is replaced: ${rollout.replace(was, now, deployed)}`;
+  const fields = [
+    ...new Set(
+      changes.filter((c) => c.path.startsWith("inputs.")).map((c) => c.path.split(".")[1].split("[")[0]),
+    ),
+  ];
+  return op === "update" && fields.length > 0 ? rollout.inPlace?.(fields) : undefined;
 }
 
 /** What changes from `before` to `after`, judged as `pulumi preview` would. */

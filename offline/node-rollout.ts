@@ -121,6 +121,17 @@ export function rollingUpdate(before: NodeGroupSide, after: NodeGroupSide, deplo
 }
 
 /**
+ * An update of none of the fields that roll nodes: labels, taints, scaling and updateConfig go to
+ * UpdateNodegroupConfig, and "your node group continues to function during the update" (Amazon EKS API
+ * Reference, UpdateNodegroupConfig; aws-force-new.ts's aws_eks_node_group row). A NoSchedule taint keeps
+ * new pods off a node and evicts none that runs there.
+ */
+export function inPlaceUpdate(fields: readonly string[]): string {
+  const scaling = fields.includes("scalingConfig") ? "; a smaller size removes nodes" : "";
+  return `in place (${fields.join(", ")}): EKS replaces no node${scaling}`;
+}
+
+/**
  * The nodes a replacing node group starts with: under ignoreChanges on the desired size the engine
  * creates the replacement with the old group's desiredSize from Pulumi's state, not the new one
  * (stacks/node-group-replacement.ts says why; test/cluster/ignore-changes-replace.test.ts shows it).

@@ -10,7 +10,7 @@
 import { OPERATOR_API_VERSION, OPERATOR_KINDS } from "../components/calico/operator/custom-resources";
 import { TLS_RULES } from "../tools/tls-provider/replace-rules";
 import { forceNewRow, pulumiName, rowSource } from "./aws-force-new";
-import { deployedDesiredSize, replacement, rollingUpdate } from "./node-rollout";
+import { deployedDesiredSize, inPlaceUpdate, replacement, rollingUpdate } from "./node-rollout";
 import type { ReplacementRule } from "./diff-types";
 import { STEP_REPLACEMENTS } from "./step-replacements";
 
@@ -162,6 +162,7 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       deployed: deployedDesiredSize,
       roll: rollingUpdate,
       replace: replacement,
+      inPlace: inPlaceUpdate,
     },
     tf: { resource: "aws_eks_node_group", names: { taint: ["taints"] } },
   }),
@@ -204,6 +205,13 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     source: `${K8S_DIFF} (only policy/v1beta1 replaces on spec)`,
   },
   "kubernetes:networking.k8s.io/v1:NetworkPolicy": { replaceOn: K8S_METADATA, source: K8S_DIFF },
+  // The startup taint's admission policy: forceNew has no row for its group (diff.go, v4.25.0).
+  ...Object.fromEntries(
+    ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"].map((kind) => [
+      `kubernetes:admissionregistration.k8s.io/v1:${kind}`,
+      { replaceOn: K8S_METADATA, source: `${K8S_DIFF}: no row for group admissionregistration.k8s.io` },
+    ]),
+  ),
   // The operator's custom resources: a group forceNew has no row for, so only their identity replaces
   // them (diff.go forceNewProperties: metadataForceNewProperties alone; checked at v4.25.0).
   ...Object.fromEntries(

@@ -145,7 +145,10 @@ describe("the aws-node check of an existing cluster's VPC CNI", () => {
       const plan = await evaluatedWith(STACK, {});
       const check = one(plan, AWS_NODE_CHECK_TYPE);
       assert.ok(dependsOn(plan, check, one(plan, ADDON)), "after the add-on's update");
-      assert.ok(dependsOn(plan, one(plan, DAEMON_SET), check), "calico-node waits for the check");
+      assert.ok(
+        dependsOn(plan, one(plan, DAEMON_SET, "calico-daemonset-calico-node"), check),
+        "calico-node waits for the check",
+      );
       assert.deepEqual(check.inputs.settings, OWNED);
       assert.ok(check.secretInputs.includes("kubeconfig"));
       // Only what the check read: known after up (on a real control plane, test/cluster/aws-node-check.test.ts).
@@ -170,7 +173,10 @@ describe("the aws-node check of an existing cluster's VPC CNI", () => {
       const probe = off.resources.find((r) => r.name.endsWith("-probe-namespace")) as ResourceRecord;
       assert.ok(dependsOn(off, check, one(off, HAND_OVER_TYPE)), "after the hand-over step and the add-on");
       assert.ok(dependsOn(off, probe, check), "the probe waits for the check");
-      assert.ok(!dependsOn(off, one(off, DAEMON_SET), check), "Calico does not wait for it here");
+      assert.ok(
+        !dependsOn(off, one(off, DAEMON_SET, "calico-daemonset-calico-node"), check),
+        "Calico does not wait for it here",
+      );
       assert.equal((off.outputs.vpcCni as { settings: unknown }).settings, KNOWN_AFTER_UP);
     });
 

@@ -23,6 +23,8 @@ export const BUILT_IN = [
   "networking.k8s.io/v1 NetworkPolicy",
   "v1 Pod",
   "batch/v1 Job",
+  "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy",
+  "admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding",
 ];
 
 export interface Doc {

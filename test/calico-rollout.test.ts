@@ -53,7 +53,7 @@ describe("calico-node rollouts", () => {
         "eks-calico:calico": { maxUnavailable: 1 },
       },
     });
-    const node = one(evaluation, "kubernetes:apps/v1:DaemonSet");
+    const node = one(evaluation, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node");
     assert.deepEqual(node.options.customTimeouts, { create: "303m", update: "303m" });
   });
 

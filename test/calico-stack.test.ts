@@ -140,6 +140,16 @@ function inventory(namespace: string, version: string): string[] {
     // aws-node may annotate pods with their IP (components/calico/rbac.ts).
     cluster("ClusterRole", "eks-calico-aws-node-pod-patch"),
     cluster("ClusterRoleBinding", "eks-calico-aws-node-pod-patch"),
+    // The startup taint's remover (components/startup-taint).
+    ...["ServiceAccount", "Role", "RoleBinding", "DaemonSet"].map((kind) =>
+      ns(kind, "calico-startup-taint-remover"),
+    ),
+    ...[
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+    ].map((kind) => cluster(kind, "calico-startup-taint-remover")),
   ].sort();
 }
 
@@ -211,14 +221,21 @@ for (const stack of STACKS) {
       const node = one(evaluation, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node");
       const autoscaler = children.filter((c) => c.name.endsWith("-calico-typha-autoscaler"));
       assert.equal(autoscaler.length, 7);
+      // The startup taint's remover waits for calico-node on each node, never the other way round.
+      const remover = children.filter((c) => c.name.includes("-startup-taint-"));
+      assert.equal(remover.length, 8);
       const before = children.filter(
-        (c) => c !== node && !c.type.endsWith(":PodDisruptionBudget") && !autoscaler.includes(c),
+        (c) =>
+          c !== node &&
+          !c.type.endsWith(":PodDisruptionBudget") &&
+          !autoscaler.includes(c) &&
+          !remover.includes(c),
       );
       assert.ok(before.length > 20);
       // What calico-node waits for, directly or through what it depends on (Typha's own RBAC is applied
       // just before Typha).
       const waitsFor = dependenciesOf(dependencyGraph(evaluation), node.urn);
-      for (const other of autoscaler) assert.ok(!waitsFor.has(other.urn), other.name);
+      for (const other of [...autoscaler, ...remover]) assert.ok(!waitsFor.has(other.urn), other.name);
       for (const prerequisite of before) {
         assert.ok(waitsFor.has(prerequisite.urn), `calico-node does not wait for ${prerequisite.name}`);
       }

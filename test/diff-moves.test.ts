@@ -58,11 +58,15 @@ describe("offline diff: node groups moved out of @pulumi/eks's component", () =>
     assert.deepEqual(
       group.changes.map((c) => [c.path, c.after, c.effect]),
       [
+        // The Calico startup taint, which the layout of @pulumi/eks never had.
+        ["inputs.taints[0].effect", "NO_SCHEDULE", "update"],
+        ["inputs.taints[0].key", "eks-calico.io/policy-not-ready", "update"],
+        ["inputs.taints[0].value", "true", "update"],
         ["inputs.updateConfig.maxUnavailable", 1, "update"],
         ["options.customTimeouts.update", "60m", "ignored"],
       ],
     );
-    assert.equal(group.rollout, undefined, "no node rolls");
+    assert.equal(group.rollout, "in place (taints, updateConfig): EKS replaces no node", "no node rolls");
     // Nothing else changes: what depended on the component depends on the node group.
     assert.deepEqual(
       diff.changed.filter((r) => r.op !== "same").map((r) => r.heading),

@@ -102,7 +102,10 @@ describe("existing-cluster stack", () => {
     });
     assert.equal(input(addon, "resolveConflictsOnUpdate"), "PRESERVE");
     assert.equal(input(addon, "serviceAccountRoleArn"), undefined, "the add-on had no IRSA role");
-    assert.ok(dependsOn(plan, one(plan, DAEMON_SET), addon), "calico-node waits for the add-on's update");
+    assert.ok(
+      dependsOn(plan, one(plan, DAEMON_SET, "calico-daemonset-calico-node"), addon),
+      "calico-node waits for the add-on's update",
+    );
     assert.deepEqual(plan.outputs.vpcCni, {
       managed: true,
       changes: ['enableNetworkPolicy: unset -> "false"', 'env.ANNOTATE_POD_IP: unset -> "true"'],

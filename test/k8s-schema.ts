@@ -38,6 +38,8 @@ const MODEL_FILES: Readonly<Record<string, string>> = {
   NetworkPolicy: "networking.k8s.io/v1/NetworkPolicy",
   Job: "batch/v1/Job",
   Pod: "v1/Pod",
+  ValidatingAdmissionPolicy: "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy",
+  ValidatingAdmissionPolicyBinding: "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding",
 };
 
 /** The model class of an object's kind; an unmapped kind or a mismatched apiVersion fails. */

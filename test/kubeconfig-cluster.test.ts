@@ -121,7 +121,7 @@ describe("kubeconfig stack", () => {
     // An aws:region set anyway is ignored, even one AWS does not have.
     const withRegion = await traced(STACK, { config: { "aws:region": "mars-north-1" } });
     assert.deepEqual(withRegion.calls, []);
-    assert.equal(ofType(withRegion.evaluation, "kubernetes:apps/v1:DaemonSet").length, 1);
+    one(withRegion.evaluation, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node");
   });
 
   it("claims nothing of the cluster behind the kubeconfig: what Calico reports there is known after up", () => {
@@ -219,7 +219,10 @@ describe("kubeconfig stack", () => {
       assert.equal(input(adopting, key), input(ordinary, key), key);
     }
     assert.deepEqual(adopting.secretInputs, ["kubeconfig"]);
-    assert.equal(one(adopted, "kubernetes:apps/v1:DaemonSet").provider, adopting.urn);
+    assert.equal(
+      one(adopted, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node").provider,
+      adopting.urn,
+    );
     for (const job of ofType(adopted, JOB)) assert.equal(job.provider, ordinary.urn, "the probe keeps it");
   });
 

@@ -110,7 +110,10 @@ describe("an existing cluster's VPC CNI network-policy agent", () => {
   it("changes nothing about an agent already off, and needs no key for it", async () => {
     const plan = await withAgent(undefined, { vpcCni: { managed: true, configurationValues: "" } });
     assert.equal(ofType(plan, HAND_OVER_TYPE).length, 0);
-    assert.ok(dependsOn(plan, one(plan, DAEMON_SET), one(plan, ADDON)), "the add-on first, as before");
+    assert.ok(
+      dependsOn(plan, one(plan, DAEMON_SET, "calico-daemonset-calico-node"), one(plan, ADDON)),
+      "the add-on first, as before",
+    );
     assert.equal((plan.outputs.vpcCni as { networkPolicyAgent: string }).networkPolicyAgent, "off");
   });
 
@@ -129,7 +132,7 @@ describe("an existing cluster's VPC CNI network-policy agent", () => {
         (input<Record<string, string>>(one(plan, ADDON), "tags") ?? {})["eks-calico/network-policy-agent"],
         "hand-over",
       );
-      assert.ok(dependsOn(plan, one(plan, DAEMON_SET), one(plan, ADDON)));
+      assert.ok(dependsOn(plan, one(plan, DAEMON_SET, "calico-daemonset-calico-node"), one(plan, ADDON)));
       assert.equal(ofType(plan, HAND_OVER_TYPE).length, 0);
     });
 
@@ -171,7 +174,7 @@ describe("an existing cluster's VPC CNI network-policy agent", () => {
     it("orders calico-node, the hand-over step, the add-on's update, then the probe", () => {
       const step = one(plan, HAND_OVER_TYPE);
       const addon = one(plan, ADDON);
-      const node = one(plan, DAEMON_SET);
+      const node = one(plan, DAEMON_SET, "calico-daemonset-calico-node");
       const probeNamespace = plan.resources.find((r) => r.name.endsWith("-probe-namespace"));
       assert.ok(probeNamespace);
       assert.ok(dependsOn(plan, step, node), "the step waits for calico-node");

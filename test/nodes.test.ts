@@ -80,10 +80,13 @@ for (const stack of STACKS) {
       });
     });
 
-    it("maps taints to the EKS spelling", async () => {
+    it("maps taints to the EKS spelling, the Calico startup taint last", async () => {
       const nodeGroups = ofType(await evaluated(stack), NODE_GROUP);
       nodeGroups.forEach((nodeGroup) => {
-        const expected = groupOf(nodeGroup).taints.map((t) => ({
+        const expected = [
+          ...groupOf(nodeGroup).taints,
+          { key: "eks-calico.io/policy-not-ready", value: "true", effect: "NoSchedule" as const },
+        ].map((t) => ({
           key: t.key,
           value: t.value,
           effect: EKS_TAINT_EFFECTS[t.effect],

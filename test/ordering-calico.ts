@@ -81,6 +81,29 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
   },
   {
+    before: { label: "the startup taint's admission policy", types: [T.admissionPolicy] },
+    after: { label: "its binding", types: [T.admissionPolicyBinding] },
+    why: "a binding names its policy: bound before the policy exists, it narrows nothing yet",
+    source: "https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/",
+  },
+  {
+    before: {
+      label: "the startup taint remover's ServiceAccount, roles and policy binding",
+      types: [
+        T.serviceAccount,
+        T.clusterRole,
+        T.clusterRoleBinding,
+        T.k8sRole,
+        T.k8sRoleBinding,
+        T.admissionPolicyBinding,
+      ],
+      name: /-startup-taint-/,
+    },
+    after: { label: "the remover's DaemonSet", types: [T.daemonSet], name: /-startup-taint-remover$/ },
+    why: "its pods patch nodes from their start: without their roles the patches fail, and before the policy binds nothing narrows them to the startup taint on their own node",
+    source: "../components/startup-taint/objects.ts",
+  },
+  {
     before: NODE_RBAC,
     after: CALICO_NODE_DAEMONSET,
     why: "Felix lists Calico's kinds with its service account's permissions at start and crash-loops without them",

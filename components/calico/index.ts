@@ -11,6 +11,7 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { createStartupTaintRemover, removerObjectList } from "../startup-taint";
 import { autoscalerObjectList } from "./autoscaler";
 import {
   DEFAULT_AUTOSCALER_REGISTRY,
@@ -169,7 +170,10 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
         installer: "manifest",
         namespace: settings.namespace,
         adopt: args.adopt ?? false,
-        objects: refsOf(all.filter((object) => object.kind !== "CustomResourceDefinition")),
+        objects: refsOf([
+          ...all.filter((object) => object.kind !== "CustomResourceDefinition"),
+          ...removerObjectList(settings.namespace),
+        ]),
       }),
     ];
     const takeover = takeoverOf(name, { parent: this, dependsOn: checks }, args, taken, objects.crds);
@@ -230,6 +234,11 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       ),
     ];
     const foundations = [...nodes, ...namespace, ...crds, ...rbac, ...tlsObjects];
+    // Takes the startup taint off each node once calico-node is Ready there (components/startup-taint).
+    const remover = createStartupTaintRemover(name, settings.namespace, {
+      cluster: base,
+      namespaced: inNamespace,
+    });
     const order = orderOf(args.deployedVersion, settings.version);
     const typha = createTyphaService(name, objects.typha, inNamespace);
     // Felix finds Typha through its Service. Which workload rolls first keeps every Felix connected: Typha
@@ -311,6 +320,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       typha.disruptionBudget,
       autoscaler,
       felixCleanup,
+      ...remover,
     ]);
 
     if (args.adopt) {

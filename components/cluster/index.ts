@@ -71,6 +71,11 @@ export interface ClusterArgs {
   runners?: RunnerSources;
   /** One managed node group per entry, in the private subnets. */
   nodeGroups: NodeGroupSpec[];
+  /**
+   * Every node group's nodes start with the Calico startup taint, which the remover takes off once
+   * calico-node is Ready on the node (components/startup-taint). @default false
+   */
+  startupTaint?: boolean;
   /** Tags for every AWS resource. */
   tags: Record<string, string>;
   /** Protect the cluster, its secrets key and its log group from deletion. @default false */
@@ -181,6 +186,7 @@ export class Cluster extends pulumi.ComponentResource {
         nodeRole,
         subnetIds: args.privateSubnetIds,
         tags: args.tags,
+        startupTaint: args.startupTaint ?? false,
         // aws-node (with its IRSA role) and kube-proxy run from the first node on; nodes need egress to
         // join; the role's policies must outlive the nodes on destroy.
         dependsOn: [cluster, vpcCni, kubeProxy, ...nodeRole.attachments, ...args.nodeEgress],

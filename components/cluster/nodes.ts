@@ -3,6 +3,7 @@
  * group. Pulumi wiring only; the values come from nodegroups.ts, node-rolls.ts, ami-types.ts and
  * policies.ts.
  */
+import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../startup-taint/objects";
 import * as aws from "@pulumi/aws";
 import type * as eks from "@pulumi/eks";
 import * as pulumi from "@pulumi/pulumi";
@@ -44,6 +45,8 @@ export interface NodeGroupWiring {
   nodeRole: NodeRole;
   subnetIds: pulumi.Input<string[]>;
   tags: Record<string, string>;
+  /** Whether the nodes start with the Calico startup taint (components/startup-taint). */
+  startupTaint: boolean;
   /** What must exist before nodes start and outlive them: add-ons, private routes, role policies. */
   dependsOn: pulumi.Resource[];
 }
@@ -104,7 +107,12 @@ export function createNodeGroup(
       scalingConfig: { minSize: group.minSize, desiredSize: group.desiredSize, maxSize: group.maxSize },
       updateConfig: nodeGroupUpdateConfig(group.maxSize),
       labels: group.labels,
-      taints: toEksTaints(group.taints),
+      // The startup taint last, after the group's own: EKS updates a deployed group's taints in place
+      // (UpdateNodegroupConfig), replacing no node.
+      taints: [
+        ...toEksTaints(group.taints),
+        ...(shared.startupTaint ? toEksTaints([{ ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }]) : []),
+      ],
       tags: shared.tags,
     },
     {

@@ -9,7 +9,6 @@ import { DEFAULT_ADDON_VERSIONS, EKS_ADDON_NAMES, type EksAddonName } from "./ad
 import { OFFLINE_ACCOUNT_ID, placeholder } from "./placeholders";
 import { REGIONS } from "./regions";
 import { closestNames, didYouMean } from "../../stacks/suggest";
-import { zoneCount } from "../../stacks/schema/network";
 
 /** Raised for a call the world refuses to answer; the message says why. */
 export class UnanswerableCall extends Error {
@@ -48,9 +47,14 @@ export function assumedZoneLetters(region: string, network: unknown): string[] {
     else if (byId !== null && String(entry) === offlineZoneId(region, letterOf(Number(byId[1]))))
       letters.add(letterOf(Number(byId[1])));
   }
-  const count = zoneCount(asked);
-  for (let n = 1; typeof count === "number" && letters.size < Math.min(count, 26); n++)
-    letters.add(letterOf(n));
+  // How many `network` asks for: availabilityZones, else as many as zones lists.
+  const count =
+    typeof asked.availabilityZones === "number"
+      ? asked.availabilityZones
+      : Array.isArray(asked.zones)
+        ? asked.zones.length
+        : 0;
+  for (let n = 1; letters.size < Math.min(count, 26); n++) letters.add(letterOf(n));
   return [...letters].sort();
 }
 
