@@ -9,6 +9,7 @@ import { evaluatedWith, ofType, one } from "./helpers";
 import { diffDocuments } from "../offline/diff";
 import { resourcesDocument } from "../offline/plan";
 import type { StackEvaluation } from "../offline/engine";
+import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "../components/calico/takeover/field-manager";
 import {
   REMOVER,
   REMOVER_SCRIPT,
@@ -88,6 +89,20 @@ describe("the Calico startup taint in the plan", () => {
       "calico-startup-taint-policy-binding",
     );
     assert.ok(remover.dependencies.includes(binding.urn));
+  });
+
+  it("applies the remover under the adopting install's field manager with calico.adopt, as the rest", async () => {
+    const plan = await evaluatedWith("dev", { config: { "eks-calico:calico.adopt": true } });
+    const remover = plan.resources.filter((r) => r.name.includes("-startup-taint-"));
+    assert.equal(remover.length, 8);
+    for (const r of remover) {
+      const annotations = (r.inputs.metadata as { annotations?: Record<string, string> }).annotations;
+      assert.equal(annotations?.[FIELD_MANAGER_ANNOTATION], ADOPT_FIELD_MANAGER, r.name);
+    }
+    const plain = await evaluatedWith("dev", {});
+    for (const r of plain.resources.filter((x) => x.name.includes("-startup-taint-"))) {
+      assert.equal((r.inputs.metadata as { annotations?: unknown }).annotations, undefined, r.name);
+    }
   });
 
   it("adds it to a deployed stack's node groups in place: no node replaced, and the plan says so", async () => {

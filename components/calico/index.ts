@@ -235,10 +235,12 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
     ];
     const foundations = [...nodes, ...namespace, ...crds, ...rbac, ...tlsObjects];
     // Takes the startup taint off each node once calico-node is Ready there (components/startup-taint).
-    const remover = createStartupTaintRemover(name, settings.namespace, {
-      cluster: base,
-      namespaced: inNamespace,
-    });
+    const remover = createStartupTaintRemover(
+      name,
+      settings.namespace,
+      { cluster: base, namespaced: inNamespace },
+      settings.fieldManager,
+    );
     const order = orderOf(args.deployedVersion, settings.version);
     const typha = createTyphaService(name, objects.typha, inNamespace);
     // Felix finds Typha through its Service. Which workload rolls first keeps every Felix connected: Typha

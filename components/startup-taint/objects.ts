@@ -17,6 +17,7 @@ import { COMMON_LABELS, appLabels, selectorLabels } from "../calico/labels";
 import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../calico/scheduling";
 import { nonRootPodSecurity, restrictedContainerSecurity } from "../calico/security";
 import type { ClusterRole, ClusterRoleBinding, DaemonSet, Role, RoleBinding } from "../calico/object-shapes";
+import { FIELD_MANAGER_ANNOTATION } from "../calico/takeover/field-manager";
 
 /** The taint every new node starts with, in Kubernetes spelling. */
 export const STARTUP_TAINT = { key: "eks-calico.io/policy-not-ready", effect: "NoSchedule" } as const;
@@ -100,8 +101,24 @@ export function removerObjectList(namespace: string): RemoverObjects[keyof Remov
 const listOf = (object: string, field: string) =>
   `has(${object}.spec.${field}) ? ${object}.spec.${field} : []`;
 
-/** The remover's objects, its pods in `namespace` beside calico-node's. */
-export function renderRemover(namespace: string): RemoverObjects {
+/**
+ * The remover's objects, its pods in `namespace` beside calico-node's; with `fieldManager`, each is
+ * applied under that field manager, as every object of an adopting install is
+ * (components/calico/takeover/field-manager.ts).
+ */
+export function renderRemover(namespace: string, fieldManager?: string): RemoverObjects {
+  const objects = renderRemoverObjects(namespace);
+  if (fieldManager === undefined) return objects;
+  const managed = <T extends { metadata: object }>(object: T): T => ({
+    ...object,
+    metadata: { ...object.metadata, annotations: { [FIELD_MANAGER_ANNOTATION]: fieldManager } },
+  });
+  return Object.fromEntries(
+    Object.entries(objects).map(([key, object]) => [key, managed(object as { metadata: object })]),
+  ) as unknown as RemoverObjects;
+}
+
+function renderRemoverObjects(namespace: string): RemoverObjects {
   const subject = { kind: "ServiceAccount", name: REMOVER, namespace };
   const sameTaint = (a: string, b: string) =>
     `${a}.key == ${b}.key && ${a}.effect == ${b}.effect && (has(${a}.value) ? ${a}.value : '') == (has(${b}.value) ? ${b}.value : '')`;
