@@ -122,7 +122,12 @@ export function renderTyphaDeployment(
     metadata: { name: typha.name, namespace, labels: workloadLabels(typha.name, version) },
     spec: {
       replicas,
-      revisionHistoryLimit: 2,
+      // No old ReplicaSet kept: a rollback to a template one still holds reuses it without the
+      // NewReplicaSetCreated condition (kubernetes v1.35.4 pkg/controller/deployment/sync.go
+      // getNewReplicaSet), so the previous rollout's NewReplicaSetAvailable stands while that ReplicaSet
+      // is still at 0 replicas, which pulumi-kubernetes v4.25.0 (pkg/await/deployment.go) takes for a
+      // finished rollout: calico-node would roll while the other release's Typhas still run.
+      revisionHistoryLimit: 0,
       selector: { matchLabels: selector },
       strategy: { type: "RollingUpdate", rollingUpdate: typhaRollingUpdate(minNodes) },
       template: {
