@@ -33,20 +33,24 @@ export function accessFromKubeconfig(file: string): ApiAccess {
   };
 }
 
+/** A one-context kubeconfig (`local`) for the local API server, as `user` with `token`. */
+export function kubeconfigText(server: string, caFile: string, token: string, user = "admin"): string {
+  return YAML.stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "local", cluster: { server, "certificate-authority": caFile } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: "local", context: { cluster: "local", user } }],
+    "current-context": "local",
+  });
+}
+
 export class Api {
   /** The admin's credentials, for the provider-request replays. */
   readonly credentials: Credentials;
 
   constructor(access: ApiAccess) {
-    const local = (entry: object) => [{ name: "local", ...entry }];
-    this.credentials = credentialsOf(
-      YAML.stringify({
-        clusters: local({ cluster: { server: access.server, "certificate-authority": access.caFile } }),
-        users: local({ user: { token: access.token } }),
-        contexts: local({ context: { cluster: "local", user: "local" } }),
-        "current-context": "local",
-      }),
-    );
+    this.credentials = credentialsOf(kubeconfigText(access.server, access.caFile, access.token));
   }
 
   request<T = unknown>(

@@ -9,8 +9,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import YAML from "yaml";
-import { Api, waitFor } from "./api";
+import { Api, kubeconfigText, waitFor } from "./api";
 import { type StageOptions, stagesYaml } from "./stages";
 
 /** The Service range the API server allocates ClusterIPs from (Typha's Service needs one). */
@@ -33,7 +32,8 @@ export interface ClusterState {
 
 const STATE_FILE = "cluster.json";
 
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nothing listens on now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
@@ -87,17 +87,6 @@ export function logTail(dir: string, name: string, lines = 15): string {
 export function readState(dir: string): ClusterState | undefined {
   const file = path.join(dir, STATE_FILE);
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as ClusterState) : undefined;
-}
-
-function kubeconfigText(server: string, caFile: string, token: string, user = "admin"): string {
-  return YAML.stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name: "local", cluster: { server, "certificate-authority": caFile } }],
-    users: [{ name: user, user: { token } }],
-    contexts: [{ name: "local", context: { cluster: "local", user } }],
-    "current-context": "local",
-  });
 }
 
 /**

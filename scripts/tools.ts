@@ -48,7 +48,8 @@ function versionCommand(
   check: VersionCheck,
 ): { command: string; args: string[]; expect: string } {
   return "builtFrom" in check
-    ? { command: "go", args: ["version", "-m", file], expect: `\tdep\t${check.builtFrom}\t` }
+    ? // Its `mod` line (a package built from the upstream module) or a `dep` line (the wrapper's main).
+      { command: "go", args: ["version", "-m", file], expect: `\t${check.builtFrom}\t` }
     : { command: file, args: check.args, expect: check.expect };
 }
 
@@ -159,7 +160,8 @@ function buildDirectory(build: ToolBuild, env: NodeJS.ProcessEnv): string {
 async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go: string): Promise<void> {
   const version = toolVersion(build);
   const ldflags = ["-s", "-w", ...build.versionFlags(version).map((flag) => `-X ${flag}`)].join(" ");
-  const key = buildKey(build, go, ldflags);
+  const toolchain = build.toolchain ?? go;
+  const key = buildKey(build, toolchain, ldflags);
   const stamp = path.join(bin, `.${build.module}.build`);
   const names = Object.keys(build.binaries);
   const started = Date.now();
@@ -181,14 +183,18 @@ async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go
   if (toBuild.length === 0) return;
 
   const label = `${toBuild.join(", ")} ${version}`;
-  console.log(`tools: ${label}: building from tools/${build.module} (${build.upstream} ${version})`);
-  const dir = buildDirectory(build, env);
+  console.log(
+    `tools: ${label}: building from tools/${build.module} (${build.upstream} ${version}, ${toolchain})`,
+  );
+  // The toolchain a build names is fetched from the module proxy; the others use the installed Go only.
+  const buildEnv = build.toolchain === undefined ? env : { ...env, GOTOOLCHAIN: build.toolchain };
+  const dir = buildDirectory(build, buildEnv);
   // A wrapper's own Go code (a main package) is vetted before it is built.
   if (fs.readdirSync(dir).some((file) => file.endsWith(".go"))) {
     // With the build's own flags, so the packages vet compiles are the ones the build then reuses.
     await run("go", ["vet", "-trimpath", "."], {
       cwd: dir,
-      env,
+      env: buildEnv,
       label: `go vet tools/${build.module}`,
     }).catch((error: Error) => {
       throw new Error(`tools: ${label}: go vet failed: ${error.message}`, { cause: error });
@@ -199,7 +205,7 @@ async function provide(build: ToolBuild, bin: string, env: NodeJS.ProcessEnv, go
   try {
     await run("go", ["build", "-trimpath", `-ldflags=${ldflags}`, "-o", output, ...packages], {
       cwd: dir,
-      env,
+      env: buildEnv,
       label,
     });
   } catch (error) {
@@ -226,7 +232,8 @@ async function main(): Promise<void> {
     ...process.env,
     GOMODCACHE: path.join(root, "go", "mod"),
     GOCACHE: path.join(root, "go", "build"),
-    // Static binaries from the pinned wrappers only: no cgo, no toolchain download, go.sum as committed.
+    // Static binaries from the pinned wrappers only: no cgo, no toolchain download unless a build names
+    // one (ToolBuild.toolchain), go.sum as committed.
     CGO_ENABLED: "0",
     GOTOOLCHAIN: "local",
     GOFLAGS: "-mod=readonly",

@@ -44,6 +44,7 @@ import { evaluated, input, one } from "./helpers";
 import { docPages, readPage, readProse, says, tableRows } from "./docs-pages";
 import { TYPHA_FELIX } from "../components/calico/typha-felix";
 import { MAX_REACHABLE_LINES } from "../bench/reachable";
+import { REMOVER_SCRIPT } from "../components/startup-taint/objects";
 
 /** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
 const page = (name: string) => readProse(`docs/${name}`);
@@ -83,6 +84,15 @@ function constantIn(file: string, name: string): unknown {
 }
 
 describe("docs: the numbers the code knows", () => {
+  it("the startup taint remover's pace, and the cluster tests' stand-ins (operating-calico.md)", () => {
+    const text = page("operating-calico.md");
+    const interval = /sleep "\$\{INTERVAL_SECONDS:-(\d+)\}"/.exec(REMOVER_SCRIPT)?.[1];
+    says(text, `Every ${interval} seconds it checks whether a calico-node pod`, "operating-calico.md");
+    for (const file of ["test/cluster/startup-taint.test.ts", "test/cluster/karpenter.test.ts"]) {
+      says(text, `is stood in by ${String(constantIn(file, "POD_START_SECONDS"))} seconds`, file);
+    }
+  });
+
   it("Typha's ladder and cap (operating-calico.md)", () => {
     const steps = [];
     for (let nodes = 5; nodes <= 1000; nodes++) {

@@ -27,6 +27,7 @@ describe("tool wrapper modules", () => {
   it("gives the binaries the local cluster and the real engine run, each from one wrapper", () => {
     assert.deepEqual(toolNames().sort(), [
       "etcd",
+      "karpenter-kwok",
       "kube-apiserver",
       "kube-controller-manager",
       "kube-scheduler",
@@ -57,6 +58,18 @@ describe("tool wrapper modules", () => {
     assert.equal(build?.release, "v4.25.0");
     assert.deepEqual(build?.versionCheck("pulumi-resource-kubernetes", "v4.25.0"), {
       builtFrom: "github.com/pulumi/pulumi-kubernetes/provider/v4\tv4.0.0-20260115033456-f47bc2d6f199",
+    });
+  });
+
+  it("builds Karpenter's kwok provider on the Go its go.mod asks for, checked by the module it came from", () => {
+    const build = TOOL_BUILDS.find((b) => b.module === "karpenter");
+    assert.ok(build);
+    assert.equal(requiredVersion("karpenter", "sigs.k8s.io/karpenter"), "v1.15.0");
+    // sigs.k8s.io/karpenter v1.15.0 go.mod: `go 1.26.9`; the installed Go is 1.26.
+    assert.equal(build.toolchain, "go1.27.3");
+    assert.match(goMod("karpenter"), /^go 1\.26\.9$/m);
+    assert.deepEqual(build.versionCheck("karpenter-kwok", "v1.15.0"), {
+      builtFrom: "sigs.k8s.io/karpenter\tv1.15.0",
     });
   });
 

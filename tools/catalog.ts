@@ -36,6 +36,11 @@ export interface ToolBuild {
    * directory (paths relative to it): generated files upstream's own build makes are not in the module zip.
    */
   readonly embeds?: Readonly<Record<string, string>>;
+  /**
+   * The Go toolchain the build runs on, when the upstream module needs a newer Go than the installed one:
+   * fetched from the module proxy (GOTOOLCHAIN), as `go` does for a go.mod that asks for it.
+   */
+  readonly toolchain?: string;
 }
 
 export type VersionCheck = { args: string[]; expect: string } | { builtFrom: string };
@@ -116,6 +121,17 @@ export const TOOL_BUILDS: readonly ToolBuild[] = [
       "schema.json": "cmd/pulumi-resource-kubernetes/schema.json",
       "terraform-mapping.json": "cmd/pulumi-resource-kubernetes/terraform-mapping.json",
     },
+  },
+  {
+    module: "karpenter",
+    upstream: "sigs.k8s.io/karpenter",
+    // v1.15.0's go.mod asks for Go 1.26.9; the proxy serves go1.27.3.
+    toolchain: "go1.27.3",
+    binaries: { "karpenter-kwok": "sigs.k8s.io/karpenter/kwok" },
+    // What karpenter's Makefile stamps (pkg/operator.Version).
+    versionFlags: (version) => [`sigs.k8s.io/karpenter/pkg/operator.Version=${version}`],
+    // The controller has no version flag: its build info names the module it came from.
+    versionCheck: (_binary, version) => ({ builtFrom: `sigs.k8s.io/karpenter\t${version}` }),
   },
 ];
 
