@@ -242,6 +242,7 @@ function installCalico(
         ...common,
         namespace: settings.calico.namespace,
         autoscalerRegistry: settings.calico.autoscalerRegistry,
+        startupTaintRegistry: settings.calico.startupTaintRegistry,
         felix: settings.calico.felix,
         adopt: settings.calico.adopt,
         deployedVersion: settings.calicoDeployedVersion,

@@ -80,6 +80,8 @@ const HINTS: Readonly<Record<string, string>> = {
   "calico.maxUnavailable": 'a percentage such as "10%" keeps a rollout to about ten waves at any size',
   "calico.autoscalerRegistry":
     "registry.k8s.io/cpa, or a mirror such as 123456789012.dkr.ecr.us-west-2.amazonaws.com/cpa",
+  "calico.startupTaintRegistry":
+    "registry.k8s.io, or a mirror such as 123456789012.dkr.ecr.us-west-2.amazonaws.com/k8s",
   protect: "write true or false without quotes",
 };
 

@@ -64,6 +64,7 @@ describe("stack configuration", () => {
         registry: "quay.io/calico",
         namespace: "kube-system",
         autoscalerRegistry: "registry.k8s.io/cpa",
+        startupTaintRegistry: "registry.k8s.io",
         operatorRegistry: "quay.io/tigera",
         apiServer: true,
         reinstall: false,

@@ -132,6 +132,10 @@ export const manifestCalicoSettings: fc.Arbitrary<Record<string, unknown>> = fc.
   maxUnavailable: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.constantFrom("10%", "25%", "50%")),
   registry: fc.constantFrom("quay.io/calico", "123456789012.dkr.ecr.us-west-2.amazonaws.com/calico"),
   autoscalerRegistry: fc.constantFrom("registry.k8s.io/cpa", "registry.example.com/cpa"),
+  startupTaintRegistry: fc.constantFrom(
+    "registry.k8s.io",
+    "123456789012.dkr.ecr.us-west-2.amazonaws.com/k8s",
+  ),
   readinessTimeoutMinutes: fc.option(fc.constantFrom(10, 45), { nil: undefined }),
   adopt: fc.boolean(),
   probe: fc.record({ enabled: fc.boolean(), timeoutMinutes: fc.constantFrom(5, 8) }),

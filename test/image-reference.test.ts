@@ -150,6 +150,7 @@ describe("registry keys judged by the image reference grammar", () => {
     // From the upstream tables: TestDomainRegexp's "-ab.com" and TestValidateReferenceName's "docker/Docker".
     { key: "registry", value: "-ab.com", rule: /its host is not a host name.*domain-component/ },
     { key: "autoscalerRegistry", value: "docker/Docker", rule: /its path component 2 has uppercase letters/ },
+    { key: "startupTaintRegistry", value: "-ab.com", rule: /its host is not a host name.*domain-component/ },
     // TestValidateRemoteName's "docker///docker", TestReferenceParse's "aa/asdf$$^/aa".
     { key: "operatorRegistry", value: "docker///docker", rule: /empty component/ },
     {

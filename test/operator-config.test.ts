@@ -42,11 +42,12 @@ describe("operator config", () => {
       installer: "operator",
       namespace: "calico",
       autoscalerRegistry: "mirror.example.com/cpa",
+      startupTaintRegistry: "mirror.example.com/k8s",
       registry: "mirror.example.com",
     });
     assert.deepEqual(
       found.map((p) => p.split(":")[0]),
-      ["namespace", "autoscalerRegistry", "registry"].map((k) => `calico.${k}`),
+      ["namespace", "autoscalerRegistry", "startupTaintRegistry", "registry"].map((k) => `calico.${k}`),
     );
     const manifest = problems({ observability: true, operatorRegistry: "mirror.example.com/tigera" });
     assert.deepEqual(

@@ -91,6 +91,21 @@ describe("the Calico startup taint in the plan", () => {
     assert.ok(remover.dependencies.includes(binding.urn));
   });
 
+  it("pulls the remover's kubectl from registry.k8s.io, or from calico.startupTaintRegistry's mirror", async () => {
+    const image = (plan: StackEvaluation) =>
+      (
+        one(plan, "kubernetes:apps/v1:DaemonSet", "calico-startup-taint-remover").inputs.spec as {
+          template: { spec: { containers: { image: string }[] } };
+        }
+      ).template.spec.containers[0].image;
+    assert.equal(image(await evaluatedWith("dev", {})), "registry.k8s.io/kubectl:v1.35.4");
+    const mirror = "123456789012.dkr.ecr.us-west-2.amazonaws.com/k8s";
+    const mirrored = await evaluatedWith("dev", {
+      config: { "eks-calico:calico.startupTaintRegistry": mirror },
+    });
+    assert.equal(image(mirrored), `${mirror}/kubectl:v1.35.4`);
+  });
+
   it("applies the remover under the adopting install's field manager with calico.adopt, as the rest", async () => {
     const plan = await evaluatedWith("dev", { config: { "eks-calico:calico.adopt": true } });
     const remover = plan.resources.filter((r) => r.name.includes("-startup-taint-"));

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { TOOLS_ROOT, TOOL_BUILDS, requiredVersion, toolNames, toolVersion } from "../tools/catalog";
 import { listStacks, loadStackConfig } from "../offline/engine";
+import { REMOVER_IMAGE } from "../components/calico/defaults";
 
 function goMod(module: string): string {
   return fs.readFileSync(path.join(TOOLS_ROOT, module, "go.mod"), "utf8");
@@ -81,6 +82,11 @@ describe("tool wrapper modules", () => {
       .filter((version): version is string => version !== undefined);
     assert.ok(pinned.length > 0, "no stack file pins cluster.version");
     assert.deepEqual([...new Set(pinned)], [minor]);
+  });
+
+  it("runs the startup taint's remover on the kubectl release the local cluster is built from", () => {
+    // kubectl keeps its version skew with the API server within one minor: the stacks pin this minor.
+    assert.equal(REMOVER_IMAGE.tag, requiredVersion("kubernetes", "k8s.io/kubernetes"));
   });
 
   it("pins each Kubernetes staging repository to the release of k8s.io/kubernetes (v1.X.Y -> v0.X.Y)", () => {

@@ -3,7 +3,7 @@
  * and no CNI installer (the VPC CNI stays the CNI). Facts from Calico's calico-policy-only.yaml and the
  * amazon-vpc-cni-k8s Calico manifests; deliberate differences are commented where they are made.
  */
-import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "./scheduling";
+import { nodeAgentPlacement } from "./scheduling";
 import type { MaxUnavailable } from "./rollout";
 import { felixTls } from "./typha-tls";
 import { DEFAULT_FELIX, type FelixSettings, felixEnv } from "./felix-settings";
@@ -129,12 +129,8 @@ export function renderCalicoNode(
         metadata: { labels: workloadLabels(CALICO_NODE, version) },
         spec: {
           hostNetwork: true,
-          nodeSelector: { ...LINUX_NODE_SELECTOR },
-          affinity: { nodeAffinity: notOnFargate() },
-          // Every node needs Felix, so tolerate every taint: no key and no effect match all of them.
-          tolerations: [...TOLERATE_EVERY_TAINT],
-          // Evicting the policy enforcer would leave a node's pods unpoliced.
-          priorityClassName: "system-node-critical",
+          // Every node needs Felix; evicting it would leave a node's pods unpoliced.
+          ...nodeAgentPlacement(),
           serviceAccountName: CALICO_NODE,
           // Felix leaves its rules in place when it stops; upstream kills it at once to shorten rollouts.
           terminationGracePeriodSeconds: 0,

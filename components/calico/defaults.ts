@@ -14,6 +14,14 @@ export const DEFAULT_AUTOSCALER_REGISTRY = "registry.k8s.io/cpa";
 /** The cluster-proportional-autoscaler's image in that registry (its release: autoscaler.ts). */
 export const AUTOSCALER_IMAGE = "cluster-proportional-autoscaler";
 
+/** Registry holding the startup taint remover's image (components/startup-taint). */
+export const DEFAULT_REMOVER_REGISTRY = "registry.k8s.io";
+/**
+ * The remover's image: kubectl, whose image has bash (kubernetes/kubernetes#119592), published with every
+ * Kubernetes release since v1.28 (kubernetes/kubernetes#116667), at the version `npm run tools` builds.
+ */
+export const REMOVER_IMAGE = { name: "kubectl", tag: "v1.35.4" } as const;
+
 /** Namespace of calico-node and Typha; kube-system is where the classic policy-only install puts them. */
 export const DEFAULT_CALICO_NAMESPACE = "kube-system";
 

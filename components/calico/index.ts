@@ -82,6 +82,8 @@ export interface CalicoPolicyOnlyArgs {
   registry?: string;
   /** Registry of the cluster-proportional-autoscaler image. @default "registry.k8s.io/cpa" */
   autoscalerRegistry?: string;
+  /** Registry of the startup taint remover's kubectl image. @default "registry.k8s.io" */
+  startupTaintRegistry?: string;
   /**
    * The node groups. Every Calico object waits for them, so the DaemonSet's readiness await sees real
    * nodes (with none, "ready" is instant and proves nothing), and `pulumi destroy` removes Calico first.
@@ -239,7 +241,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       name,
       settings.namespace,
       { cluster: base, namespaced: inNamespace },
-      settings.fieldManager,
+      { registry: args.startupTaintRegistry, fieldManager: settings.fieldManager },
     );
     const order = orderOf(args.deployedVersion, settings.version);
     const typha = createTyphaService(name, objects.typha, inNamespace);

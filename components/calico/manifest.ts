@@ -22,7 +22,7 @@ import {
 } from "./typha";
 import { COMMON_LABELS } from "./labels";
 import { STANDARD_TYPHA, type TyphaEndpoint } from "./names";
-import { ADOPT_FIELD_MANAGER, FIELD_MANAGER_ANNOTATION } from "./takeover/field-manager";
+import { ADOPT_FIELD_MANAGER, withFieldManager } from "./takeover/field-manager";
 import type { MaxUnavailable } from "./rollout";
 import type { FelixSettings } from "./felix-settings";
 import {
@@ -119,28 +119,6 @@ function renderGroups(settings: CalicoSettings): CalicoObjectGroups {
     autoscaler: renderTyphaAutoscaler(namespace, settings.autoscalerRegistry, typha.name),
     node: renderCalicoNode(namespace, registry, version, settings.maxUnavailable, typha, settings.felix),
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Every object in `groups` (at any depth) with the field-manager annotation in its metadata. */
-function withFieldManager<T>(groups: T, fieldManager: string): T {
-  const visit = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(visit);
-    if (!isObject(value)) return value;
-    if (typeof value.kind === "string" && isObject(value.metadata)) {
-      const metadata = value.metadata;
-      const annotations = isObject(metadata.annotations) ? metadata.annotations : {};
-      return {
-        ...value,
-        metadata: { ...metadata, annotations: { ...annotations, [FIELD_MANAGER_ANNOTATION]: fieldManager } },
-      };
-    }
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
-  };
-  return visit(groups) as T;
 }
 
 /** Every object, in the documented apply order. */

@@ -43,3 +43,16 @@ export function calicoNodesSelector(): string {
     `${FARGATE_NODE_LABEL.key}!=${FARGATE_NODE_LABEL.value}`,
   ].join(",");
 }
+
+/**
+ * Where a per-node agent runs (calico-node, the Felix cleanup, the startup taint's remover): every Linux
+ * node but Fargate's whatever its taints, evicted last, since a node without its agent loses policy.
+ */
+export function nodeAgentPlacement() {
+  return {
+    nodeSelector: { ...LINUX_NODE_SELECTOR },
+    affinity: { nodeAffinity: notOnFargate() },
+    tolerations: [...TOLERATE_EVERY_TAINT],
+    priorityClassName: "system-node-critical",
+  };
+}

@@ -16,9 +16,9 @@ export function createStartupTaintRemover(
   name: string,
   namespace: string,
   opts: { cluster: pulumi.CustomResourceOptions; namespaced: pulumi.CustomResourceOptions },
-  fieldManager?: string,
+  options: { registry?: string; fieldManager?: string },
 ): pulumi.CustomResource[] {
-  const o = renderRemover(namespace, fieldManager);
+  const o = renderRemover(namespace, options);
   const child = (kind: string) => `${name}-startup-taint-${kind}`;
   const inNamespace = opts.namespaced;
   const account = new k8s.core.v1.ServiceAccount(child("service-account"), o.serviceAccount, inNamespace);

@@ -14,10 +14,11 @@
  * KEP-4193, ServiceAccountTokenPodNodeInfo).
  */
 import { COMMON_LABELS, appLabels, selectorLabels } from "../calico/labels";
-import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../calico/scheduling";
+import { nodeAgentPlacement } from "../calico/scheduling";
 import { nonRootPodSecurity, restrictedContainerSecurity } from "../calico/security";
 import type { ClusterRole, ClusterRoleBinding, DaemonSet, Role, RoleBinding } from "../calico/object-shapes";
-import { FIELD_MANAGER_ANNOTATION } from "../calico/takeover/field-manager";
+import { withFieldManager } from "../calico/takeover/field-manager";
+import { DEFAULT_REMOVER_REGISTRY, REMOVER_IMAGE } from "../calico/defaults";
 
 /** The taint every new node starts with, in Kubernetes spelling. */
 export const STARTUP_TAINT = { key: "eks-calico.io/policy-not-ready", effect: "NoSchedule" } as const;
@@ -27,12 +28,6 @@ export const STARTUP_TAINT_VALUE = "true";
 
 /** The name of the remover's DaemonSet, ServiceAccount, roles and admission policy. */
 export const REMOVER = "calico-startup-taint-remover";
-
-/**
- * kubectl, whose image has bash (kubernetes/kubernetes#119592); published with every Kubernetes release
- * since v1.28 (kubernetes/kubernetes#116667). The version `npm run tools` builds for the local cluster.
- */
-export const REMOVER_IMAGE = "registry.k8s.io/kubectl:v1.35.4";
 
 /** The token claim naming the node of the pod a service account token is bound to. */
 export const NODE_NAME_CLAIM = "authentication.kubernetes.io/node-name";
@@ -106,19 +101,15 @@ const listOf = (object: string, field: string) =>
  * applied under that field manager, as every object of an adopting install is
  * (components/calico/takeover/field-manager.ts).
  */
-export function renderRemover(namespace: string, fieldManager?: string): RemoverObjects {
-  const objects = renderRemoverObjects(namespace);
-  if (fieldManager === undefined) return objects;
-  const managed = <T extends { metadata: object }>(object: T): T => ({
-    ...object,
-    metadata: { ...object.metadata, annotations: { [FIELD_MANAGER_ANNOTATION]: fieldManager } },
-  });
-  return Object.fromEntries(
-    Object.entries(objects).map(([key, object]) => [key, managed(object as { metadata: object })]),
-  ) as unknown as RemoverObjects;
+export function renderRemover(
+  namespace: string,
+  { registry = DEFAULT_REMOVER_REGISTRY, fieldManager }: { registry?: string; fieldManager?: string } = {},
+): RemoverObjects {
+  const objects = renderRemoverObjects(namespace, registry);
+  return fieldManager === undefined ? objects : withFieldManager(objects, fieldManager);
 }
 
-function renderRemoverObjects(namespace: string): RemoverObjects {
+function renderRemoverObjects(namespace: string, registry: string): RemoverObjects {
   const subject = { kind: "ServiceAccount", name: REMOVER, namespace };
   const sameTaint = (a: string, b: string) =>
     `${a}.key == ${b}.key && ${a}.effect == ${b}.effect && (has(${a}.value) ? ${a}.value : '') == (has(${b}.value) ? ${b}.value : '')`;
@@ -201,11 +192,11 @@ function renderRemoverObjects(namespace: string): RemoverObjects {
       metadata: meta(REMOVER),
       spec: { policyName: REMOVER, validationActions: ["Deny"] },
     },
-    daemonSet: renderRemoverDaemonSet(namespace),
+    daemonSet: renderRemoverDaemonSet(namespace, registry),
   };
 }
 
-function renderRemoverDaemonSet(namespace: string): DaemonSet {
+function renderRemoverDaemonSet(namespace: string, registry: string): DaemonSet {
   return {
     apiVersion: "apps/v1",
     kind: "DaemonSet",
@@ -218,16 +209,13 @@ function renderRemoverDaemonSet(namespace: string): DaemonSet {
         spec: {
           // It must reach the API server before the node's pod networking is up.
           hostNetwork: true,
-          nodeSelector: { ...LINUX_NODE_SELECTOR },
-          affinity: { nodeAffinity: notOnFargate() },
-          tolerations: [...TOLERATE_EVERY_TAINT],
-          priorityClassName: "system-node-critical",
+          ...nodeAgentPlacement(),
           serviceAccountName: REMOVER,
           securityContext: nonRootPodSecurity(),
           containers: [
             {
               name: "remover",
-              image: REMOVER_IMAGE,
+              image: `${registry}/${REMOVER_IMAGE.name}:${REMOVER_IMAGE.tag}`,
               imagePullPolicy: "IfNotPresent",
               command: ["/bin/bash", "-c", REMOVER_SCRIPT],
               env: [

@@ -7,6 +7,8 @@ import {
   DEFAULT_CALICO_NAMESPACE,
   DEFAULT_CALICO_REGISTRY,
   DEFAULT_CALICO_VERSION,
+  DEFAULT_REMOVER_REGISTRY,
+  REMOVER_IMAGE,
   SUPPORTED_CALICO_MINORS,
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
@@ -167,6 +169,15 @@ export const calicoSchema = z.strictObject({
   ).meta(
     registryOf(
       `Registry holding \`${AUTOSCALER_IMAGE}\` (Typha's autoscaler, pinned); a mirror for nodes without internet.`,
+    ),
+  ),
+  startupTaintRegistry: registrySchema(
+    "registry.k8s.io",
+    [REMOVER_IMAGE.name],
+    DEFAULT_REMOVER_REGISTRY,
+  ).meta(
+    registryOf(
+      `Registry holding \`${REMOVER_IMAGE.name}:${REMOVER_IMAGE.tag}\` (the startup taint's remover, pinned); a mirror for nodes without internet. A node whose remover cannot pull it keeps the taint and runs no workload.`,
     ),
   ),
   maxUnavailable: z

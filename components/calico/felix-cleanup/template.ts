@@ -4,7 +4,7 @@
  */
 import { CALICO_NODE_HOST_MOUNTS } from "../daemonset";
 import { appLabels, selectorLabels } from "../labels";
-import { LINUX_NODE_SELECTOR, TOLERATE_EVERY_TAINT, notOnFargate } from "../scheduling";
+import { nodeAgentPlacement } from "../scheduling";
 import { type DaemonSetCounts, count, isRolledOut } from "../readiness";
 import { CLEANED_MARKER, CLEANUP_DIR, felixCleanupScript } from "./script";
 
@@ -139,15 +139,7 @@ export const CLEANUP_DAEMONSET = "calico-felix-cleanup";
  */
 export function cleanupDaemonSet(namespace: string, image: string) {
   const labels: Record<string, string> = { ...appLabels(CLEANUP_DAEMONSET), [CLEANUP_LABEL]: "true" };
-  const spec = cleanupPodSpec(
-    { name: CLEANUP_DAEMONSET, image },
-    {
-      nodeSelector: { ...LINUX_NODE_SELECTOR },
-      affinity: { nodeAffinity: notOnFargate() },
-      tolerations: [...TOLERATE_EVERY_TAINT],
-      priorityClassName: "system-node-critical",
-    },
-  );
+  const spec = cleanupPodSpec({ name: CLEANUP_DAEMONSET, image }, nodeAgentPlacement());
   return {
     apiVersion: "apps/v1",
     kind: "DaemonSet",
