@@ -123,7 +123,7 @@ describe("Karpenter launches nodes with the Calico startup taint, on a real cont
   });
   after(async () => {
     karpenter?.kill();
-    h?.stop();
+    await h?.stop();
     await cluster?.stop();
   });
 

@@ -148,6 +148,8 @@ export class TaintHarness {
         INTERVAL_SECONDS: "1",
       },
       stdio: "ignore",
+      // Its own process group, so that stop() ends the kubectl it is running too.
+      detached: true,
     });
     this.removers.push(child);
   }
@@ -157,8 +159,16 @@ export class TaintHarness {
     return this.cluster.kubectl(["--kubeconfig", kubeconfig, ...args]);
   }
 
-  stop(): void {
-    for (const child of this.removers) child.kill();
-    fs.rmSync(this.work, { recursive: true, force: true });
+  /** Ends every remover with the kubectl it runs, then removes their files (kubectl's cache included). */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.removers.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        process.kill(-child.pid, "SIGKILL");
+        await exited;
+      }),
+    );
+    fs.rmSync(this.work, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }

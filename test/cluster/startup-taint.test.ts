@@ -84,7 +84,7 @@ describe("The Calico startup taint on a real control plane", function () {
     h.applyRemover();
   });
   after(async () => {
-    h?.stop();
+    await h?.stop();
     await cluster?.stop();
   });
 
