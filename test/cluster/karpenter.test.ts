@@ -1,6 +1,7 @@
 /**
  * Real Karpenter (sigs.k8s.io/karpenter with its kwok cloud provider, built by tools/karpenter) on a local
- * control plane, its NodePool carrying the Calico startup taint in `startupTaints`. A pending pod makes
+ * control plane, with the program's default NodePool (components/karpenter/node-pools.ts), which carries
+ * the Calico startup taint in `startupTaints`. A pending pod makes
  * Karpenter launch a node; the node registers with the taint; the pod binds there only once calico-node
  * is Ready on it and the remover (its own script, run as the cluster runs it) has taken the taint off;
  * Karpenter launches no second node for it, and marks its NodeClaim initialized once the taint is gone.
@@ -18,12 +19,15 @@ import { LocalCluster } from "../../local-cluster/deploy";
 import { freePort } from "../../local-cluster/control-plane";
 import { cacheRoot } from "../../scripts/tools";
 import { TOOL_BUILDS, toolVersion } from "../../tools/catalog";
-import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../../components/startup-taint/objects";
+import { STARTUP_TAINT } from "../../components/startup-taint/objects";
+import { renderNodePool } from "../../components/karpenter/node-pools";
+import { DEFAULT_NODE_POOL } from "../../components/karpenter/defaults";
+import { nodePoolSchema } from "../../stacks/schema/karpenter";
 import { NAMESPACE, type Pod, TAINT, TaintHarness, conditionSince } from "./startup-taint-harness";
 
 /** When kwok makes a scheduled pod Ready: calico-node's start on a new node, stood in for. */
 const POD_START_SECONDS = 8;
-const POOL = "general";
+const POOL = DEFAULT_NODE_POOL;
 const POOL_LABEL = "karpenter.sh/nodepool";
 
 /** The pinned Karpenter module's directory in the tools' module cache. */
@@ -35,31 +39,35 @@ function karpenterModule(): string {
   return dir;
 }
 
-/** A general-purpose pool on kwok's instance types, the startup taint in its startupTaints. */
+/**
+ * The program's default pool, on kwok's cloud provider: its class is a KWOKNodeClass, and the AWS
+ * provider's instance labels become kwok's (karpenter.kwok.sh instance-family and instance-cpu; kwok's
+ * instance types have no generation). The startup taint, limits and disruption are the program's own.
+ */
 const NODE_CLASS = {
   apiVersion: "karpenter.kwok.sh/v1alpha1",
   kind: "KWOKNodeClass",
   metadata: { name: "default" },
 };
-const NODE_POOL = {
-  apiVersion: "karpenter.sh/v1",
-  kind: "NodePool",
-  metadata: { name: POOL },
-  spec: {
-    limits: { cpu: "100" },
-    disruption: { consolidationPolicy: "WhenEmptyOrUnderutilized", consolidateAfter: "5m" },
-    template: {
-      spec: {
-        startupTaints: [{ ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }],
-        requirements: [
-          { key: "kubernetes.io/os", operator: "In", values: ["linux"] },
-          { key: "karpenter.sh/capacity-type", operator: "In", values: ["on-demand"] },
-        ],
-        nodeClassRef: { group: "karpenter.kwok.sh", kind: "KWOKNodeClass", name: "default" },
-      },
-    },
-  },
+const KWOK_LABELS: Record<string, string | undefined> = {
+  "karpenter.k8s.aws/instance-category": "karpenter.kwok.sh/instance-family",
+  "karpenter.k8s.aws/instance-cpu": "karpenter.kwok.sh/instance-cpu",
+  "karpenter.k8s.aws/instance-generation": undefined,
 };
+function kwokNodePool() {
+  const pool = renderNodePool(POOL, nodePoolSchema.parse({}), {
+    group: "karpenter.kwok.sh",
+    kind: "KWOKNodeClass",
+    name: "default",
+  });
+  const template = pool.spec.template as { spec: { requirements: { key: string }[] } };
+  template.spec.requirements = template.spec.requirements.flatMap((requirement) => {
+    if (!(requirement.key in KWOK_LABELS)) return [requirement];
+    const key = KWOK_LABELS[requirement.key];
+    return key === undefined ? [] : [{ ...requirement, key }];
+  });
+  return pool;
+}
 
 /** calico-node's stand-in: a DaemonSet on every node, as calico-node runs, Ready after the pod-start delay. */
 const CALICO_NODE = {
@@ -118,7 +126,7 @@ describe("Karpenter launches nodes with the Calico startup taint, on a real cont
     h.kubectl(["apply", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items: [CALICO_NODE] }));
     h.kubectl(
       ["apply", "-f", "-"],
-      JSON.stringify({ apiVersion: "v1", kind: "List", items: [NODE_CLASS, NODE_POOL] }),
+      JSON.stringify({ apiVersion: "v1", kind: "List", items: [NODE_CLASS, kwokNodePool()] }),
     );
   });
   after(async () => {

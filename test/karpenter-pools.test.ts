@@ -1,0 +1,120 @@
+/**
+ * `karpenter.nodePools` and the NodePools rendered from them: the pinned CRDs' rules hold a pool before
+ * any resource (every problem at once, with its key path), and every pool's nodes start with the Calico
+ * startup taint as a startup taint.
+ */
+import * as assert from "node:assert/strict";
+import { karpenterSchema, nodePoolSchema } from "../stacks/schema/karpenter";
+import { maxPoolNodes, renderNodePool } from "../components/karpenter/node-pools";
+import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../components/startup-taint/objects";
+
+/** Each problem of `input` as `path: message`. */
+function problems(input: unknown): string[] {
+  const parsed = karpenterSchema.safeParse(input);
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+}
+
+interface Requirement {
+  key: string;
+  operator: string;
+  values: string[];
+}
+const specOf = (pool: ReturnType<typeof renderNodePool>) =>
+  (pool.spec.template as { spec: { requirements: Requirement[]; startupTaints: unknown; taints?: unknown } })
+    .spec;
+
+describe("karpenter.nodePools", () => {
+  it("is off by default, with one general-purpose pool when on", () => {
+    const config = karpenterSchema.parse({});
+    assert.equal(config.enabled, false);
+    assert.deepEqual(Object.keys(config.nodePools), ["general"]);
+    assert.deepEqual(karpenterSchema.parse({ enabled: true }).nodePools.general, nodePoolSchema.parse({}));
+  });
+
+  it("refuses what the NodePool CRD refuses, every problem at once, by key path", () => {
+    const found = problems({
+      nodePools: {
+        Bad_Name: {},
+        general: {
+          capacityTypes: ["spot", "spot"],
+          architectures: ["x86"],
+          expireAfter: "30d",
+          consolidateAfter: "1.5m",
+          budgets: [{ nodes: "110%" }, { nodes: "1", schedule: "@daily" }],
+          amiAlias: "windows2022@latest",
+          limits: { cpu: 0 },
+        },
+      },
+    });
+    const paths = found.map((p) => p.split(": ")[0]);
+    for (const path of [
+      "nodePools.Bad_Name",
+      "nodePools.general.capacityTypes",
+      "nodePools.general.architectures.0",
+      "nodePools.general.expireAfter",
+      "nodePools.general.consolidateAfter",
+      "nodePools.general.budgets.0.nodes",
+      "nodePools.general.budgets.1",
+      "nodePools.general.amiAlias",
+      "nodePools.general.limits.cpu",
+    ]) {
+      assert.ok(paths.includes(path), `${path} in ${found.join(" | ")}`);
+    }
+    assert.match(found.join("\n"), /calico-node runs on Linux only/);
+    assert.match(found.join("\n"), /schedule and duration go together/);
+  });
+
+  it("takes what the CRD takes: Never, cron budgets with a duration, a pinned AMI release", () => {
+    assert.deepEqual(
+      problems({
+        nodePools: {
+          batch: {
+            expireAfter: "Never",
+            consolidateAfter: "1h30m",
+            budgets: [{ nodes: "0", schedule: "0 9 * * mon-fri", duration: "8h", reasons: ["Drifted"] }],
+            amiAlias: "al2023@v20261120",
+          },
+        },
+      }),
+      [],
+    );
+  });
+});
+
+describe("the NodePools of karpenter.nodePools", () => {
+  it("starts every pool's nodes with the Calico startup taint, as a startup taint, after the pool's own", () => {
+    const pool = renderNodePool(
+      "db",
+      nodePoolSchema.parse({ taints: [{ key: "example.com/dedicated", value: "db", effect: "NoSchedule" }] }),
+    );
+    const spec = specOf(pool);
+    assert.deepEqual(spec.startupTaints, [{ ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }]);
+    assert.deepEqual(spec.taints, [{ key: "example.com/dedicated", value: "db", effect: "NoSchedule" }]);
+  });
+
+  it("asks EC2 for what the pool names, on Linux, and bounds it by its vCPU limit", () => {
+    const settings = nodePoolSchema.parse({
+      capacityTypes: ["spot", "on-demand"],
+      architectures: ["arm64"],
+      minGeneration: 6,
+      minVcpus: 4,
+      limits: { cpu: 64 },
+    });
+    const pool = renderNodePool("general", settings);
+    const byKey = Object.fromEntries(
+      specOf(pool).requirements.map((r) => [r.key, [r.operator, ...r.values]]),
+    );
+    assert.deepEqual(byKey, {
+      "kubernetes.io/os": ["In", "linux"],
+      "kubernetes.io/arch": ["In", "arm64"],
+      "karpenter.sh/capacity-type": ["In", "spot", "on-demand"],
+      "karpenter.k8s.aws/instance-category": ["In", "c", "m", "r"],
+      "karpenter.k8s.aws/instance-generation": ["Gt", "5"],
+      "karpenter.k8s.aws/instance-cpu": ["Gt", "3"],
+    });
+    assert.deepEqual(pool.spec.limits, { cpu: "64" });
+    assert.equal(maxPoolNodes(settings), 16);
+  });
+});
