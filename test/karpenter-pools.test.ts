@@ -5,7 +5,7 @@
  */
 import * as assert from "node:assert/strict";
 import { karpenterSchema, nodePoolSchema } from "../stacks/schema/karpenter";
-import { maxPoolNodes, renderNodePool } from "../components/karpenter/node-pools";
+import { maxPoolNodes, renderNodeClass, renderNodePool } from "../components/karpenter/node-pools";
 import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../components/startup-taint/objects";
 
 /** Each problem of `input` as `path: message`. */
@@ -62,7 +62,7 @@ describe("karpenter.nodePools", () => {
     ]) {
       assert.ok(paths.includes(path), `${path} in ${found.join(" | ")}`);
     }
-    assert.match(found.join("\n"), /calico-node runs on Linux only/);
+    assert.match(found.join("\n"), /must name the al2023 family/);
     assert.match(found.join("\n"), /schedule and duration go together/);
   });
 
@@ -116,5 +116,40 @@ describe("the NodePools of karpenter.nodePools", () => {
     });
     assert.deepEqual(pool.spec.limits, { cpu: "64" });
     assert.equal(maxPoolNodes(settings), 16);
+  });
+
+  it("gives each pool its own EC2NodeClass: IMDSv2 with hop limit 1, an encrypted gp3 root, discovery by tag", () => {
+    const settings = nodePoolSchema.parse({ amiAlias: "al2023@v20261120", diskSizeGiB: 80 });
+    assert.deepEqual(
+      (renderNodePool("batch", settings).spec.template as { spec: { nodeClassRef: unknown } }).spec
+        .nodeClassRef,
+      { group: "karpenter.k8s.aws", kind: "EC2NodeClass", name: "batch" },
+    );
+    const nodeClass = renderNodeClass("batch", settings, {
+      clusterName: "cluster-eksCluster-0123",
+      nodeRole: "cluster-karpenter-node",
+      tags: { team: "platform" },
+    });
+    const spec = nodeClass.spec as Record<string, unknown>;
+    assert.equal(nodeClass.metadata.name, "batch");
+    assert.equal(spec.role, "cluster-karpenter-node");
+    assert.deepEqual(spec.amiSelectorTerms, [{ alias: "al2023@v20261120" }]);
+    const discovery = [{ tags: { "karpenter.sh/discovery": "cluster-eksCluster-0123" } }];
+    assert.deepEqual(spec.subnetSelectorTerms, discovery);
+    assert.deepEqual(spec.securityGroupSelectorTerms, discovery);
+    assert.deepEqual(spec.metadataOptions, {
+      httpEndpoint: "enabled",
+      httpTokens: "required",
+      httpPutResponseHopLimit: 1,
+      httpProtocolIPv6: "disabled",
+    });
+    assert.deepEqual(spec.blockDeviceMappings, [
+      {
+        deviceName: "/dev/xvda",
+        rootVolume: true,
+        ebs: { volumeSize: "80Gi", volumeType: "gp3", encrypted: true, deleteOnTermination: true },
+      },
+    ]);
+    assert.deepEqual(spec.tags, { team: "platform" });
   });
 });

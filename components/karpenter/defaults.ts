@@ -43,5 +43,9 @@ export const BUDGET_DURATION = /^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$/;
 /** An EC2NodeClass amiSelectorTerms alias: `family@version` (the CRD's CEL rules). */
 export const AMI_ALIAS = /^[a-zA-Z0-9]+@.+$/;
 
-/** The alias families Linux nodes take; Windows nodes cannot run calico-node. */
-export const LINUX_AMI_FAMILIES = ["al2023", "al2", "bottlerocket"] as const;
+/**
+ * The alias families the stack's pools take: Amazon Linux 2023, whose one root volume (/dev/xvda) the
+ * class encrypts (karpenter-provider-aws pkg/providers/amifamily/al2023.go). Windows cannot run
+ * calico-node; AL2 has no EKS AMI from Kubernetes 1.33; Bottlerocket's two volumes are not written here.
+ */
+export const AMI_FAMILIES = ["al2023"] as const;

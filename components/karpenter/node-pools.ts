@@ -5,6 +5,7 @@
  * initialized once the remover takes the taint off (components/startup-taint; docs/operating-calico.md).
  */
 import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../startup-taint/objects";
+import { NODE_METADATA_OPTIONS } from "../cluster/policies";
 
 /** One pool as `karpenter.nodePools` gives it, defaults applied (stacks/schema/karpenter.ts). */
 export interface NodePoolSettings {
@@ -19,6 +20,7 @@ export interface NodePoolSettings {
   readonly budgets: readonly { nodes: string; schedule?: string; duration?: string; reasons?: string[] }[];
   readonly expireAfter: string;
   readonly amiAlias: string;
+  readonly diskSizeGiB: number;
   readonly labels: Readonly<Record<string, string>>;
   readonly taints: readonly { key: string; value: string; effect: string }[];
 }
@@ -30,12 +32,12 @@ export interface NodeClassRef {
   readonly name: string;
 }
 
-/** The EC2NodeClass every pool of the stack uses. */
-export const EC2_NODE_CLASS: NodeClassRef = {
+/** Each pool's own EC2NodeClass, of the same name (its AMI and disk are the pool's). */
+export const ec2NodeClassRef = (pool: string): NodeClassRef => ({
   group: "karpenter.k8s.aws",
   kind: "EC2NodeClass",
-  name: "default",
-};
+  name: pool,
+});
 
 /** The tag Karpenter finds the stack's private subnets and node security group by (a convention only). */
 export const DISCOVERY_TAG = "karpenter.sh/discovery";
@@ -51,7 +53,7 @@ export interface NodePool {
 export function renderNodePool(
   name: string,
   pool: NodePoolSettings,
-  nodeClass: NodeClassRef = EC2_NODE_CLASS,
+  nodeClass: NodeClassRef = ec2NodeClassRef(name),
 ): NodePool {
   const requirement = (key: string, operator: "In" | "Gt", values: readonly (string | number)[]) => ({
     key,
@@ -93,4 +95,53 @@ export function renderNodePool(
 /** The most nodes `pool` can hold: its vCPU limit over its smallest instance's vCPUs. */
 export function maxPoolNodes(pool: NodePoolSettings): number {
   return Math.floor(pool.limits.cpu / pool.minVcpus);
+}
+
+export interface Ec2NodeClass {
+  apiVersion: "karpenter.k8s.aws/v1";
+  kind: "EC2NodeClass";
+  metadata: { name: string };
+  spec: Record<string, unknown>;
+}
+
+/**
+ * `name`'s EC2NodeClass: the node role Karpenter makes the instance profile of, the pool's AMI, the
+ * subnets and security group tagged for discovery with `clusterName`, IMDSv2 with hop limit 1 and an
+ * encrypted gp3 root volume, as the managed node groups have them (components/cluster/nodes.ts).
+ */
+export function renderNodeClass(
+  name: string,
+  pool: NodePoolSettings,
+  {
+    clusterName,
+    nodeRole,
+    tags,
+  }: { clusterName: string; nodeRole: string; tags: Readonly<Record<string, string>> },
+): Ec2NodeClass {
+  const discovery = [{ tags: { [DISCOVERY_TAG]: clusterName } }];
+  return {
+    apiVersion: "karpenter.k8s.aws/v1",
+    kind: "EC2NodeClass",
+    metadata: { name },
+    spec: {
+      role: nodeRole,
+      amiSelectorTerms: [{ alias: pool.amiAlias }],
+      subnetSelectorTerms: discovery,
+      securityGroupSelectorTerms: discovery,
+      metadataOptions: { ...NODE_METADATA_OPTIONS, httpProtocolIPv6: "disabled" },
+      blockDeviceMappings: [
+        {
+          deviceName: "/dev/xvda",
+          rootVolume: true,
+          ebs: {
+            volumeSize: `${pool.diskSizeGiB}Gi`,
+            volumeType: "gp3",
+            encrypted: true,
+            deleteOnTermination: true,
+          },
+        },
+      ],
+      ...(Object.keys(tags).length > 0 ? { tags: { ...tags } } : {}),
+    },
+  };
 }

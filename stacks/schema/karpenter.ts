@@ -15,10 +15,11 @@ import {
   CONSOLIDATION_POLICIES,
   DEFAULT_NODE_POOL,
   DURATION_OR_NEVER,
-  LINUX_AMI_FAMILIES,
+  AMI_FAMILIES,
 } from "../../components/karpenter/defaults";
 import { described } from "./described";
 import { labelsSchema, taintsSchema } from "./node-labels";
+import { DISK_SIZE_GIB } from "./node-groups";
 
 /** A NodePool's name: a DNS label, so that it is also a valid label value (`karpenter.sh/nodepool`). */
 const POOL_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -113,8 +114,8 @@ export const nodePoolSchema = z.strictObject({
   amiAlias: z
     .string()
     .regex(AMI_ALIAS, { error: 'must be family@version, such as "al2023@latest" or "al2023@v20261120"' })
-    .refine((alias) => (LINUX_AMI_FAMILIES as readonly string[]).includes(alias.split("@")[0]), {
-      error: `must name a Linux family (${LINUX_AMI_FAMILIES.join(", ")}): calico-node runs on Linux only`,
+    .refine((alias) => (AMI_FAMILIES as readonly string[]).includes(alias.split("@")[0]), {
+      error: `must name the ${AMI_FAMILIES.join(", ")} family: calico-node runs on Linux only, and the class encrypts that family's root volume`,
     })
     .default("al2023@latest")
     .meta(
@@ -122,6 +123,13 @@ export const nodePoolSchema = z.strictObject({
         "The EKS-optimized AMI, as an EC2NodeClass alias. `@latest` follows AWS's newest release, replacing nodes as they drift; a version (`al2023@v20261120`) keeps them until it changes.",
       ),
     ),
+  diskSizeGiB: z
+    .number()
+    .int({ error: "must be a whole number of GiB" })
+    .min(DISK_SIZE_GIB.min, { error: `must be at least ${DISK_SIZE_GIB.min}` })
+    .max(DISK_SIZE_GIB.max, { error: `must be at most ${DISK_SIZE_GIB.max}, gp3's largest` })
+    .default(DISK_SIZE_GIB.default)
+    .meta(described("Size of each node's encrypted gp3 root volume, as for node groups.")),
   labels: labelsSchema.default({}),
   taints: taintsSchema.default([]),
 });
