@@ -10,6 +10,8 @@ import { CalicoPolicyOnly } from "./components/calico";
 import { CalicoOperator } from "./components/calico/operator";
 import { calicoOutputs } from "./components/calico/outputs";
 import { Cluster, accessSummary } from "./components/cluster";
+import { partitionOf } from "./components/cluster/access";
+import { Karpenter } from "./components/karpenter";
 import { ExistingCluster } from "./components/existing-cluster";
 import { KubeconfigCluster } from "./components/kubeconfig-cluster";
 import { type ClusterAccess, adoptingProvider } from "./components/cluster/provider";
@@ -83,6 +85,19 @@ export = async (today = new Date()) => {
 
   const calico = installCalico(settings, cluster, cluster.nodeGroups, probe);
 
+  // Karpenter's AWS side and NodePools, on the managed node groups (components/karpenter).
+  const karpenter = settings.karpenter.enabled
+    ? new Karpenter("karpenter", {
+        clusterName: cluster.clusterName,
+        region: settings.region,
+        partition: partitionOf(settings.region),
+        nodePools: settings.karpenter.nodePools,
+        provider: cluster.provider,
+        nodes: cluster.nodeGroups,
+        tags: settings.resourceTags,
+      })
+    : undefined;
+
   return withSecretOutputs(
     {
       region: settings.region,
@@ -118,6 +133,10 @@ export = async (today = new Date()) => {
       ...(settings.clusterCreator === undefined ? {} : { clusterCreator: settings.clusterCreator }),
       // What `kubectl get daemonset calico-node` shows, how Calico was installed, and the enforcement proof.
       calico: calicoOutputs(calico),
+      // Karpenter's node role and interruption queue, when it is on.
+      ...(karpenter === undefined
+        ? {}
+        : { karpenter: { nodeRoleArn: karpenter.nodeRoleArn, interruptionQueue: karpenter.queueName } }),
     },
     settings.secretLeaves,
   );

@@ -7,6 +7,7 @@ import * as assert from "node:assert/strict";
 import { karpenterSchema, nodePoolSchema } from "../stacks/schema/karpenter";
 import { maxPoolNodes, renderNodeClass, renderNodePool } from "../components/karpenter/node-pools";
 import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../components/startup-taint/objects";
+import { evaluatedWith, ofType, one } from "./helpers";
 
 /** Each problem of `input` as `path: message`. */
 function problems(input: unknown): string[] {
@@ -151,5 +152,50 @@ describe("the NodePools of karpenter.nodePools", () => {
       },
     ]);
     assert.deepEqual(spec.tags, { team: "platform" });
+  });
+});
+
+describe("karpenter.enabled in the plan", () => {
+  it("makes the interruption queue and its rules, the node role with an EC2_LINUX entry, the controller's Pod Identity role, and the pools", async () => {
+    const plan = await evaluatedWith("dev", { config: { "eks-calico:karpenter.enabled": true } });
+    const rules = ofType(plan, "aws:cloudwatch/eventRule:EventRule").map(
+      (r) => JSON.parse(r.inputs.eventPattern as string) as { source: string[]; "detail-type": string[] },
+    );
+    assert.deepEqual(rules.map((r) => `${r.source[0]} ${r["detail-type"][0]}`).sort(), [
+      "aws.ec2 EC2 Capacity Reservation Instance Interruption Warning",
+      "aws.ec2 EC2 Instance Rebalance Recommendation",
+      "aws.ec2 EC2 Instance State-change Notification",
+      "aws.ec2 EC2 Spot Instance Interruption Warning",
+      "aws.health AWS Health Event",
+    ]);
+    const queue = one(plan, "aws:sqs/queue:Queue", "karpenter-interruption");
+    assert.equal(queue.inputs.messageRetentionSeconds, 300);
+    assert.equal(queue.inputs.sqsManagedSseEnabled, true);
+    assert.equal(one(plan, "aws:eks/accessEntry:AccessEntry", "karpenter-node").inputs.type, "EC2_LINUX");
+    const association = one(
+      plan,
+      "aws:eks/podIdentityAssociation:PodIdentityAssociation",
+      "karpenter-controller",
+    );
+    assert.deepEqual(
+      [association.inputs.namespace, association.inputs.serviceAccount],
+      ["kube-system", "karpenter"],
+    );
+    assert.equal(
+      ofType(plan, "aws:iam/policy:Policy").filter((p) => p.name.startsWith("karpenter-")).length,
+      6,
+    );
+    const pool = one(plan, "kubernetes:karpenter.sh/v1:NodePool", "karpenter-pool-general");
+    const template = (pool.inputs.spec as { template: { spec: { startupTaints: unknown } } }).template;
+    assert.deepEqual(template.spec.startupTaints, [{ ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }]);
+    one(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "karpenter-class-general");
+  });
+
+  it("makes none of it by default", async () => {
+    const plan = await evaluatedWith("dev", {});
+    assert.deepEqual(
+      plan.resources.filter((r) => r.name.startsWith("karpenter")).map((r) => r.name),
+      [],
+    );
   });
 });

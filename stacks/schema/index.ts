@@ -16,6 +16,7 @@ import { checkPodCapacity } from "./pod-capacity";
 import { checkAmiReleases } from "./ami-release";
 import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
+import { karpenterSchema } from "./karpenter";
 import { checkDeploy, deploySchema } from "./deploy";
 import { described } from "./described";
 import {
@@ -54,6 +55,7 @@ export const stackConfigSchema = z
     // Required unless `cluster.existing` or `cluster.kubeconfig` names a cluster: stacks/schema/modes.ts.
     nodeGroups: nodeGroupsSchema.optional(),
     calico: calicoSchema.prefault({}),
+    karpenter: karpenterSchema.prefault({}),
     tags: tagsSchema.default({}),
     /** Where the stack's CI jobs run, and what the cluster security group admits from there. */
     deploy: deploySchema.prefault({}),
@@ -104,6 +106,16 @@ export const stackConfigSchema = z
       checkProbeNodes(config, ctx);
       checkInstaller(config, ctx);
       checkDeploy(config, ctx);
+      const karpenter: Record<string, unknown> = isRecord(config.karpenter) ? config.karpenter : {};
+      if (karpenter.enabled === true && elsewhere) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["karpenter", "enabled"],
+          input: true,
+          message:
+            "applies to a stack that makes its cluster: with cluster.existing or cluster.kubeconfig the node groups, roles and subnets are not this stack's; remove it",
+        });
+      }
     },
     { when: () => true },
   );

@@ -1,0 +1,227 @@
+/**
+ * Karpenter beside the managed node groups (`karpenter.enabled`): its AWS side and its NodePools.
+ *
+ * - The interruption queue (SQS, 5 minutes' retention, SQS-managed encryption, HTTPS only) and the
+ *   EventBridge rules that feed it, as upstream's getting-started CloudFormation has them.
+ * - The node role (the managed node groups' policies: aws-node has its own role) and its EC2_LINUX
+ *   access entry, with which EKS lets the nodes Karpenter launches join.
+ * - The controller's role, assumed through EKS Pod Identity (the guide's scripts and the provider's e2e
+ *   setup use it; no trust per OIDC issuer), with the six policies of ./iam.ts.
+ * - One NodePool and one EC2NodeClass per `karpenter.nodePools` entry (./node-pools.ts).
+ *
+ * Work in progress: the controller's Deployment, Karpenter's CRDs and RBAC, the discovery tags and the
+ * eks-pod-identity-agent add-on are not made yet.
+ */
+import * as aws from "@pulumi/aws";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { Partition } from "../cluster/partitions";
+import { ec2TrustPolicy, nodeRolePolicies } from "../cluster/policies";
+import { controllerPolicies } from "./iam";
+import { type NodePoolSettings, renderNodeClass, renderNodePool } from "./node-pools";
+
+/** The controller's service account, which the Pod Identity association names. */
+export const KARPENTER_SERVICE_ACCOUNT = { namespace: "kube-system", name: "karpenter" } as const;
+
+/**
+ * The EventBridge rules Karpenter's interruption controller reads, by source and detail type; each matches
+ * a parser of karpenter-provider-aws v1.15 pkg/controllers/interruption/messages.
+ */
+export const INTERRUPTION_EVENTS: Readonly<Record<string, { source: string; detailType: string }>> = {
+  "scheduled-change": { source: "aws.health", detailType: "AWS Health Event" },
+  "spot-interruption": { source: "aws.ec2", detailType: "EC2 Spot Instance Interruption Warning" },
+  rebalance: { source: "aws.ec2", detailType: "EC2 Instance Rebalance Recommendation" },
+  "instance-state-change": { source: "aws.ec2", detailType: "EC2 Instance State-change Notification" },
+  "capacity-reservation-interruption": {
+    source: "aws.ec2",
+    detailType: "EC2 Capacity Reservation Instance Interruption Warning",
+  },
+};
+
+/** The trust of a role EKS Pod Identity hands to a pod (EKS User Guide, pod-id-role.html). */
+export function podIdentityTrustPolicy(): string {
+  return JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { Service: "pods.eks.amazonaws.com" },
+        Action: ["sts:AssumeRole", "sts:TagSession"],
+      },
+    ],
+  });
+}
+
+export interface KarpenterArgs {
+  clusterName: pulumi.Input<string>;
+  region: string;
+  partition: Partition;
+  nodePools: Readonly<Record<string, NodePoolSettings>>;
+  /** The provider of the cluster's Kubernetes API. */
+  provider: k8s.Provider;
+  /** What the NodePools wait for: the managed node groups the controller runs on. */
+  nodes: pulumi.Resource[];
+  tags: Record<string, string>;
+}
+
+export class Karpenter extends pulumi.ComponentResource {
+  readonly nodeRoleArn: pulumi.Output<string>;
+  readonly controllerRoleArn: pulumi.Output<string>;
+  readonly queueName: pulumi.Output<string>;
+
+  constructor(name: string, args: KarpenterArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("eks-calico:karpenter:Karpenter", name, {}, opts);
+    const parent = { parent: this };
+    const tags = args.tags;
+
+    const queue = new aws.sqs.Queue(
+      `${name}-interruption`,
+      { messageRetentionSeconds: 300, sqsManagedSseEnabled: true, tags },
+      parent,
+    );
+    new aws.sqs.QueuePolicy(
+      `${name}-interruption`,
+      {
+        queueUrl: queue.url,
+        policy: queue.arn.apply((arn) =>
+          JSON.stringify({
+            Version: "2012-10-17",
+            Id: "EC2InterruptionPolicy",
+            Statement: [
+              {
+                Effect: "Allow",
+                Principal: { Service: ["events.amazonaws.com", "sqs.amazonaws.com"] },
+                Action: "sqs:SendMessage",
+                Resource: arn,
+              },
+              {
+                Sid: "DenyHTTP",
+                Effect: "Deny",
+                Action: "sqs:*",
+                Resource: arn,
+                Condition: { Bool: { "aws:SecureTransport": "false" } },
+                Principal: "*",
+              },
+            ],
+          }),
+        ),
+      },
+      parent,
+    );
+    for (const [rule, event] of Object.entries(INTERRUPTION_EVENTS)) {
+      const eventRule = new aws.cloudwatch.EventRule(
+        `${name}-${rule}`,
+        { eventPattern: JSON.stringify({ source: [event.source], "detail-type": [event.detailType] }), tags },
+        parent,
+      );
+      new aws.cloudwatch.EventTarget(`${name}-${rule}`, { rule: eventRule.name, arn: queue.arn }, parent);
+    }
+
+    // The nodes' role: what the managed node groups' role has, and an access entry EKS grants nodes by.
+    const nodeRole = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(), tags }, parent);
+    const nodePolicies = nodeRolePolicies(args.partition).map(
+      (policyArn) =>
+        new aws.iam.RolePolicyAttachment(
+          `${name}-node-${policyArn.split("/").pop() ?? policyArn}`,
+          { role: nodeRole.name, policyArn },
+          parent,
+        ),
+    );
+    const nodeAccess = new aws.eks.AccessEntry(
+      `${name}-node`,
+      { clusterName: args.clusterName, principalArn: nodeRole.arn, type: "EC2_LINUX", tags },
+      { ...parent, deleteBeforeReplace: true },
+    );
+
+    // The controller's role, through Pod Identity, scoped to this cluster, its queue and its node role.
+    const account = aws.getCallerIdentityOutput({}, parent).accountId;
+    const controllerRole = new aws.iam.Role(
+      `${name}-controller`,
+      { assumeRolePolicy: podIdentityTrustPolicy(), tags },
+      parent,
+    );
+    const documents = pulumi
+      .all([account, args.clusterName, queue.arn, nodeRole.arn])
+      .apply(([accountId, clusterName, queueArn, nodeRoleArn]) =>
+        controllerPolicies({
+          partition: args.partition,
+          region: args.region,
+          accountId,
+          clusterName,
+          nodeRoleArn,
+          queueArn,
+        }),
+      );
+    const controllerPolicyNames = [
+      "NodeLifecycle",
+      "IAMIntegration",
+      "EKSIntegration",
+      "Interruption",
+      "ZonalShift",
+      "ResourceDiscovery",
+    ] as const;
+    const attachments = controllerPolicyNames.map((stem) => {
+      const policy = new aws.iam.Policy(
+        `${name}-controller-${stem}`,
+        { policy: documents.apply((all) => JSON.stringify(all[stem])), tags },
+        parent,
+      );
+      return new aws.iam.RolePolicyAttachment(
+        `${name}-controller-${stem}`,
+        { role: controllerRole.name, policyArn: policy.arn },
+        parent,
+      );
+    });
+    new aws.eks.PodIdentityAssociation(
+      `${name}-controller`,
+      {
+        clusterName: args.clusterName,
+        namespace: KARPENTER_SERVICE_ACCOUNT.namespace,
+        serviceAccount: KARPENTER_SERVICE_ACCOUNT.name,
+        roleArn: controllerRole.arn,
+        tags,
+      },
+      { ...parent, dependsOn: attachments },
+    );
+
+    // One EC2NodeClass and one NodePool per pool; a pool's nodes join with the node role's access entry.
+    const inCluster = {
+      parent: this,
+      provider: args.provider,
+      dependsOn: [...args.nodes, nodeAccess, ...nodePolicies],
+    };
+    for (const [pool, settings] of Object.entries(args.nodePools)) {
+      const nodeClass = pulumi
+        .all([args.clusterName, nodeRole.name])
+        .apply(([clusterName, role]) =>
+          renderNodeClass(pool, settings, { clusterName, nodeRole: role, tags }),
+        );
+      const classResource = new k8s.apiextensions.CustomResource(
+        `${name}-class-${pool}`,
+        {
+          apiVersion: "karpenter.k8s.aws/v1",
+          kind: "EC2NodeClass",
+          metadata: { name: pool },
+          spec: nodeClass.apply((c) => c.spec),
+        },
+        inCluster,
+      );
+      const nodePool = renderNodePool(pool, settings);
+      new k8s.apiextensions.CustomResource(
+        `${name}-pool-${pool}`,
+        {
+          apiVersion: nodePool.apiVersion,
+          kind: nodePool.kind,
+          metadata: nodePool.metadata,
+          spec: nodePool.spec,
+        },
+        { ...inCluster, dependsOn: [...inCluster.dependsOn, classResource] },
+      );
+    }
+
+    this.nodeRoleArn = nodeRole.arn;
+    this.controllerRoleArn = controllerRole.arn;
+    this.queueName = queue.name;
+    this.registerOutputs({ nodeRoleArn: this.nodeRoleArn, queueName: this.queueName });
+  }
+}
