@@ -131,7 +131,7 @@ describe("the NodePools of karpenter.nodePools", () => {
       nodeRole: "cluster-karpenter-node",
       tags: { team: "platform" },
     });
-    const spec = nodeClass.spec as Record<string, unknown>;
+    const spec = nodeClass.spec;
     assert.equal(nodeClass.metadata.name, "batch");
     assert.equal(spec.role, "cluster-karpenter-node");
     assert.deepEqual(spec.amiSelectorTerms, [{ alias: "al2023@v20261120" }]);

@@ -7,9 +7,10 @@
  *   access entry, with which EKS lets the nodes Karpenter launches join.
  * - The controller's role, assumed through EKS Pod Identity (the guide's scripts and the provider's e2e
  *   setup use it; no trust per OIDC issuer), with the six policies of ./iam.ts.
- * - One NodePool and one EC2NodeClass per `karpenter.nodePools` entry (./node-pools.ts).
+ * - The release's CRDs (./crds.ts), and one NodePool and one EC2NodeClass per `karpenter.nodePools`
+ *   entry (./node-pools.ts).
  *
- * Work in progress: the controller's Deployment, Karpenter's CRDs and RBAC, the discovery tags and the
+ * Work in progress: the controller's Deployment and RBAC, the discovery tags and the
  * eks-pod-identity-agent add-on are not made yet.
  */
 import * as aws from "@pulumi/aws";
@@ -18,6 +19,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Partition } from "../cluster/partitions";
 import { ec2TrustPolicy, nodeRolePolicies } from "../cluster/policies";
 import { controllerPolicies } from "./iam";
+import { karpenterCrds } from "./crds";
 import { type NodePoolSettings, renderNodeClass, renderNodePool } from "./node-pools";
 
 /** The controller's service account, which the Pod Identity association names. */
@@ -184,11 +186,20 @@ export class Karpenter extends pulumi.ComponentResource {
       { ...parent, dependsOn: attachments },
     );
 
-    // One EC2NodeClass and one NodePool per pool; a pool's nodes join with the node role's access entry.
+    // The release's CRDs, then one EC2NodeClass and one NodePool per pool; a pool's nodes join with the
+    // node role's access entry.
+    const crds = karpenterCrds().map(
+      (crd) =>
+        new k8s.apiextensions.v1.CustomResourceDefinition(`${name}-crd-${crd.metadata.name}`, crd, {
+          parent: this,
+          provider: args.provider,
+          dependsOn: args.nodes,
+        }),
+    );
     const inCluster = {
       parent: this,
       provider: args.provider,
-      dependsOn: [...args.nodes, nodeAccess, ...nodePolicies],
+      dependsOn: [...args.nodes, ...crds, nodeAccess, ...nodePolicies],
     };
     for (const [pool, settings] of Object.entries(args.nodePools)) {
       const nodeClass = pulumi

@@ -7,8 +7,8 @@
  * Karpenter launches no second node for it, and marks its NodeClaim initialized once the taint is gone.
  * The remover of the new node may not touch another node, nor add a taint.
  *
- * Karpenter's CRDs are the pinned module's own (kwok/charts/crds, kwok/apis/crds), read from the module
- * cache the tools build fills.
+ * Karpenter's CRDs are the program's (components/karpenter/crds, the AWS provider's release), with the kwok
+ * provider's KWOKNodeClass from the module cache the tools build fills.
  */
 import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -21,6 +21,7 @@ import { cacheRoot } from "../../scripts/tools";
 import { TOOL_BUILDS, toolVersion } from "../../tools/catalog";
 import { STARTUP_TAINT } from "../../components/startup-taint/objects";
 import { renderNodePool } from "../../components/karpenter/node-pools";
+import { karpenterCrds } from "../../components/karpenter/crds";
 import { DEFAULT_NODE_POOL } from "../../components/karpenter/defaults";
 import { nodePoolSchema } from "../../stacks/schema/karpenter";
 import { NAMESPACE, type Pod, TAINT, TaintHarness, conditionSince } from "./startup-taint-harness";
@@ -29,6 +30,9 @@ import { NAMESPACE, type Pod, TAINT, TaintHarness, conditionSince } from "./star
 const POD_START_SECONDS = 8;
 const POOL = DEFAULT_NODE_POOL;
 const POOL_LABEL = "karpenter.sh/nodepool";
+
+/** The kwok provider's node class, from the pinned core module. */
+const KWOK_NODE_CLASS_CRD = "kwok/apis/crds/karpenter.kwok.sh_kwoknodeclasses.yaml";
 
 /** The pinned Karpenter module's directory in the tools' module cache. */
 function karpenterModule(): string {
@@ -104,12 +108,12 @@ describe("Karpenter launches nodes with the Calico startup taint, on a real cont
     cluster = await LocalCluster.start("dev", { dir, podStartSeconds: POD_START_SECONDS });
     h = new TaintHarness(cluster);
     h.applyRemover();
-    const module = karpenterModule();
-    for (const folder of ["kwok/charts/crds", "kwok/apis/crds"]) {
-      for (const file of fs.readdirSync(path.join(module, folder)).filter((f) => f.endsWith(".yaml"))) {
-        h.kubectl(["apply", "--server-side", "-f", path.join(module, folder, file)]);
-      }
-    }
+    // The program's CRDs (the AWS provider's release), and the kwok provider's node class.
+    h.kubectl(
+      ["apply", "--server-side", "-f", "-"],
+      JSON.stringify({ apiVersion: "v1", kind: "List", items: karpenterCrds() }),
+    );
+    h.kubectl(["apply", "--server-side", "-f", path.join(karpenterModule(), KWOK_NODE_CLASS_CRD)]);
     h.kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
     log = path.join(dir, "logs", "karpenter.log");
     const out = fs.openSync(log, "a");
