@@ -92,6 +92,14 @@ export = async (today = new Date()) => {
         region: settings.region,
         partition: partitionOf(settings.region),
         nodePools: settings.karpenter.nodePools,
+        // One replica per node (required anti-affinity): 2 unless the groups keep fewer nodes.
+        controllerReplicas: Math.min(
+          2,
+          Math.max(
+            1,
+            settings.nodeGroups.reduce((sum, g) => sum + g.minSize, 0),
+          ),
+        ),
         provider: cluster.provider,
         nodes: cluster.nodeGroups,
         tags: settings.resourceTags,

@@ -191,6 +191,46 @@ describe("karpenter.enabled in the plan", () => {
     one(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "karpenter-class-general");
   });
 
+  it("runs the controller on the managed node groups, never on its own nodes, as the associated service account", async () => {
+    const plan = await evaluatedWith("dev", { config: { "eks-calico:karpenter.enabled": true } });
+    const deployment = one(plan, "kubernetes:apps/v1:Deployment", "karpenter-controller");
+    const pod = (
+      deployment.inputs.spec as {
+        replicas: number;
+        template: {
+          spec: {
+            serviceAccountName: string;
+            affinity: { nodeAffinity: unknown };
+            containers: { env: { name: string; value?: string }[] }[];
+          };
+        };
+      }
+    ).template.spec;
+    assert.deepEqual(pod.affinity.nodeAffinity, {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: "karpenter.sh/nodepool", operator: "DoesNotExist" }] },
+        ],
+      },
+    });
+    const association = one(
+      plan,
+      "aws:eks/podIdentityAssociation:PodIdentityAssociation",
+      "karpenter-controller",
+    );
+    assert.equal(pod.serviceAccountName, association.inputs.serviceAccount);
+    assert.ok(
+      deployment.dependencies.includes(association.urn),
+      "its pods start once the role is associated",
+    );
+    const env = Object.fromEntries(pod.containers[0].env.map((e) => [e.name, e.value]));
+    // Both come from other resources: the queue's name, the EKS cluster's.
+    assert.ok(env.INTERRUPTION_QUEUE !== undefined && env.INTERRUPTION_QUEUE !== "", "INTERRUPTION_QUEUE");
+    assert.ok(env.CLUSTER_NAME !== undefined && env.CLUSTER_NAME !== "", "CLUSTER_NAME");
+    const queue = one(plan, "aws:sqs/queue:Queue", "karpenter-interruption");
+    assert.ok(deployment.dependencies.includes(queue.urn));
+  });
+
   it("makes none of it by default", async () => {
     const plan = await evaluatedWith("dev", {});
     assert.deepEqual(

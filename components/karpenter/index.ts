@@ -10,8 +10,9 @@
  * - The release's CRDs (./crds.ts), and one NodePool and one EC2NodeClass per `karpenter.nodePools`
  *   entry (./node-pools.ts).
  *
- * Work in progress: the controller's Deployment and RBAC, the discovery tags and the
- * eks-pod-identity-agent add-on are not made yet.
+ * - The controller (./controller.ts) on the managed node groups, never on a node it launched.
+ *
+ * Work in progress: the discovery tags and the eks-pod-identity-agent add-on are not made yet.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
@@ -20,10 +21,9 @@ import type { Partition } from "../cluster/partitions";
 import { ec2TrustPolicy, nodeRolePolicies } from "../cluster/policies";
 import { controllerPolicies } from "./iam";
 import { karpenterCrds } from "./crds";
+import { KARPENTER_SERVICE_ACCOUNT } from "./names";
+import { renderController } from "./controller";
 import { type NodePoolSettings, renderNodeClass, renderNodePool } from "./node-pools";
-
-/** The controller's service account, which the Pod Identity association names. */
-export const KARPENTER_SERVICE_ACCOUNT = { namespace: "kube-system", name: "karpenter" } as const;
 
 /**
  * The EventBridge rules Karpenter's interruption controller reads, by source and detail type; each matches
@@ -61,6 +61,8 @@ export interface KarpenterArgs {
   nodePools: Readonly<Record<string, NodePoolSettings>>;
   /** The provider of the cluster's Kubernetes API. */
   provider: k8s.Provider;
+  /** The controller's replicas: one per managed node, at most the chart's 2. */
+  controllerReplicas: number;
   /** What the NodePools wait for: the managed node groups the controller runs on. */
   nodes: pulumi.Resource[];
   tags: Record<string, string>;
@@ -174,7 +176,7 @@ export class Karpenter extends pulumi.ComponentResource {
         parent,
       );
     });
-    new aws.eks.PodIdentityAssociation(
+    const association = new aws.eks.PodIdentityAssociation(
       `${name}-controller`,
       {
         clusterName: args.clusterName,
@@ -229,6 +231,38 @@ export class Karpenter extends pulumi.ComponentResource {
         { ...inCluster, dependsOn: [...inCluster.dependsOn, classResource] },
       );
     }
+
+    // The controller, once its kinds exist and its pods can get its role's credentials.
+    const controller = renderController({
+      clusterName: args.clusterName,
+      queueName: queue.name,
+      replicas: args.controllerReplicas,
+    });
+    const serviceAccount = new k8s.core.v1.ServiceAccount(
+      `${name}-controller`,
+      controller.serviceAccount,
+      inCluster,
+    );
+    const rbac = [
+      ...controller.clusterRoles.map(
+        (r) => new k8s.rbac.v1.ClusterRole(`${name}-${r.metadata.name}`, r, inCluster),
+      ),
+      ...controller.clusterRoleBindings.map(
+        (b) => new k8s.rbac.v1.ClusterRoleBinding(`${name}-${b.metadata.name}`, b, inCluster),
+      ),
+      ...controller.roles.map(
+        (r) => new k8s.rbac.v1.Role(`${name}-${r.metadata.namespace}-${r.metadata.name}`, r, inCluster),
+      ),
+      ...controller.roleBindings.map(
+        (b) =>
+          new k8s.rbac.v1.RoleBinding(`${name}-${b.metadata.namespace}-${b.metadata.name}`, b, inCluster),
+      ),
+    ];
+    new k8s.policy.v1.PodDisruptionBudget(`${name}-controller`, controller.disruptionBudget, inCluster);
+    new k8s.apps.v1.Deployment(`${name}-controller`, controller.deployment, {
+      ...inCluster,
+      dependsOn: [...inCluster.dependsOn, serviceAccount, ...rbac, association],
+    });
 
     this.nodeRoleArn = nodeRole.arn;
     this.controllerRoleArn = controllerRole.arn;
