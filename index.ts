@@ -12,6 +12,7 @@ import { calicoOutputs } from "./components/calico/outputs";
 import { Cluster, accessSummary } from "./components/cluster";
 import { partitionOf } from "./components/cluster/access";
 import { Karpenter } from "./components/karpenter";
+import { DISCOVERY_TAG } from "./components/karpenter/node-pools";
 import { ExistingCluster } from "./components/existing-cluster";
 import { KubeconfigCluster } from "./components/kubeconfig-cluster";
 import { type ClusterAccess, adoptingProvider } from "./components/cluster/provider";
@@ -46,6 +47,8 @@ export = async (today = new Date()) => {
     protect: settings.protect,
     // Default routes a deployed stack still has inline, adopted unchanged (stacks/inline-routes.ts).
     adoptDefaultRoutes: settings.adoptDefaultRoutes,
+    // Karpenter finds the nodes' subnets by this tag (components/karpenter/node-pools.ts).
+    privateSubnetTags: settings.karpenter.enabled ? { [DISCOVERY_TAG]: settings.clusterName } : {},
   });
 
   // EKS with pinned add-ons (the VPC CNI's policy agent off), access entries and the managed node
@@ -102,6 +105,7 @@ export = async (today = new Date()) => {
         ),
         provider: cluster.provider,
         nodes: cluster.nodeGroups,
+        clusterSecurityGroupId: cluster.clusterSecurityGroupId,
         tags: settings.resourceTags,
       })
     : undefined;

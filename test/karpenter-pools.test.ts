@@ -188,7 +188,18 @@ describe("karpenter.enabled in the plan", () => {
     const pool = one(plan, "kubernetes:karpenter.sh/v1:NodePool", "karpenter-pool-general");
     const template = (pool.inputs.spec as { template: { spec: { startupTaints: unknown } } }).template;
     assert.deepEqual(template.spec.startupTaints, [{ ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }]);
-    one(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "karpenter-class-general");
+    const nodeClass = one(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "karpenter-class-general");
+    // What the class selects by, the private subnets and the cluster security group carry.
+    const selector = (nodeClass.inputs.spec as { subnetSelectorTerms: { tags: Record<string, string> }[] })
+      .subnetSelectorTerms[0].tags;
+    const [[key, value]] = Object.entries(selector);
+    const subnets = ofType(plan, "aws:ec2/subnet:Subnet");
+    for (const subnet of subnets) {
+      const tags = subnet.inputs.tags as Record<string, string>;
+      assert.equal(tags[key], subnet.name.includes("-private-") ? value : undefined, subnet.name);
+    }
+    const tag = one(plan, "aws:ec2/tag:Tag", "karpenter-discovery");
+    assert.deepEqual([tag.inputs.key, tag.inputs.value], [key, value]);
   });
 
   it("runs the controller on the managed node groups, never on its own nodes, as the associated service account", async () => {

@@ -12,7 +12,9 @@
  *
  * - The controller (./controller.ts) on the managed node groups, never on a node it launched.
  *
- * Work in progress: the discovery tags and the eks-pod-identity-agent add-on are not made yet.
+ * - The discovery tag on the cluster security group (the private subnets get theirs from the network).
+ *
+ * Work in progress: the eks-pod-identity-agent add-on is not made yet.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
@@ -23,7 +25,7 @@ import { controllerPolicies } from "./iam";
 import { karpenterCrds } from "./crds";
 import { KARPENTER_SERVICE_ACCOUNT } from "./names";
 import { renderController } from "./controller";
-import { type NodePoolSettings, renderNodeClass, renderNodePool } from "./node-pools";
+import { DISCOVERY_TAG, type NodePoolSettings, renderNodeClass, renderNodePool } from "./node-pools";
 
 /**
  * The EventBridge rules Karpenter's interruption controller reads, by source and detail type; each matches
@@ -63,6 +65,8 @@ export interface KarpenterArgs {
   provider: k8s.Provider;
   /** The controller's replicas: one per managed node, at most the chart's 2. */
   controllerReplicas: number;
+  /** The security group EKS gives the control plane and managed nodes: Karpenter's nodes get it too. */
+  clusterSecurityGroupId: pulumi.Input<string>;
   /** What the NodePools wait for: the managed node groups the controller runs on. */
   nodes: pulumi.Resource[];
   tags: Record<string, string>;
@@ -120,6 +124,14 @@ export class Karpenter extends pulumi.ComponentResource {
       );
       new aws.cloudwatch.EventTarget(`${name}-${rule}`, { rule: eventRule.name, arn: queue.arn }, parent);
     }
+
+    // The security group EKS made is found by the discovery tag; the private subnets carry it already
+    // (components/network, privateSubnetTags).
+    const discovery = new aws.ec2.Tag(
+      `${name}-discovery`,
+      { resourceId: args.clusterSecurityGroupId, key: DISCOVERY_TAG, value: args.clusterName },
+      parent,
+    );
 
     // The nodes' role: what the managed node groups' role has, and an access entry EKS grants nodes by.
     const nodeRole = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(), tags }, parent);
@@ -201,7 +213,7 @@ export class Karpenter extends pulumi.ComponentResource {
     const inCluster = {
       parent: this,
       provider: args.provider,
-      dependsOn: [...args.nodes, ...crds, nodeAccess, ...nodePolicies],
+      dependsOn: [...args.nodes, ...crds, nodeAccess, ...nodePolicies, discovery],
     };
     for (const [pool, settings] of Object.entries(args.nodePools)) {
       const nodeClass = pulumi

@@ -38,6 +38,8 @@ export interface NetworkArgs {
    * @default {}
    */
   adoptDefaultRoutes?: Readonly<Record<string, string>>;
+  /** More tags for the private subnets (nodes' subnets): Karpenter's discovery tag. @default {} */
+  privateSubnetTags?: Readonly<Record<string, string>>;
 }
 
 type SubnetKind = "public" | "private";
@@ -148,7 +150,10 @@ export class Network extends pulumi.ComponentResource {
           // Nothing launched here needs a public address: NAT gateways bring their Elastic IPs and
           // load balancers their own.
           mapPublicIpOnLaunch: false,
-          tags: this.tags(subnetName, LOAD_BALANCER_ROLE[kind]),
+          tags: this.tags(subnetName, {
+            ...LOAD_BALANCER_ROLE[kind],
+            ...(kind === "private" ? this.args.privateSubnetTags : {}),
+          }),
         },
         { parent: this },
       );
