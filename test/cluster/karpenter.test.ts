@@ -8,7 +8,9 @@
  * The remover of the new node may not touch another node, nor add a taint.
  *
  * Karpenter's CRDs are the program's (components/karpenter/crds, the AWS provider's release), with the kwok
- * provider's KWOKNodeClass from the module cache the tools build fills.
+ * provider's KWOKNodeClass from the module cache the tools build fills. Karpenter runs as the program's
+ * service account with the program's roles (components/karpenter/controller.ts), and only what the kwok
+ * provider adds.
  */
 import * as assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -22,6 +24,8 @@ import { TOOL_BUILDS, toolVersion } from "../../tools/catalog";
 import { STARTUP_TAINT } from "../../components/startup-taint/objects";
 import { renderNodePool } from "../../components/karpenter/node-pools";
 import { karpenterCrds } from "../../components/karpenter/crds";
+import { renderController } from "../../components/karpenter/controller";
+import { KARPENTER_SERVICE_ACCOUNT } from "../../components/karpenter/names";
 import { DEFAULT_NODE_POOL } from "../../components/karpenter/defaults";
 import { nodePoolSchema } from "../../stacks/schema/karpenter";
 import { NAMESPACE, type Pod, TAINT, TaintHarness, conditionSince } from "./startup-taint-harness";
@@ -115,12 +119,53 @@ describe("Karpenter launches nodes with the Calico startup taint, on a real cont
     );
     h.kubectl(["apply", "--server-side", "-f", path.join(karpenterModule(), KWOK_NODE_CLASS_CRD)]);
     h.kubectl(["wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"]);
+    // Karpenter runs as the program's service account, with the program's roles, plus what only the kwok
+    // provider needs (sigs.k8s.io/karpenter kwok/charts/templates: its node class, and creating the Node
+    // objects a kubelet would register on AWS).
+    const controller = renderController({ clusterName: "local", queueName: "", replicas: 1 });
+    const kwokRole = {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "karpenter-kwok-provider" },
+      rules: [
+        { apiGroups: ["karpenter.kwok.sh"], resources: ["kwoknodeclasses"], verbs: ["get", "list", "watch"] },
+        {
+          apiGroups: ["karpenter.kwok.sh"],
+          resources: ["kwoknodeclasses", "kwoknodeclasses/status"],
+          verbs: ["patch", "update"],
+        },
+        { apiGroups: [""], resources: ["nodes"], verbs: ["create"] },
+        { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] },
+      ],
+    };
+    const kwokBinding = {
+      ...controller.clusterRoleBindings[0],
+      metadata: { name: "karpenter-kwok-provider" },
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: "karpenter-kwok-provider",
+      },
+    };
+    const items = [
+      controller.serviceAccount,
+      ...controller.clusterRoles,
+      ...controller.clusterRoleBindings,
+      ...controller.roles,
+      ...controller.roleBindings,
+      kwokRole,
+      kwokBinding,
+    ];
+    h.kubectl(["apply", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items }));
+    const { namespace, name } = KARPENTER_SERVICE_ACCOUNT;
+    const token = h.kubectl(["create", "token", name, "-n", namespace, "--duration=1h"]).trim();
     log = path.join(dir, "logs", "karpenter.log");
     const out = fs.openSync(log, "a");
     karpenter = spawn(path.join(cluster.bin, "karpenter-kwok"), [], {
       env: {
         PATH: process.env.PATH ?? "",
-        KUBECONFIG: cluster.state.kubeconfig,
+        KUBECONFIG: h.kubeconfigWith(token, name),
+        SYSTEM_NAMESPACE: namespace,
         DISABLE_LEADER_ELECTION: "true",
         METRICS_PORT: String(await freePort()),
         HEALTH_PROBE_PORT: String(await freePort()),
