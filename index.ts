@@ -74,6 +74,8 @@ export = async (today = new Date()) => {
     // The manifest install's remover takes it off (components/startup-taint); the operator's has none.
     // The first update of a reinstall removes the deployed (manifest) install only: the groups keep it.
     startupTaint: settings.calicoStep === "remove-for-reinstall" || settings.calico.installer !== "operator",
+    // Karpenter's controller takes its role through EKS Pod Identity.
+    podIdentityAgent: settings.karpenter.enabled,
     tags: settings.resourceTags,
     protect: settings.protect,
   });

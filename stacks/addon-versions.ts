@@ -1,5 +1,6 @@
 /**
- * The versions of the EKS add-ons a full stack owns (vpc-cni, kube-proxy, coredns), kept as deployed.
+ * The versions of the EKS add-ons a full stack owns (vpc-cni, kube-proxy, coredns, the Pod Identity agent),
+ * kept as deployed.
  * An unpinned add-on takes EKS's default for the Kubernetes version when the cluster is created or its
  * version changes. After that, the `addons` output records what was deployed, and later updates keep it.
  * AWS moves a version's default forward from time to time (aws/amazon-vpc-cni-k8s#2357), and following it
@@ -98,10 +99,10 @@ export async function addonVersionsFor(
 /** The `addons` output: what each add-on runs after this update, and whether its pin chose it. */
 export function addonsOutput(
   cluster: Pick<ClusterConfig, "version" | "addons">,
-  deployed: Record<AddonKey, pulumi.Output<string>>,
+  deployed: Partial<Record<AddonKey, pulumi.Output<string>>>,
 ): pulumi.Output<AddonsOutput> {
-  const entries = KEYS.map((key) =>
-    deployed[key].apply(
+  const entries = KEYS.filter((key) => deployed[key] !== undefined).map((key) =>
+    (deployed[key] as pulumi.Output<string>).apply(
       (version) => [key, { version, pinned: cluster.addons[key].version !== undefined }] as const,
     ),
   );

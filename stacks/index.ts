@@ -54,6 +54,7 @@ import { groupNodes, podPlacementProblems } from "./pod-placement";
 import { nodeCapacity } from "./node-capacity";
 import { newerThanTables } from "./table-notices";
 import { zoneCount } from "./schema/network";
+import { karpenterNodeBounds } from "./schema/karpenter";
 import { isRecord } from "./schema/records";
 import { type NodeGroupSizing, keptNodes, nodeGroupSizing, runningNodes } from "./previous-scaling";
 
@@ -343,8 +344,11 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   if ("problems" in step || "problems" in network || "problems" in sizing || deployedProblems.length > 0) {
     throw new ConfigError(stack, hideSecretValues(deployedProblems, secretLeaves(raw, secrets)));
   }
-  // A cluster made elsewhere has its rollout sized as one group of its maxNodes.
-  const rolloutGroups = elsewhere === undefined ? nodeGroups : [{ maxSize: elsewhere.maxNodes }];
+  // A cluster made elsewhere has its rollout sized as one group of its maxNodes; Karpenter at its limits.
+  const rolloutGroups =
+    elsewhere === undefined
+      ? [...nodeGroups, ...karpenterNodeBounds(config.karpenter)]
+      : [{ maxSize: elsewhere.maxNodes }];
   return {
     ...config,
     cluster: { ...config.cluster, upgradePolicy },

@@ -17,6 +17,7 @@ const RESOURCE: Record<AddonKey, string> = {
   vpcCni: "cluster-vpc-cni",
   kubeProxy: "cluster-kube-proxy",
   coreDns: "cluster-coredns",
+  podIdentityAgent: "cluster-pod-identity-agent",
 };
 const KEYS = Object.keys(ADDON_NAMES) as AddonKey[];
 /** A vpc-cni build newer than every default the table records, as AWS would publish it. */
@@ -89,7 +90,7 @@ describe("add-on versions are kept as deployed", function () {
         const previous = {
           addons: { kubernetesVersion: before, vpcCni: { version: "v9.9.9-eksbuild.9", pinned: wasPinned } },
         };
-        const addons = { vpcCni: { version: configured }, kubeProxy: {}, coreDns: {} };
+        const addons = { vpcCni: { version: configured }, kubeProxy: {}, coreDns: {}, podIdentityAgent: {} };
         const { versions } = keptAddonVersions({ version: now, addons }, previous);
         const expected = configured ?? (before === now && !wasPinned ? "v9.9.9-eksbuild.9" : undefined);
         assert.equal(versions.vpcCni, expected);

@@ -73,6 +73,41 @@ describe("calico-node rollouts", () => {
     assert.deepEqual(problems({ nodeGroups: [group(300)], calico: { readinessTimeoutMinutes: 10 } }), []);
   });
 
+  it("counts Karpenter's nodes at its limits: each pool's limits.cpu over its minVcpus", async () => {
+    const karpenter = {
+      enabled: true,
+      nodePools: {
+        general: { limits: { cpu: 400 }, minVcpus: 2 },
+        batch: { limits: { cpu: 64 }, minVcpus: 8 },
+      },
+    };
+    // 3 + 200 + 8 nodes at one at a time: 211 waves x 40 s + 120 s = 143 min.
+    const found = problems({
+      nodeGroups: [group(3)],
+      calico: { maxUnavailable: 1, readinessTimeoutMinutes: 20 },
+      karpenter,
+    });
+    assert.deepEqual(
+      found.map((p) => p.path),
+      ["calico.readinessTimeoutMinutes"],
+    );
+    assert.match(found[0].rule, /\(211 nodes at maxUnavailable 1 .*: raise it to at least 143/);
+    assert.deepEqual(
+      problems({ nodeGroups: [group(3)], calico: { maxUnavailable: 1, readinessTimeoutMinutes: 20 } }),
+      [],
+    );
+    const evaluation = await evaluatedWith("dev", {
+      config: {
+        "eks-calico:nodeGroups": [group(3)],
+        "eks-calico:calico": { maxUnavailable: 1 },
+        "eks-calico:karpenter": karpenter,
+      },
+    });
+    const node = one(evaluation, "kubernetes:apps/v1:DaemonSet", "calico-daemonset-calico-node");
+    // Derived: half again the 8,560 s estimate, as for the 300 nodes above (202 min, 303 derived).
+    assert.deepEqual(node.options.customTimeouts, { create: "214m", update: "214m" });
+  });
+
   it("refuses a maxUnavailable so low that no timeout could wait for the rollout", () => {
     // 5,000 nodes in groups within EKS's 450-node quota.
     const groups = Array.from({ length: 12 }, (_, i) => ({ ...group(420), name: `g${i}` }));

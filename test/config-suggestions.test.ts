@@ -168,6 +168,7 @@ describe("unknown config keys", () => {
       "cluster",
       "nodeGroups",
       "calico",
+      "karpenter",
       "tags",
       "deploy",
       "protect",

@@ -40,7 +40,7 @@ describe("stack configuration", () => {
         deploysFromInsideVpc: false,
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
-        addons: { vpcCni: {}, kubeProxy: {}, coreDns: {} },
+        addons: { vpcCni: {}, kubeProxy: {}, coreDns: {}, podIdentityAgent: {} },
         access: [],
       },
       nodeGroups: [
@@ -74,6 +74,27 @@ describe("stack configuration", () => {
         cleanupTimeoutMinutes: 10,
         felix: { logSeverityScreen: "info", prometheusMetricsEnabled: false },
         probe: { enabled: true, registry: "registry.k8s.io/e2e-test-images", timeoutMinutes: 5 },
+      },
+      karpenter: {
+        enabled: false,
+        nodePools: {
+          general: {
+            capacityTypes: ["on-demand"],
+            architectures: ["amd64"],
+            instanceCategories: ["c", "m", "r"],
+            minGeneration: 5,
+            minVcpus: 2,
+            limits: { cpu: 100 },
+            consolidationPolicy: "WhenEmptyOrUnderutilized",
+            consolidateAfter: "1m",
+            budgets: [{ nodes: "10%" }],
+            expireAfter: "720h",
+            amiAlias: "al2023@latest",
+            diskSizeGiB: 50,
+            labels: {},
+            taints: [],
+          },
+        },
       },
       tags: {},
       deploy: {

@@ -5,9 +5,9 @@
  */
 import * as assert from "node:assert/strict";
 import { karpenterSchema, nodePoolSchema } from "../stacks/schema/karpenter";
-import { maxPoolNodes, renderNodeClass, renderNodePool } from "../components/karpenter/node-pools";
+import { renderNodeClass, renderNodePool } from "../components/karpenter/node-pools";
 import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../components/startup-taint/objects";
-import { evaluatedWith, ofType, one } from "./helpers";
+import { dependsOn, evaluatedWith, ofType, one } from "./helpers";
 
 /** Each problem of `input` as `path: message`. */
 function problems(input: unknown): string[] {
@@ -116,7 +116,6 @@ describe("the NodePools of karpenter.nodePools", () => {
       "karpenter.k8s.aws/instance-cpu": ["Gt", "3"],
     });
     assert.deepEqual(pool.spec.limits, { cpu: "64" });
-    assert.equal(maxPoolNodes(settings), 16);
   });
 
   it("gives each pool its own EC2NodeClass: IMDSv2 with hop limit 1, an encrypted gp3 root, discovery by tag", () => {
@@ -240,12 +239,19 @@ describe("karpenter.enabled in the plan", () => {
     assert.ok(env.CLUSTER_NAME !== undefined && env.CLUSTER_NAME !== "", "CLUSTER_NAME");
     const queue = one(plan, "aws:sqs/queue:Queue", "karpenter-interruption");
     assert.ok(deployment.dependencies.includes(queue.urn));
+    // The agent that hands the pod its role runs on every managed node before the controller's pods.
+    const agent = one(plan, "aws:eks/addon:Addon", "cluster-pod-identity-agent");
+    assert.equal(agent.inputs.addonName, "eks-pod-identity-agent");
+    assert.ok(dependsOn(plan, deployment, agent), "the controller starts after the agent");
+    for (const group of ofType(plan, "aws:eks/nodeGroup:NodeGroup")) assert.ok(dependsOn(plan, group, agent));
   });
 
   it("makes none of it by default", async () => {
     const plan = await evaluatedWith("dev", {});
     assert.deepEqual(
-      plan.resources.filter((r) => r.name.startsWith("karpenter")).map((r) => r.name),
+      plan.resources
+        .filter((r) => r.name.startsWith("karpenter") || r.name.includes("pod-identity"))
+        .map((r) => r.name),
       [],
     );
   });

@@ -1,6 +1,7 @@
 /**
- * The EKS managed add-ons this program owns (vpc-cni, kube-proxy, coredns): their configuration as plain
- * data, and the wiring that creates them with pinned versions. Every add-on's version is explicit: a
+ * The EKS managed add-ons this program owns (vpc-cni, kube-proxy, coredns, and eks-pod-identity-agent
+ * where it is needed): their configuration as plain data, and the wiring that creates them with pinned
+ * versions. Every add-on's version is explicit: a
  * config override, or the version EKS marks as default for the cluster's Kubernetes version, looked up
  * with `mostRecent: false`. @pulumi/eks would otherwise resolve kube-proxy and the VPC CNI with
  * `mostRecent: true` at every run (cluster/cluster.ts, addons/cni-addon.ts in pulumi/pulumi-eks v4.3.0), so
@@ -10,8 +11,16 @@ import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
 import type { KubernetesTaintEffect } from "./nodegroups";
 
-/** The add-ons, by the config key under `cluster.addons` that can pin each one's version. */
-export const ADDON_NAMES = { vpcCni: "vpc-cni", kubeProxy: "kube-proxy", coreDns: "coredns" } as const;
+/**
+ * The add-ons, by the config key under `cluster.addons` that can pin each one's version. The EKS Pod
+ * Identity agent is made only where a role is handed out through it (Karpenter's controller).
+ */
+export const ADDON_NAMES = {
+  vpcCni: "vpc-cni",
+  kubeProxy: "kube-proxy",
+  coreDns: "coredns",
+  podIdentityAgent: "eks-pod-identity-agent",
+} as const;
 export type AddonKey = keyof typeof ADDON_NAMES;
 
 /**

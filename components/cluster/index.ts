@@ -76,6 +76,12 @@ export interface ClusterArgs {
    * calico-node is Ready on the node (components/startup-taint). @default false
    */
   startupTaint?: boolean;
+  /**
+   * The eks-pod-identity-agent add-on, for roles EKS Pod Identity hands to pods (Karpenter's controller).
+   * Its DaemonSet tolerates every taint, the startup taint included (aws/eks-pod-identity-agent
+   * charts/eks-pod-identity-agent/values.yaml, `tolerations: [{operator: Exists}]`). @default false
+   */
+  podIdentityAgent?: boolean;
   /** Tags for every AWS resource. */
   tags: Record<string, string>;
   /** Protect the cluster, its secrets key and its log group from deletion. @default false */
@@ -92,7 +98,9 @@ export interface ClusterArgs {
 export class Cluster extends pulumi.ComponentResource {
   readonly clusterName: pulumi.Output<string>;
   /** The version each EKS add-on runs, as EKS reports it. */
-  readonly addonVersions: Record<AddonKey, pulumi.Output<string>>;
+  readonly addonVersions: Partial<Record<AddonKey, pulumi.Output<string>>>;
+  /** The EKS Pod Identity agent, where `podIdentityAgent` asks for it. */
+  readonly podIdentityAgent?: aws.eks.Addon;
   /** The Kubernetes version EKS reports for the control plane (it may upgrade it by itself). */
   readonly kubernetesVersion: pulumi.Output<string>;
   readonly kubeconfig: pulumi.Output<string>;
@@ -177,6 +185,21 @@ export class Cluster extends pulumi.ComponentResource {
       { parent: this },
     );
 
+    // A DaemonSet, as kube-proxy: created before the nodes, so a pod given a role never starts without it.
+    this.podIdentityAgent = args.podIdentityAgent
+      ? createAddon(
+          `${name}-pod-identity-agent`,
+          "podIdentityAgent",
+          {
+            clusterName,
+            kubernetesVersion: args.version,
+            version: versions.podIdentityAgent,
+            tags: args.tags,
+          },
+          { parent: this },
+        )
+      : undefined;
+
     const nodeRole = createNodeRole(this, name, args.tags, partitionOf(args.region));
     this.nodeGroups = args.nodeGroups.map((group) =>
       createNodeGroup(this, `${name}-${group.name}`, group, {
@@ -189,7 +212,14 @@ export class Cluster extends pulumi.ComponentResource {
         startupTaint: args.startupTaint ?? false,
         // aws-node (with its IRSA role) and kube-proxy run from the first node on; nodes need egress to
         // join; the role's policies must outlive the nodes on destroy.
-        dependsOn: [cluster, vpcCni, kubeProxy, ...nodeRole.attachments, ...args.nodeEgress],
+        dependsOn: [
+          cluster,
+          vpcCni,
+          kubeProxy,
+          ...(this.podIdentityAgent === undefined ? [] : [this.podIdentityAgent]),
+          ...nodeRole.attachments,
+          ...args.nodeEgress,
+        ],
       }),
     );
 
@@ -233,6 +263,9 @@ export class Cluster extends pulumi.ComponentResource {
       vpcCni: vpcCni.addonVersion,
       kubeProxy: kubeProxy.addonVersion,
       coreDns: coreDns.addonVersion,
+      ...(this.podIdentityAgent === undefined
+        ? {}
+        : { podIdentityAgent: this.podIdentityAgent.addonVersion }),
     };
     this.kubernetesVersion = cluster.eksCluster.version;
     this.nodeGroupNames = pulumi.all(this.nodeGroups.map((g) => g.nodeGroupName));

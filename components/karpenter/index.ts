@@ -14,7 +14,8 @@
  *
  * - The discovery tag on the cluster security group (the private subnets get theirs from the network).
  *
- * Work in progress: the eks-pod-identity-agent add-on is not made yet.
+ * The Pod Identity agent that hands the controller its role is the Cluster's add-on (`podIdentityAgent`):
+ * the managed nodes, which the controller waits for, start after it.
  */
 import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";

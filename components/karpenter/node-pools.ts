@@ -92,11 +92,6 @@ export function renderNodePool(
   };
 }
 
-/** The most nodes `pool` can hold: its vCPU limit over its smallest instance's vCPUs. */
-export function maxPoolNodes(pool: NodePoolSettings): number {
-  return Math.floor(pool.limits.cpu / pool.minVcpus);
-}
-
 export interface Ec2NodeClass {
   apiVersion: "karpenter.k8s.aws/v1";
   kind: "EC2NodeClass";

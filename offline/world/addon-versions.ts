@@ -11,7 +11,7 @@
  * aws/amazon-vpc-cni-k8s#2357), and a default can differ by Region: a default is no pin,
  * `cluster.addons.*.version` is.
  */
-export const EKS_ADDON_NAMES = ["vpc-cni", "coredns", "kube-proxy"] as const;
+export const EKS_ADDON_NAMES = ["vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent"] as const;
 export type EksAddonName = (typeof EKS_ADDON_NAMES)[number];
 
 export const DEFAULT_ADDON_VERSIONS: Readonly<Record<string, Readonly<Record<EksAddonName, string>>>> = {
@@ -19,26 +19,31 @@ export const DEFAULT_ADDON_VERSIONS: Readonly<Record<string, Readonly<Record<Eks
     "vpc-cni": "v1.22.4-eksbuild.3",
     coredns: "v1.11.4-eksbuild.60",
     "kube-proxy": "v1.32.13-eksbuild.32",
+    "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
   },
   "1.33": {
     "vpc-cni": "v1.22.4-eksbuild.3",
     coredns: "v1.12.4-eksbuild.38",
     "kube-proxy": "v1.33.10-eksbuild.29",
+    "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
   },
   "1.34": {
     "vpc-cni": "v1.22.4-eksbuild.3",
     coredns: "v1.12.4-eksbuild.38",
     "kube-proxy": "v1.34.6-eksbuild.29",
+    "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
   },
   // The coredns default is a 1.13 build although 1.14 builds are compatible with 1.35.
   "1.35": {
     "vpc-cni": "v1.22.4-eksbuild.3",
     coredns: "v1.13.2-eksbuild.31",
     "kube-proxy": "v1.35.3-eksbuild.29",
+    "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
   },
   "1.36": {
     "vpc-cni": "v1.22.4-eksbuild.3",
     coredns: "v1.14.6-eksbuild.4",
     "kube-proxy": "v1.36.0-eksbuild.25",
+    "eks-pod-identity-agent": "v1.3.10-eksbuild.3",
   },
 };

@@ -232,6 +232,10 @@ export const clusterSchema = z
           "As `cluster.addons.vpcCni.version`, for kube-proxy; must be a build of `cluster.version`'s minor.",
         ),
         coreDns: addonSchema(ADDON_NAMES.coreDns, "As `cluster.addons.vpcCni.version`, for CoreDNS."),
+        podIdentityAgent: addonSchema(
+          ADDON_NAMES.podIdentityAgent,
+          "As `cluster.addons.vpcCni.version`, for the EKS Pod Identity agent, which the stack installs with `karpenter.enabled`.",
+        ),
       })
       .prefault({}),
     access: accessSchema

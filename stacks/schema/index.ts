@@ -16,7 +16,7 @@ import { checkPodCapacity } from "./pod-capacity";
 import { checkAmiReleases } from "./ami-release";
 import { checkInstaller } from "./installer";
 import { tagsSchema } from "./tags";
-import { karpenterSchema } from "./karpenter";
+import { karpenterNodeBounds, karpenterSchema } from "./karpenter";
 import { checkDeploy, deploySchema } from "./deploy";
 import { described } from "./described";
 import {
@@ -120,7 +120,7 @@ export const stackConfigSchema = z
     { when: () => true },
   );
 
-/** The most nodes calico-node may have to roll over: every group at its maxSize. */
+/** The most nodes calico-node may have to roll over: every group at its maxSize (Karpenter at its limits). */
 export function maxRolloutNodes(groups: readonly { maxSize: number }[]): number {
   return groups.reduce((sum, g) => sum + g.maxSize, 0);
 }
@@ -135,7 +135,9 @@ function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$Refin
   const groups = elsewhere !== undefined ? [{ maxSize: elsewhere.maxNodes }] : config.nodeGroups;
   const calico = config.calico;
   if (!Array.isArray(groups) || !isRecord(calico)) return;
-  const sizes = groups.map((g: unknown) => (isRecord(g) ? g.maxSize : undefined));
+  const sizes = [...groups, ...karpenterNodeBounds(config.karpenter)].map((g: unknown) =>
+    isRecord(g) ? g.maxSize : undefined,
+  );
   const { maxUnavailable, readinessTimeoutMinutes: timeout } = calico;
   const validMax = typeof maxUnavailable === "number" || /^\d+%$/.test(String(maxUnavailable));
   if (!sizes.every((s) => typeof s === "number" && s >= 0) || !validMax) return;

@@ -18,6 +18,7 @@ import {
   AMI_FAMILIES,
 } from "../../components/karpenter/defaults";
 import { described } from "./described";
+import { isRecord } from "./records";
 import { labelsSchema, taintsSchema } from "./node-labels";
 import { DISK_SIZE_GIB } from "./node-groups";
 
@@ -159,3 +160,18 @@ export const karpenterSchema = z
 
 export type KarpenterConfig = z.infer<typeof karpenterSchema>;
 export type NodePoolConfig = z.infer<typeof nodePoolSchema>;
+
+/**
+ * The most nodes Karpenter can run, pool by pool, as groups of that maxSize: each pool's `limits.cpu` over
+ * its `minVcpus`. Its node count is unknown before `up`, so calico-node's rollout is sized for its limits.
+ * Read from raw or parsed config (the rollout check runs on both); none where Karpenter is off.
+ */
+export function karpenterNodeBounds(karpenter: unknown): { maxSize: number }[] {
+  if (!isRecord(karpenter) || karpenter.enabled !== true) return [];
+  const pools = karpenter.nodePools ?? { [DEFAULT_NODE_POOL]: {} };
+  if (!isRecord(pools)) return [];
+  return Object.values(pools).map((pool) => {
+    const parsed = nodePoolSchema.safeParse(pool);
+    return { maxSize: parsed.success ? Math.floor(parsed.data.limits.cpu / parsed.data.minVcpus) : 0 };
+  });
+}
