@@ -9,6 +9,7 @@ export const TYPES = {
   awsAddon: "aws:eks/addon:Addon",
   launchTemplate: "aws:ec2/launchTemplate:LaunchTemplate",
   subnet: "aws:ec2/subnet:Subnet",
+  nodeClass: "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass",
 } as const;
 
 /** The DaemonSet Calico's own manifests and tooling (`kubectl -n kube-system get ds calico-node`) expect. */

@@ -17,7 +17,7 @@
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import { calicoNodeEverywhere, noRemovedApis, noWildcardRbac } from "./calico";
 import { eksAccessEntries, eksControlPlaneLogging, eksEndpointExposure, eksSecretsEncryption } from "./eks";
-import { nodesImdsv2, nodesInPrivateSubnets } from "./nodes";
+import { nodesEncryptedVolumes, nodesImdsv2, nodesInPrivateSubnets } from "./nodes";
 import { vpcCniNetworkPolicyOff } from "./vpc-cni";
 import { podSecurityRestricted } from "./pod-security";
 import {
@@ -42,6 +42,7 @@ export const policies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
   eksAccessEntries,
   nodesInPrivateSubnets,
   nodesImdsv2,
+  nodesEncryptedVolumes,
   calicoNodeEverywhere,
   noWildcardRbac,
   noRemovedApis,

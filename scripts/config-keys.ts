@@ -36,7 +36,8 @@ export interface ConfigKey {
 
 /**
  * Every key of `schema` a stack file sets, in the schema's order: an object's fields (the object itself is
- * none), and a list of objects as a key of its own and its fields as `key[].field`.
+ * none), a list of objects as a key of its own and its fields as `key[].field`, and a map of objects as a
+ * key of its own and its fields as `key.<name>.field`.
  */
 export function configKeys(schema: JsonSchema, prefix: string, required: boolean): ConfigKey[] {
   if (schema.type === "object" && schema.properties !== undefined) {
@@ -48,6 +49,10 @@ export function configKeys(schema: JsonSchema, prefix: string, required: boolean
   const items = schema.items;
   if (schema.type === "array" && items?.type === "object") {
     return [key, ...configKeys(items, `${prefix}[]`, true)];
+  }
+  const values = schema.additionalProperties;
+  if (schema.type === "object" && typeof values === "object" && values.properties !== undefined) {
+    return [key, ...configKeys(values, `${prefix}.<name>`, true)];
   }
   return [key];
 }
@@ -135,10 +140,18 @@ export function takes(schema: JsonSchema): string | undefined {
   }
 }
 
-/** `Default: \`value\`` (as JSON), or whether the key is required without one. */
-function defaultLine(key: ConfigKey): string {
-  if (key.schema.default !== undefined) return `Default: \`${JSON.stringify(key.schema.default)}\``;
-  return key.required ? "Required, no default." : "Optional, no default.";
+/**
+ * `Default: \`value\`` (as JSON), or whether the key is required without one. A map's default too wide for
+ * a line is named by its keys: their fields' defaults are the keys documented under it.
+ */
+function defaultLine(key: ConfigKey, width: number): string {
+  const value: unknown = key.schema.default;
+  if (value === undefined) return key.required ? "Required, no default." : "Optional, no default.";
+  const line = `Default: \`${JSON.stringify(value)}\``;
+  if (line.length <= width || typeof value !== "object" || value === null || Array.isArray(value))
+    return line;
+  const names = Object.keys(value).map((name) => `\`${name}\``);
+  return `Default: ${names.join(", ")}, each with the defaults of the keys below.`;
 }
 
 /**
@@ -158,7 +171,7 @@ function bullets(key: ConfigKey, width: number): string[] {
 
 /** The markdown of one key: its heading, default line and bullets. */
 export function keyMarkdown(key: ConfigKey, width: number): string {
-  return [`#### \`${key.path}\``, "", defaultLine(key), "", ...bullets(key, width)].join("\n");
+  return [`#### \`${key.path}\``, "", defaultLine(key, width), "", ...bullets(key, width)].join("\n");
 }
 
 /** The top-level keys of the schema, each a section of the page (`### network`). */

@@ -5,7 +5,7 @@
  */
 import * as assert from "node:assert/strict";
 import { CONFIG_REFERENCE, renderConfigReference } from "../scripts/config-reference";
-import { keyMarkdown, takes } from "../scripts/config-keys";
+import { configKeys, keyMarkdown, takes } from "../scripts/config-keys";
 import { wrap } from "../scripts/markdown-wrap";
 import { readPage } from "./docs-pages";
 
@@ -50,6 +50,26 @@ describe("docs/config-reference.md", () => {
       /^#### `a`\n\nDefault: `\["x"\]`\n\n- d$/,
     );
     assert.match(keyMarkdown({ path: "a", schema: { description: "d" }, required: false }, 105), /Optional/);
+  });
+
+  it("documents a map of objects by its entries' fields, and names a default too wide for a line by its keys", () => {
+    const field = { type: "integer", default: 2, description: "vCPUs" };
+    const map = {
+      type: "object",
+      additionalProperties: { type: "object", properties: { minVcpus: field }, required: [] },
+      default: { general: { minVcpus: 2 }, batch: { minVcpus: 8 } },
+      description: "Pools",
+    };
+    const schema = { type: "object", properties: { nodePools: map } };
+    assert.deepEqual(
+      configKeys(schema, "karpenter", false).map((key) => key.path),
+      ["karpenter.nodePools", "karpenter.nodePools.<name>.minVcpus"],
+    );
+    assert.match(keyMarkdown({ path: "p", schema: map, required: false }, 105), /Default: `\{"general"/);
+    assert.match(
+      keyMarkdown({ path: "p", schema: map, required: false }, 40),
+      /\n\nDefault: `general`, `batch`, each with the defaults of the keys below\.\n\n/,
+    );
   });
 
   it("states the values a key takes from its JSON Schema, unbounded integers as unbounded", () => {

@@ -17,7 +17,7 @@ import {
   vpcCniNetworkPolicyOff,
 } from "../policy/policies";
 import { PROJECT_ROOT, type ResourceRecord } from "../offline/engine";
-import { STACKS, evaluated, evaluatedWithOperator, input, ofType, one } from "./helpers";
+import { STACKS, evaluated, evaluatedWith, evaluatedWithOperator, input, ofType, one } from "./helpers";
 import {
   POLICY_DIR,
   PolicyServer,
@@ -29,9 +29,9 @@ import {
 import { ADDON, CLUSTER_ROLE, CRD, SUBNET, broken, calicoNode, onSubnets, replaced } from "./policy-records";
 
 describe("policy pack: shape", () => {
-  it("names each of its fourteen policies once, each with a description and an enforcement level", () => {
+  it("names each of its fifteen policies once, each with a description and an enforcement level", () => {
     const names = policies.map((p) => p.name);
-    assert.equal(names.length, 14);
+    assert.equal(names.length, 15);
     assert.equal(new Set(names).size, names.length, `duplicate names in ${names.join(", ")}`);
     for (const policy of policies) {
       assert.match(policy.name, /^[a-z0-9]+(-[a-z0-9]+)*$/);
@@ -244,6 +244,23 @@ describe("policy pack: as `pulumi preview --policy-pack policy` runs it", () => 
     assert.match(
       served[0].message,
       /network-public-us-west-2a \(no kubernetes\.io\/role\/internal-elb tag\)/,
+    );
+  });
+
+  it("leaves an EC2NodeClass whose spec a preview does not know yet to up, and checks it once known", async () => {
+    const plan = await evaluatedWith("dev", { config: { "eks-calico:karpenter.enabled": true } });
+    const nodeClass = one(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "karpenter-class-general");
+    const unknown = broken(nodeClass, (i) => {
+      i.spec = unknownValue;
+    });
+    const open = broken(nodeClass, (i) => {
+      (i.spec as { metadataOptions: Record<string, unknown> }).metadataOptions.httpTokens = "optional";
+    });
+    assert.deepEqual(await running().analyze([unknown]), []);
+    assert.deepEqual(await running().analyzeStack(replaced(plan.resources, unknown)), []);
+    assert.deepEqual(
+      (await running().analyze([open])).map((v) => v.policy),
+      ["nodes-imdsv2"],
     );
   });
 

@@ -37,16 +37,21 @@ const budgetSchema = z
   .strictObject({
     nodes: z
       .string({ error: 'must be a node count or a percentage, as a string: "1", "10%"' })
-      .regex(BUDGET_NODES, { error: 'must be a node count or a percentage of at most 100%: "1", "10%"' }),
+      .regex(BUDGET_NODES, { error: 'must be a node count or a percentage of at most 100%: "1", "10%"' })
+      .meta(described('The most nodes disrupted at once: a count (`"0"` stops disruption) or a percentage.')),
     schedule: z
       .string()
       .regex(BUDGET_SCHEDULE, { error: 'must be a cron expression in UTC or a macro such as "@daily"' })
-      .optional(),
+      .optional()
+      .meta(described("When the budget starts to apply (cron, UTC); with `duration`, how long it lasts.")),
     duration: z
       .string()
       .regex(BUDGET_DURATION, { error: 'must be hours and minutes such as "8h" or "1h30m"' })
-      .optional(),
-    reasons: setOf(BUDGET_REASONS, "reason").optional(),
+      .optional()
+      .meta(described("How long the budget applies from each `schedule` time.")),
+    reasons: setOf(BUDGET_REASONS, "reason")
+      .optional()
+      .meta(described("The disruption reasons the budget limits; unset, all of them.")),
   })
   .refine((budget) => (budget.schedule === undefined) === (budget.duration === undefined), {
     error: "schedule and duration go together: set both, or neither",
@@ -86,12 +91,12 @@ export const nodePoolSchema = z.strictObject({
         .number()
         .int({ error: "must be a whole number of vCPUs" })
         .min(1, { error: "must be at least 1" })
-        .default(100),
+        .default(100)
+        .meta(
+          described("The most vCPUs the pool's nodes may hold together; Karpenter launches no node past it."),
+        ),
     })
-    .prefault({})
-    .meta(
-      described("The most vCPUs the pool's nodes may hold together; Karpenter launches no node past it."),
-    ),
+    .prefault({}),
   consolidationPolicy: z
     .enum(CONSOLIDATION_POLICIES, { error: `must be one of ${CONSOLIDATION_POLICIES.join(", ")}` })
     .default("WhenEmptyOrUnderutilized")
