@@ -1,6 +1,7 @@
 /**
- * `npm run lint:iam`: the IAM policy analyzers parliament and cloudsplaining over every policy in docs/iam/,
- * compared with tools/iam-analyzers/accepted-findings.json. It fails on a finding that file does not
+ * `npm run lint:iam`: the IAM policy analyzers parliament and cloudsplaining over every policy in docs/iam/
+ * and every policy document the stack itself writes (Karpenter's controller's six), compared with
+ * tools/iam-analyzers/accepted-findings.json. It fails on a finding that file does not
  * accept, and on an accepted finding no longer reported (stale: the policy changed, delete the entry).
  *
  * The analyzers are Python, installed from tools/iam-analyzers/requirements.txt (every file pinned by
@@ -12,6 +13,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { pinnedVenv } from "./python-venv";
+import { controllerPolicies } from "../components/karpenter/iam";
 
 const ROOT = path.resolve(__dirname, "..");
 export const IAM_DIR = path.join(ROOT, "docs", "iam");
@@ -74,13 +76,42 @@ export const readAccepted = (file = ACCEPTED_FILE) =>
 const analyzerPython = () =>
   path.join(pinnedVenv("iam-analyzers", path.join(ANALYZERS_DIR, "requirements.txt"), "lint:iam"), "python");
 
-/** Runs both analyzers on filled copies of `files` (names kept) and returns their findings. */
-export function analyze(python: string, files: readonly string[], dir = IAM_DIR): Finding[] {
+/** The example scope the stack's own policies are read at: the dev stack's names in EXAMPLE_FILL's account. */
+const EXAMPLE_SCOPE = {
+  partition: "aws",
+  region: "us-west-2",
+  accountId: EXAMPLE_FILL["<account-id>"],
+  clusterName: EXAMPLE_FILL["<cluster-name>"],
+  nodeRoleArn: `arn:aws:iam::${EXAMPLE_FILL["<account-id>"]}:role/karpenter-node-0123456`,
+  queueArn: `arn:aws:sqs:us-west-2:${EXAMPLE_FILL["<account-id>"]}:karpenter-interruption-0123456`,
+};
+
+/** The policies the stack itself creates, by the file name findings give them: Karpenter's controller's. */
+export function stackPolicies(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(controllerPolicies(EXAMPLE_SCOPE)).map(([stem, document]) => [
+      `karpenter-controller-${stem}-policy.json`,
+      JSON.stringify(document, null, 2),
+    ]),
+  );
+}
+
+/** Every policy the analyzers read, filled, by file name: docs/iam/'s and the stack's own. */
+export function analyzedPolicies(dir = IAM_DIR): Record<string, string> {
+  const documented = policyFiles(dir).map((file) => [
+    file,
+    fillPolicy(fs.readFileSync(path.join(dir, file), "utf8")),
+  ]);
+  return { ...Object.fromEntries(documented), ...stackPolicies() };
+}
+
+/** Runs both analyzers on `policies` (file name to text) and returns their findings. */
+export function analyze(python: string, policies: Readonly<Record<string, string>>): Finding[] {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "lint-iam-"));
   try {
-    const paths = files.map((file) => {
+    const paths = Object.entries(policies).map(([file, text]) => {
       const filled = path.join(work, file);
-      fs.writeFileSync(filled, fillPolicy(fs.readFileSync(path.join(dir, file), "utf8")));
+      fs.writeFileSync(filled, text);
       return filled;
     });
     const output = execFileSync(python, [path.join(ANALYZERS_DIR, "analyze.py"), ...paths], {
@@ -99,8 +130,8 @@ const describe = (f: Finding) =>
   (f.detail ? ` (${f.detail})` : "");
 
 function main(): number {
-  const files = policyFiles();
-  const reported = analyze(analyzerPython(), files);
+  const files = Object.keys(analyzedPolicies());
+  const reported = analyze(analyzerPython(), analyzedPolicies());
   const accepted = readAccepted();
   const { unaccepted, stale } = compareFindings(reported, accepted);
   for (const f of unaccepted) console.error(`not accepted: ${describe(f)}`);
