@@ -13,6 +13,7 @@ const COMPONENTS: Readonly<Record<string, string>> = {
   "eks-calico:calico:PolicyOnly": "Calico",
   "eks-calico:calico:Operator": "Calico (operator)",
   "eks-calico:calico:PolicyProbe": "the enforcement probe",
+  "eks-calico:karpenter:Karpenter": "Karpenter",
 };
 
 /** The probe's component: its resources are named from the run's hash, so each run replaces them. */

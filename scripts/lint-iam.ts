@@ -98,7 +98,7 @@ export function stackPolicies(): Record<string, string> {
 
 /** Every policy the analyzers read, filled, by file name: docs/iam/'s and the stack's own. */
 export function analyzedPolicies(dir = IAM_DIR): Record<string, string> {
-  const documented = policyFiles(dir).map((file) => [
+  const documented = policyFiles(dir).map((file): [string, string] => [
     file,
     fillPolicy(fs.readFileSync(path.join(dir, file), "utf8")),
   ]);

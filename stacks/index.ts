@@ -53,6 +53,7 @@ import { nodePodSettings } from "./schema/pod-capacity";
 import { groupNodes, podPlacementProblems } from "./pod-placement";
 import { nodeCapacity } from "./node-capacity";
 import { newerThanTables } from "./table-notices";
+import { karpenterNotices } from "./karpenter-notices";
 import { zoneCount } from "./schema/network";
 import { karpenterNodeBounds } from "./schema/karpenter";
 import { isRecord } from "./schema/records";
@@ -289,6 +290,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
     if (support !== undefined) void pulumi.log.warn(support);
     newerThanTables(config).forEach((notice) => void pulumi.log.warn(notice));
+    karpenterNotices(config.karpenter).forEach((notice) => void pulumi.log.warn(notice));
   }
   // The cluster's version, the add-ons and the inline routes a deployed full stack has (deployed-reads.ts).
   const reads = elsewhere === undefined ? await deployedReads(config, previous, clusterName) : NO_READS;

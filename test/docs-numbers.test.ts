@@ -38,6 +38,18 @@ import { SUPPORTED_CALICO_MINORS, isSupportedCalicoVersion } from "../components
 import { OPERATOR_CALICO_RELEASES } from "../components/calico/operator/releases";
 import { DEFAULT_ENGINE_SAMPLES, DEFAULT_INTERRUPTION_SAMPLES, PROPERTY_SECONDS } from "./property-runs";
 import { SUPPORTED_KUBERNETES_VERSIONS, stackConfigSchema } from "../stacks/schema";
+import { karpenterCrds } from "../components/karpenter/crds";
+import { controllerPolicies } from "../components/karpenter/iam";
+import { INTERRUPTION_EVENTS } from "../components/karpenter";
+
+const SCOPE = {
+  partition: "aws",
+  region: "us-west-2",
+  accountId: "111122223333",
+  clusterName: "c",
+  nodeRoleArn: "arn:aws:iam::111122223333:role/n",
+  queueArn: "arn:aws:sqs:us-west-2:111122223333:q",
+};
 import { type JsonSchema } from "../scripts/config-keys";
 import { EKS_QUOTAS } from "../stacks/schema/node-groups";
 import { evaluated, input, one } from "./helpers";
@@ -91,6 +103,32 @@ describe("docs: the numbers the code knows", () => {
     for (const file of ["test/cluster/startup-taint.test.ts", "test/cluster/karpenter.test.ts"]) {
       says(text, `is stood in by ${String(constantIn(file, "POD_START_SECONDS"))} seconds`, file);
     }
+  });
+
+  it("Karpenter's CRDs, controller policies and interruption rules (karpenter.md)", () => {
+    const text = page("karpenter.md").replace(/\s+/g, " ");
+    const words = ["zero", "one", "two", "three", "four", "five", "six", "seven"];
+    says(text, `the ${words[karpenterCrds().length]} CRDs`, "karpenter.md");
+    const policies = Object.keys(controllerPolicies(SCOPE)).length;
+    says(
+      text,
+      `with the ${words[policies]} policies of upstream's getting-started CloudFormation`,
+      "karpenter.md",
+    );
+    // One phrase per rule: a rule added or removed needs the page's list changed with it.
+    const phrases: Record<string, string> = {
+      "spot-interruption": "spot interruptions",
+      rebalance: "rebalance recommendations",
+      "scheduled-change": "scheduled health events",
+      "instance-state-change": "instance state changes",
+      "capacity-reservation-interruption": "capacity reservation interruptions",
+    };
+    assert.deepEqual(Object.keys(INTERRUPTION_EVENTS).sort(), Object.keys(phrases).sort());
+    says(
+      text,
+      `feed it: ${Object.values(phrases).slice(0, -1).join(", ")} and ${phrases["capacity-reservation-interruption"]}`,
+      "karpenter.md",
+    );
   });
 
   it("Typha's ladder and cap (operating-calico.md)", () => {

@@ -7,7 +7,7 @@ import * as assert from "node:assert/strict";
 import { karpenterSchema, nodePoolSchema } from "../stacks/schema/karpenter";
 import { renderNodeClass, renderNodePool } from "../components/karpenter/node-pools";
 import { STARTUP_TAINT, STARTUP_TAINT_VALUE } from "../components/startup-taint/objects";
-import { dependsOn, evaluatedWith, ofType, one } from "./helpers";
+import { dependsOn, evaluatedWith, ofType, one, withWarnings } from "./helpers";
 
 /** Each problem of `input` as `path: message`. */
 function problems(input: unknown): string[] {
@@ -244,6 +244,22 @@ describe("karpenter.enabled in the plan", () => {
     assert.equal(agent.inputs.addonName, "eks-pod-identity-agent");
     assert.ok(dependsOn(plan, deployment, agent), "the controller starts after the agent");
     for (const group of ofType(plan, "aws:eks/nodeGroup:NodeGroup")) assert.ok(dependsOn(plan, group, agent));
+  });
+
+  it("says in the plan that a pool on @latest has its nodes replaced by AWS's next AMI, and not for a pinned one", async () => {
+    const { warnings } = await withWarnings(() =>
+      evaluatedWith("dev", {
+        config: {
+          "eks-calico:karpenter": {
+            enabled: true,
+            nodePools: { general: {}, pinned: { amiAlias: "al2023@v20261120" } },
+          },
+        },
+      }),
+    );
+    const notices = warnings.filter((w) => w.startsWith("karpenter."));
+    assert.equal(notices.length, 1, notices.join("\n"));
+    assert.match(notices[0], /^karpenter\.nodePools\.general\.amiAlias is al2023@latest: Karpenter replaces/);
   });
 
   it("makes none of it by default", async () => {
