@@ -135,7 +135,7 @@ function checkRolloutTimeout(config: Record<string, unknown>, ctx: z.core.$Refin
   const groups = elsewhere !== undefined ? [{ maxSize: elsewhere.maxNodes }] : config.nodeGroups;
   const calico = config.calico;
   if (!Array.isArray(groups) || !isRecord(calico)) return;
-  const sizes = [...groups, ...karpenterNodeBounds(config.karpenter)].map((g: unknown) =>
+  const sizes = [...(groups as unknown[]), ...karpenterNodeBounds(config.karpenter)].map((g: unknown) =>
     isRecord(g) ? g.maxSize : undefined,
   );
   const { maxUnavailable, readinessTimeoutMinutes: timeout } = calico;
