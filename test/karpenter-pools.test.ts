@@ -246,6 +246,29 @@ describe("karpenter.enabled in the plan", () => {
     for (const group of ofType(plan, "aws:eks/nodeGroup:NodeGroup")) assert.ok(dependsOn(plan, group, agent));
   });
 
+  it("deletes the pools before the controller and what it needs: Karpenter terminates its nodes first", async () => {
+    const plan = await evaluatedWith("dev", { config: { "eks-calico:karpenter.enabled": true } });
+    const deployment = one(plan, "kubernetes:apps/v1:Deployment", "karpenter-controller");
+    const pool = one(plan, "kubernetes:karpenter.sh/v1:NodePool", "karpenter-pool-general");
+    const nodeClass = one(plan, "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "karpenter-class-general");
+    const needed = [
+      deployment,
+      one(plan, "aws:eks/podIdentityAssociation:PodIdentityAssociation", "karpenter-controller"),
+      one(plan, "aws:eks/accessEntry:AccessEntry", "karpenter-node"),
+      one(plan, "aws:iam/role:Role", "karpenter-node"),
+      one(plan, "aws:iam/role:Role", "karpenter-controller"),
+      one(plan, "aws:sqs/queue:Queue", "karpenter-interruption"),
+      ...ofType(plan, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").filter((a) =>
+        a.name.startsWith("karpenter-"),
+      ),
+    ];
+    for (const resource of [pool, nodeClass]) {
+      for (const earlier of needed)
+        assert.ok(dependsOn(plan, resource, earlier), `${resource.name} after ${earlier.name}`);
+    }
+    assert.deepEqual(nodeClass.options.customTimeouts, { delete: "30m" });
+  });
+
   it("says in the plan that a pool on @latest has its nodes replaced by AWS's next AMI, and not for a pinned one", async () => {
     const { warnings } = await withWarnings(() =>
       evaluatedWith("dev", {

@@ -216,35 +216,6 @@ export class Karpenter extends pulumi.ComponentResource {
       provider: args.provider,
       dependsOn: [...args.nodes, ...crds, nodeAccess, ...nodePolicies, discovery],
     };
-    for (const [pool, settings] of Object.entries(args.nodePools)) {
-      const nodeClass = pulumi
-        .all([args.clusterName, nodeRole.name])
-        .apply(([clusterName, role]) =>
-          renderNodeClass(pool, settings, { clusterName, nodeRole: role, tags }),
-        );
-      const classResource = new k8s.apiextensions.CustomResource(
-        `${name}-class-${pool}`,
-        {
-          apiVersion: "karpenter.k8s.aws/v1",
-          kind: "EC2NodeClass",
-          metadata: { name: pool },
-          spec: nodeClass.apply((c) => c.spec),
-        },
-        inCluster,
-      );
-      const nodePool = renderNodePool(pool, settings);
-      new k8s.apiextensions.CustomResource(
-        `${name}-pool-${pool}`,
-        {
-          apiVersion: nodePool.apiVersion,
-          kind: nodePool.kind,
-          metadata: nodePool.metadata,
-          spec: nodePool.spec,
-        },
-        { ...inCluster, dependsOn: [...inCluster.dependsOn, classResource] },
-      );
-    }
-
     // The controller, once its kinds exist and its pods can get its role's credentials.
     const controller = renderController({
       clusterName: args.clusterName,
@@ -272,10 +243,49 @@ export class Karpenter extends pulumi.ComponentResource {
       ),
     ];
     new k8s.policy.v1.PodDisruptionBudget(`${name}-controller`, controller.disruptionBudget, inCluster);
-    new k8s.apps.v1.Deployment(`${name}-controller`, controller.deployment, {
+    const deployment = new k8s.apps.v1.Deployment(`${name}-controller`, controller.deployment, {
       ...inCluster,
       dependsOn: [...inCluster.dependsOn, serviceAccount, ...rbac, association],
     });
+
+    // The pools after the controller, so that they go before it: deleting a NodePool has Karpenter drain
+    // and terminate its nodes, and an EC2NodeClass's finalizer holds it until they are gone. The
+    // controller, its role and the node role outlive them, and no instance is left behind.
+    for (const [pool, settings] of Object.entries(args.nodePools)) {
+      const nodeClass = pulumi
+        .all([args.clusterName, nodeRole.name])
+        .apply(([clusterName, role]) =>
+          renderNodeClass(pool, settings, { clusterName, nodeRole: role, tags }),
+        );
+      const classResource = new k8s.apiextensions.CustomResource(
+        `${name}-class-${pool}`,
+        {
+          apiVersion: "karpenter.k8s.aws/v1",
+          kind: "EC2NodeClass",
+          metadata: { name: pool },
+          spec: nodeClass.apply((c) => c.spec),
+        },
+        {
+          ...inCluster,
+          dependsOn: [...inCluster.dependsOn, deployment],
+          // Its finalizer waits for the class's NodeClaims, checking again every 10 minutes, then deletes
+          // its instance profile and launch templates (karpenter-provider-aws v1.15
+          // pkg/controllers/nodeclass/controller.go, finalize).
+          customTimeouts: { delete: "30m" },
+        },
+      );
+      const nodePool = renderNodePool(pool, settings);
+      new k8s.apiextensions.CustomResource(
+        `${name}-pool-${pool}`,
+        {
+          apiVersion: nodePool.apiVersion,
+          kind: nodePool.kind,
+          metadata: nodePool.metadata,
+          spec: nodePool.spec,
+        },
+        { ...inCluster, dependsOn: [...inCluster.dependsOn, deployment, classResource] },
+      );
+    }
 
     this.nodeRoleArn = nodeRole.arn;
     this.controllerRoleArn = controllerRole.arn;
