@@ -12,6 +12,7 @@ import { type ExistingVpcCni, networkPolicyAgentOn } from "../components/existin
 import { HAND_OVER_STEPS } from "../components/existing-cluster/agent-hand-over";
 import { type SettingChangedElsewhere, changedElsewhere } from "../components/existing-cluster/vpc-cni-owner";
 import { previousVpcCniSettings } from "./previous-vpc-cni";
+import { existingClusterBlockers } from "./existing-blockers";
 
 export type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 
@@ -147,6 +148,10 @@ export async function readExistingCluster(
       rule: `is false, and ${existing.name}'s VPC CNI is self-managed (no EKS add-on vpc-cni), which this stack cannot configure`,
       hint: `before Calico, ${SELF_MANAGED_STEPS}; then set cluster.existing.vpcCniConfigured: true`,
     });
+  }
+  if (cluster !== undefined) {
+    const configuration = vpcCni?.managed ? vpcCni.configurationValues : undefined;
+    problems.push(...existingClusterBlockers(existing.name, cluster.computeConfigs, configuration));
   }
   const elsewhere = vpcCni?.managed ? changedElsewhereOrNone(previousVpcCni, vpcCni.configurationValues) : [];
   problems.push(...networkPolicyAgentProblems(existing, vpcCni, elsewhere));

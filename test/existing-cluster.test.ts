@@ -29,6 +29,7 @@ async function refusal(options: Parameters<typeof evaluatedWith>[1]) {
   assert.ok(ConfigError.isConfigError(error), String(error));
   return {
     problems: error.problems.map((p) => `${p.path}: ${p.rule}`),
+    hints: error.problems.map((p) => p.hint ?? ""),
     types: resources.map((r) => r.type),
   };
 }
@@ -200,6 +201,58 @@ describe("existing-cluster stack", () => {
       refused.problems.join("\n"),
       /^cluster\.existing\.name: names a cluster whose ipFamily is ipv6: calico-node as this stack installs it enforces IPv4 only/,
     );
+  });
+
+  it("refuses a cluster that cannot hold policy, naming the setting, the value and the fix, all at once", async () => {
+    // Configuration values as DescribeAddon returns them: the JSON string the add-on was given.
+    const strict = JSON.stringify({ env: { ENABLE_POD_ENI: "true", AWS_VPC_K8S_CNI_VETHPREFIX: "veth" } });
+    const refused = await refusal({
+      simulate: {
+        existingCluster: { autoMode: true, vpcCni: { managed: true, configurationValues: strict } },
+      },
+    });
+    assert.deepEqual(refused.types, ["pulumi:pulumi:Stack"], "refused before any resource");
+    assert.equal(refused.problems.length, 3, refused.problems.join("\n"));
+    const [auto, pods, prefix] = refused.problems;
+    assert.match(
+      auto,
+      /^cluster\.existing\.name: names a cluster in EKS Auto Mode \(computeConfig\.enabled: true\)/,
+    );
+    assert.match(
+      pods,
+      /env\.ENABLE_POD_ENI: "true"\) in strict mode \(env\.POD_SECURITY_GROUP_ENFORCING_MODE: unset, strict by default\)/,
+    );
+    assert.match(refused.hints[1], /^set env\.POD_SECURITY_GROUP_ENFORCING_MODE: "standard"/);
+    assert.match(refused.hints[2], /^remove env\.AWS_VPC_K8S_CNI_VETHPREFIX/);
+    assert.match(
+      prefix,
+      /names pod interfaces "veth"… \(env\.AWS_VPC_K8S_CNI_VETHPREFIX\): calico-node's FELIX_INTERFACEPREFIX is eni/,
+    );
+    const explicit = await refusal({
+      simulate: {
+        existingCluster: {
+          vpcCni: {
+            managed: true,
+            configurationValues:
+              "env:\n  ENABLE_POD_ENI: 'true'\n  POD_SECURITY_GROUP_ENFORCING_MODE: strict\n",
+          },
+        },
+      },
+    });
+    assert.match(
+      explicit.problems.join("\n"),
+      /in strict mode \(env\.POD_SECURITY_GROUP_ENFORCING_MODE: "strict"\)/,
+    );
+    // What Calico can work with: standard mode, the default prefix written out, security groups for pods off.
+    for (const env of [
+      { ENABLE_POD_ENI: "true", POD_SECURITY_GROUP_ENFORCING_MODE: "standard" },
+      { AWS_VPC_K8S_CNI_VETHPREFIX: "eni", ENABLE_POD_ENI: "false" },
+    ]) {
+      const plan = await withCluster({
+        vpcCni: { managed: true, configurationValues: JSON.stringify({ env }) },
+      });
+      assert.ok(ofType(plan, ADDON).length === 1, JSON.stringify(env));
+    }
   });
 
   it("refuses every key for what the stack does not create, all at once", async () => {

@@ -4,6 +4,7 @@
  * amazon-vpc-cni-k8s Calico manifests; deliberate differences are commented where they are made.
  */
 import { nodeAgentPlacement } from "./scheduling";
+import { FELIX_INTERFACE_PREFIX } from "./defaults";
 import type { MaxUnavailable } from "./rollout";
 import { felixTls } from "./typha-tls";
 import { DEFAULT_FELIX, type FelixSettings, felixEnv } from "./felix-settings";
@@ -38,7 +39,7 @@ export function calicoNodeEnv(
     // The VPC CNI writes the CNI config; calico-node must not manage CNI credentials.
     env("CALICO_MANAGE_CNI", "false"),
     // The VPC CNI names pod veths eni*.
-    env("FELIX_INTERFACEPREFIX", "eni"),
+    env("FELIX_INTERFACEPREFIX", FELIX_INTERFACE_PREFIX),
     // Return from the mangle table so the VPC CNI's connmark rules still run (NodePort on secondary ENIs).
     env("FELIX_IPTABLESMANGLEALLOWACTION", "Return"),
     // Routes come from workload endpoints; Felix must not remove the VPC CNI's routes.

@@ -26,6 +26,12 @@ export const REMOVER_IMAGE = { name: "kubectl", tag: "v1.35.4" } as const;
 export const DEFAULT_CALICO_NAMESPACE = "kube-system";
 
 /**
+ * Felix's workload interface prefix on the VPC CNI: the VPC CNI's default veth prefix
+ * (`AWS_VPC_K8S_CNI_VETHPREFIX`), which the operator also sets for the AmazonVPC CNI.
+ */
+export const FELIX_INTERFACE_PREFIX = "eni";
+
+/**
  * Calico release lines this component renders objects for. A line is listed only once its CRDs and
  * calico-node's RBAC have been checked against that line's own manifests (see crds.ts).
  */

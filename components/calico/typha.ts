@@ -8,6 +8,7 @@ import { appLabels, selectorLabels, workloadLabels } from "./labels";
 import { CALICO_TYPHA, STANDARD_TYPHA, TYPHA_IMAGE, type TyphaEndpoint } from "./names";
 import type { Container, Deployment, PodDisruptionBudget, Service } from "./object-shapes";
 import { typhaTls } from "./typha-tls";
+import { FELIX_INTERFACE_PREFIX } from "./defaults";
 
 /** Ceiling on replicas; the operator's formula reaches it at 3,600 nodes. */
 export const MAX_TYPHA_REPLICAS = 20;
@@ -73,7 +74,7 @@ function typhaContainer(
       env("TYPHA_LOGFILEPATH", "none"),
       env("TYPHA_LOGSEVERITYSYS", "none"),
       // Workload endpoints are VPC CNI veths (the operator sets this for the AmazonVPC CNI).
-      env("FELIX_INTERFACEPREFIX", "eni"),
+      env("FELIX_INTERFACEPREFIX", FELIX_INTERFACE_PREFIX),
       // Only Felix, over mutual TLS (typha-tls.ts).
       ...typhaTls.env,
     ],

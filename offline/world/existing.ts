@@ -21,7 +21,7 @@ const notFound = (name: unknown) =>
  * defaults of a cluster the world was told nothing about.
  */
 function describeCluster(name: string, region: string, facts: Partial<ClusterFacts> = {}) {
-  const { version, status, ipFamily } = { ...DEFAULT_EXISTING_CLUSTER, ...facts };
+  const { version, status, ipFamily, autoMode } = { ...DEFAULT_EXISTING_CLUSTER, ...facts };
   return {
     id: name,
     name,
@@ -29,12 +29,22 @@ function describeCluster(name: string, region: string, facts: Partial<ClusterFac
     endpoint: placeholder("cluster-endpoint", name),
     certificateAuthorities: [{ data: placeholder("cluster-ca", name) }],
     kubernetesNetworkConfigs: [{ ipFamily }],
+    // DescribeCluster's computeConfig, which Auto Mode turns on with its built-in node pools.
+    computeConfigs: autoMode
+      ? [
+          {
+            enabled: true,
+            nodePools: ["general-purpose", "system"],
+            nodeRoleArn: offlineArn(region, "iam", "role/AmazonEKSAutoNodeRole", false),
+          },
+        ]
+      : [],
     version,
     status,
   };
 }
 
-type ClusterFacts = Pick<ExistingClusterSimulation, "version" | "status" | "ipFamily">;
+type ClusterFacts = Pick<ExistingClusterSimulation, "version" | "status" | "ipFamily" | "autoMode">;
 
 /** Whether `name` is the cluster this stack creates (stacks/index.ts names it `<project>-<stack>`). */
 export function isStackCluster(name: unknown): boolean {
@@ -63,6 +73,8 @@ export interface ExistingClusterSimulation {
   readonly status?: string;
   /** `kubernetesNetworkConfig.ipFamily`: `ipv4` or `ipv6`. */
   readonly ipFamily?: string;
+  /** EKS Auto Mode (`computeConfig.enabled`). */
+  readonly autoMode?: boolean;
   /** The VPC CNI: the EKS add-on with these configuration values, or self-managed (no add-on). */
   readonly vpcCni?:
     { readonly managed: true; readonly configurationValues?: string } | { readonly managed: false };
@@ -76,6 +88,7 @@ export const DEFAULT_EXISTING_CLUSTER = {
   version: "1.35",
   status: "ACTIVE",
   ipFamily: "ipv4",
+  autoMode: false,
   vpcCni: { managed: true, configurationValues: "" },
 } as const;
 
@@ -93,7 +106,7 @@ export class ExistingClusterWorld {
     const cni = f.vpcCni.managed
       ? `the vpc-cni EKS add-on with ${f.vpcCni.configurationValues ? `configuration values ${f.vpcCni.configurationValues}` : "no configuration values"}`
       : "a self-managed VPC CNI (no add-on)";
-    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${f.ipFamily}, ${cni}`;
+    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${f.ipFamily}, ${f.autoMode ? "in Auto Mode" : "not in Auto Mode"}, ${cni}`;
   }
 
   private requireCluster(name: unknown): void {
@@ -103,8 +116,8 @@ export class ExistingClusterWorld {
   /** aws.eks.getCluster, as the Terraform data source answers it. */
   getCluster(args: Record<string, unknown>, region: string): Record<string, unknown> {
     this.requireCluster(args.name);
-    const { name, version, status, ipFamily } = this.facts;
-    return describeCluster(name, region, { version, status, ipFamily });
+    const { name, version, status, ipFamily, autoMode } = this.facts;
+    return describeCluster(name, region, { version, status, ipFamily, autoMode });
   }
 
   /** aws.eks.getAddon: the vpc-cni add-on if the cluster has it, else the Terraform provider's not-found. */
