@@ -237,6 +237,8 @@ describe("karpenter.enabled in the plan", () => {
     // Both come from other resources: the queue's name, the EKS cluster's.
     assert.ok(env.INTERRUPTION_QUEUE !== undefined && env.INTERRUPTION_QUEUE !== "", "INTERRUPTION_QUEUE");
     assert.ok(env.CLUSTER_NAME !== undefined && env.CLUSTER_NAME !== "", "CLUSTER_NAME");
+    // The stack's region: without it Karpenter asks IMDS, which hop limit 1 keeps from pods.
+    assert.equal(env.AWS_REGION, "us-west-2");
     const queue = one(plan, "aws:sqs/queue:Queue", "karpenter-interruption");
     assert.ok(deployment.dependencies.includes(queue.urn));
     // The agent that hands the pod its role runs on every managed node before the controller's pods.

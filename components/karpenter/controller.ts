@@ -102,6 +102,11 @@ export interface ControllerSettings {
   readonly queueName: pulumi.Input<string>;
   /** 2 as the chart has it, or 1 where the managed node groups keep fewer than 2 nodes (one per node). */
   readonly replicas: number;
+  /**
+   * The AWS region, as AWS_REGION. Unset, Karpenter asks IMDS (karpenter-provider-aws v1.15
+   * pkg/operator/operator.go, NewOperator), which the managed nodes' hop limit of 1 keeps from its pods.
+   */
+  readonly region: string;
 }
 
 /** The controller's objects, by what they are. */
@@ -247,6 +252,7 @@ function renderDeployment(settings: ControllerSettings): k8s.apps.v1.DeploymentA
                 },
                 env("CLUSTER_NAME", settings.clusterName),
                 env("INTERRUPTION_QUEUE", settings.queueName),
+                env("AWS_REGION", settings.region),
               ],
               ports: [
                 { name: "http-metrics", containerPort: 8080, protocol: "TCP" },

@@ -221,6 +221,7 @@ export class Karpenter extends pulumi.ComponentResource {
       clusterName: args.clusterName,
       queueName: queue.name,
       replicas: args.controllerReplicas,
+      region: args.region,
     });
     const serviceAccount = new k8s.core.v1.ServiceAccount(
       `${name}-controller`,

@@ -122,7 +122,12 @@ describe("Karpenter launches nodes with the Calico startup taint, on a real cont
     // Karpenter runs as the program's service account, with the program's roles, plus what only the kwok
     // provider needs (sigs.k8s.io/karpenter kwok/charts/templates: its node class, and creating the Node
     // objects a kubelet would register on AWS).
-    const controller = renderController({ clusterName: "local", queueName: "", replicas: 1 });
+    const controller = renderController({
+      clusterName: "local",
+      queueName: "",
+      replicas: 1,
+      region: "us-west-2",
+    });
     const kwokRole = {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
