@@ -18,10 +18,13 @@ import {
   CALL_ACTIONS,
   IAM_DIR,
   NO_AWS,
+  PROVIDER_CALLS,
   ROLES,
   TYPE_SERVICES,
   type Planned,
   allowed,
+  allows,
+  autonamed,
   grants,
   list,
   matches,
@@ -110,7 +113,7 @@ describe("a fork that deploys (docs/fork.md, docs/iam/)", function () {
       [...needed].filter((service) => !named.has(service)),
       [],
     );
-    assert.deepEqual([...needed].sort(), ["ec2", "eks", "iam", "kms", "logs"]);
+    assert.deepEqual([...needed].sort(), ["ec2", "eks", "events", "iam", "kms", "logs", "sqs"]);
   });
 
   it("the deploy policy allows what AWS checks on the caller for the types the plans register", () => {
@@ -148,16 +151,47 @@ describe("a fork that deploys (docs/fork.md, docs/iam/)", function () {
     );
   });
 
-  it("the deploy policy passes roles only to EKS and EC2", () => {
+  it("the deploy policy passes roles only to EKS and EC2, and Karpenter's controller's to EKS Pod Identity", () => {
     const statements = readPolicy(policyFile("deploy", "policy")).Statement;
     const passing = statements.filter(
       (s) => s.Effect === "Allow" && list(s.Action).some((a) => matches(a, "iam:PassRole")),
     );
-    assert.equal(passing.length, 1);
-    assert.deepEqual(passing[0].Condition?.StringEquals?.["iam:PassedToService"], [
-      "eks.amazonaws.com",
-      "ec2.amazonaws.com",
-    ]);
+    assert.deepEqual(
+      passing.map((s) => [
+        Object.keys(s.Condition ?? {}),
+        s.Condition?.StringEquals?.["iam:PassedToService"],
+      ]),
+      [
+        [["StringEquals"], ["eks.amazonaws.com", "ec2.amazonaws.com"]],
+        [["StringEquals"], "pods.eks.amazonaws.com"],
+      ],
+    );
+    // The one to EKS Pod Identity names only the roles the plans pass to it (PASSED_ROLES).
+    const passed = [...plan.passes]
+      .filter((p) => p.startsWith("pods.eks.amazonaws.com "))
+      .map((p) => p.split(" ")[1]);
+    assert.deepEqual(passed, ["karpenter-controller"]);
+    const role = (name: string) => `arn:aws:iam::<account-id>:role/${autonamed(name)}`;
+    for (const name of plan.roles) {
+      assert.equal(
+        list(passing[1].Resource).some((resource) => matches(resource, role(name))),
+        passed.includes(name),
+        name,
+      );
+    }
+  });
+
+  it("the drift policy reads Karpenter's queue, rules, policies and association as a refresh does", () => {
+    const drift = readPolicy(policyFile("drift", "policy"));
+    for (const [type, calls] of Object.entries(PROVIDER_CALLS)) {
+      for (const name of plan.names.get(type) ?? []) {
+        for (const { resource, refresh } of calls) {
+          for (const action of refresh) {
+            assert.ok(allows(drift, action, resource(name)), `${action} ${resource(name)}`);
+          }
+        }
+      }
+    }
   });
 
   it("each trust policy names GitHub's provider, the audience and the subject its job gets", () => {

@@ -2,12 +2,23 @@
  * The IAM policies of docs/iam/ and what the plans of every stack file need from them, shared by
  * test/fork.test.ts and test/deploy-policy.test.ts: which AWS services and caller actions each resource
  * type and each invoke needs, what @pulumi/eks creates unseen, and the plans' types, calls, attached
- * managed policies and roles.
+ * managed policies, the stack's own policies, roles and the roles passed to a service. The dev stack is
+ * planned with Karpenter on too (`karpenter.enabled`), so its queue, rules, roles and policies count.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PROJECT_ROOT, evaluateStack, listStacks, loadStackConfig } from "../offline/engine";
+import {
+  PROJECT_ROOT,
+  type ResourceRecord,
+  evaluateStack,
+  listStacks,
+  loadStackConfig,
+} from "../offline/engine";
 import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
+
+/** The stack planned with Karpenter on as well, and the config that turns it on. */
+const KARPENTER_STACK = "dev";
+const KARPENTER_ON = { "eks-calico:karpenter.enabled": true } as const;
 
 /**
  * The IAM service prefixes a resource type's create, update and delete call. @pulumi/eks's Cluster is
@@ -16,9 +27,21 @@ import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
  * groups and rules, and a grant on the secrets key it is given (EKS CreateCluster's encryptionConfig needs
  * kms:DescribeKey and kms:CreateGrant). A node group passes its role (iam:PassRole) and has EKS read its
  * launch template (ec2) and create the role's access entry.
+ *
+ * Karpenter's (components/karpenter): its interruption queue and the queue's policy are SQS (the Service
+ * Authorization Reference, "Actions, resources, and condition keys for Amazon SQS": CreateQueue,
+ * SetQueueAttributes and the rest name the `queue` resource, arn:aws:sqs:<region>:<account>:<name>); its
+ * rules and their targets are EventBridge's (`events`; "... for Amazon EventBridge": PutRule, PutTargets
+ * and the rest name `rule-on-default-event-bus`, arn:aws:events:<region>:<account>:rule/<name>); the
+ * discovery tag on the cluster security group is ec2:CreateTags; the controller's six policies are IAM
+ * customer managed policies (`policy`, arn:aws:iam::<account>:policy/<name>). A Pod Identity association
+ * is EKS's (`podidentityassociation`, arn:aws:eks:<region>:<account>:podidentityassociation/<cluster>/<id>;
+ * CreatePodIdentityAssociation itself names the `cluster`) and passes its role (iam, CALLER_ACTIONS).
  */
 export const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
   "aws:cloudwatch/logGroup:LogGroup": ["logs"],
+  "aws:cloudwatch/eventRule:EventRule": ["events"],
+  "aws:cloudwatch/eventTarget:EventTarget": ["events"],
   "aws:ec2/eip:Eip": ["ec2"],
   "aws:ec2/internetGateway:InternetGateway": ["ec2"],
   "aws:ec2/launchTemplate:LaunchTemplate": ["ec2"],
@@ -28,13 +51,18 @@ export const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
   "aws:ec2/routeTableAssociation:RouteTableAssociation": ["ec2"],
   "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": ["ec2"],
   "aws:ec2/subnet:Subnet": ["ec2"],
+  "aws:ec2/tag:Tag": ["ec2"],
   "aws:ec2/vpc:Vpc": ["ec2"],
   "aws:eks/accessEntry:AccessEntry": ["eks"],
   "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ["eks"],
   "aws:eks/addon:Addon": ["eks"],
+  "aws:eks/podIdentityAssociation:PodIdentityAssociation": ["eks", "iam"],
+  "aws:iam/policy:Policy": ["iam"],
   "aws:iam/role:Role": ["iam"],
   "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ["iam"],
   "aws:kms/key:Key": ["kms"],
+  "aws:sqs/queue:Queue": ["sqs"],
+  "aws:sqs/queuePolicy:QueuePolicy": ["sqs"],
   "aws:eks/nodeGroup:NodeGroup": ["ec2", "eks", "iam"],
   "eks:index:Cluster": ["ec2", "eks", "iam", "kms"],
 };
@@ -55,9 +83,33 @@ export const NO_AWS = ["kubernetes:", "tls:", "eks-calico:", "pulumi-nodejs:dyna
  * to use the ec2:RunInstances action", EC2 Auto Scaling User Guide, "Launch template support"); it reads
  * the template's version (UpdateNodegroupVersion: "You are not authorized to describe the launch template
  * version") and passes the node role.
+ *
+ * A Pod Identity association passes its role: "The IAM principal that is creating the association must
+ * have iam:PassRole" (EKS User Guide, pod-id-association.html), passed to pods.eks.amazonaws.com (the EMR
+ * on EKS Development Guide, setting-up-enable-IAM.html, grants the creator of an association iam:PassRole
+ * with `iam:PassedToService: pods.eks.amazonaws.com`; aws-samples/appmod-blueprints#816 shows the
+ * AccessDeniedException without it). The rest check nothing more on the caller: the Service Authorization
+ * Reference lists no dependent action for eks:CreateAccessEntry (the node role's EC2_LINUX entry names the
+ * role, it does not pass it), and an EventBridge target on an SQS queue takes no role: EventBridge sends
+ * through the queue's resource-based policy ("For Lambda, Amazon SNS, Amazon SQS, and Amazon CloudWatch
+ * Logs resources, EventBridge uses resource-based policies", EventBridge User Guide, eb-use-resource-based).
  */
 export const CALLER_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   "aws:eks/nodeGroup:NodeGroup": ["ec2:RunInstances", "ec2:DescribeLaunchTemplateVersions", "iam:PassRole"],
+  "aws:eks/podIdentityAssociation:PodIdentityAssociation": ["iam:PassRole"],
+};
+
+/**
+ * The roles a resource type passes, by the input that names the role, and the service it passes them to
+ * (`iam:PassedToService`): a Pod Identity association's role goes to EKS Pod Identity (see CALLER_ACTIONS).
+ * The cluster's and the node groups' roles go to EKS and EC2, by the one statement on role/cluster-* that
+ * fork.test.ts holds to those two.
+ */
+export const PASSED_ROLES: Readonly<Record<string, { input: string; service: string }>> = {
+  "aws:eks/podIdentityAssociation:PodIdentityAssociation": {
+    input: "roleArn",
+    service: "pods.eks.amazonaws.com",
+  },
 };
 
 /**
@@ -107,6 +159,117 @@ export const ROLE_WRITES = [
   "iam:PassRole",
 ];
 
+/**
+ * The role writes every role the program creates needs, whatever it holds: the AWS provider creates, tags,
+ * updates and deletes an aws.iam.Role with these (its trust with UpdateAssumeRolePolicy, its description
+ * and session length with UpdateRole). Attaching and passing are granted per role, by what the plans
+ * attach and pass.
+ */
+export const ROLE_LIFECYCLE = [
+  "iam:CreateRole",
+  "iam:DeleteRole",
+  "iam:UpdateRole",
+  "iam:UpdateAssumeRolePolicy",
+  "iam:TagRole",
+  "iam:UntagRole",
+];
+
+/**
+ * The writes of a customer managed policy the AWS provider makes (hashicorp/terraform-provider-aws
+ * internal/service/iam/policy.go, aws_iam_policy): CreatePolicy with its tags, CreatePolicyVersion with
+ * SetAsDefault for a new document after ListPolicyVersions and DeletePolicyVersion of the oldest of five
+ * (SetDefaultPolicyVersion only with delay_after_policy_creation_in_ms, which the program leaves unset),
+ * DeletePolicyVersion of the others then DeletePolicy on delete, TagPolicy and UntagPolicy. Each names the
+ * `policy` resource (Service Authorization Reference, AWS Identity and Access Management).
+ */
+export const POLICY_WRITES = [
+  "iam:CreatePolicy",
+  "iam:CreatePolicyVersion",
+  "iam:DeletePolicy",
+  "iam:DeletePolicyVersion",
+  "iam:TagPolicy",
+  "iam:UntagPolicy",
+];
+
+/** The physical name Pulumi gives a resource of `logical` name: `<logical>-<7 random hex>` ("Autonaming"). */
+export const autonamed = (logical: string) => `${logical}-0a1b2c3`;
+
+/** One resource a type's calls name, and the calls: an update's (with its reads) and a refresh's. */
+interface ProviderCalls {
+  readonly resource: (name: string) => string;
+  readonly update: readonly string[];
+  readonly refresh: readonly string[];
+}
+
+/**
+ * What the AWS provider calls for Karpenter's AWS resources, on the ARN each call names (Service
+ * Authorization Reference: `queue`, `rule-on-default-event-bus`, `policy`, `cluster` and
+ * `podidentityassociation`), from hashicorp/terraform-provider-aws internal/service: sqs/queue.go creates
+ * with CreateQueue (tags included), waits and reads with GetQueueAttributes and its tags with
+ * ListQueueTags, updates with SetQueueAttributes, TagQueue and UntagQueue, deletes with DeleteQueue; its
+ * queue_policy.go sets the queue's Policy attribute (SetQueueAttributes, GetQueueAttributes), so it names the
+ * queue. events/rule.go puts the rule (PutRule, tags included), reads it with DescribeRule and
+ * ListTagsForResource, tags with TagResource and UntagResource, deletes it with DeleteRule; events/target.go
+ * puts, lists and removes the rule's targets (PutTargets, ListTargetsByRule, RemoveTargets), so they name the
+ * rule. iam/policy.go: POLICY_WRITES, read with GetPolicy and GetPolicyVersion. eks/pod_identity_association.go
+ * creates on the cluster, then describes, updates, tags and deletes the association (its tags come with
+ * DescribePodIdentityAssociation). A region stands in for the policies' `*`.
+ */
+export const PROVIDER_CALLS: Readonly<Record<string, readonly ProviderCalls[]>> = {
+  "aws:sqs/queue:Queue": [
+    {
+      resource: (name) => `arn:aws:sqs:us-west-2:<account-id>:${autonamed(name)}`,
+      update: [
+        "sqs:CreateQueue",
+        "sqs:SetQueueAttributes",
+        "sqs:TagQueue",
+        "sqs:UntagQueue",
+        "sqs:DeleteQueue",
+      ],
+      refresh: ["sqs:GetQueueAttributes", "sqs:ListQueueTags"],
+    },
+  ],
+  "aws:cloudwatch/eventRule:EventRule": [
+    {
+      resource: (name) => `arn:aws:events:us-west-2:<account-id>:rule/${autonamed(name)}`,
+      update: [
+        "events:PutRule",
+        "events:TagResource",
+        "events:UntagResource",
+        "events:DeleteRule",
+        "events:PutTargets",
+        "events:RemoveTargets",
+      ],
+      refresh: ["events:DescribeRule", "events:ListTagsForResource", "events:ListTargetsByRule"],
+    },
+  ],
+  "aws:iam/policy:Policy": [
+    {
+      resource: (name) => `arn:aws:iam::<account-id>:policy/${autonamed(name)}`,
+      update: [...POLICY_WRITES, "iam:ListPolicyVersions"],
+      refresh: ["iam:GetPolicy", "iam:GetPolicyVersion"],
+    },
+  ],
+  "aws:eks/podIdentityAssociation:PodIdentityAssociation": [
+    {
+      resource: () => "arn:aws:eks:us-west-2:<account-id>:cluster/<cluster-name>",
+      update: ["eks:CreatePodIdentityAssociation"],
+      refresh: [],
+    },
+    {
+      resource: () =>
+        "arn:aws:eks:us-west-2:<account-id>:podidentityassociation/<cluster-name>/a-0a1b2c3d4e5f6a7b8",
+      update: [
+        "eks:UpdatePodIdentityAssociation",
+        "eks:TagResource",
+        "eks:UntagResource",
+        "eks:DeletePodIdentityAssociation",
+      ],
+      refresh: ["eks:DescribePodIdentityAssociation"],
+    },
+  ],
+};
+
 /** The IAM actions each invoke (data source) the program calls needs. */
 export const CALL_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   "aws:index/getAvailabilityZones:getAvailabilityZones": ["ec2:DescribeAvailabilityZones"],
@@ -150,63 +313,178 @@ export const list = (value: string | string[]) => (Array.isArray(value) ? value 
 export const allowed = (policy: PolicyDocument) =>
   policy.Statement.filter((s) => s.Effect === "Allow").flatMap((s) => list(s.Action));
 
+/** A policy's pattern (`*` and `?` wildcards) as a regular expression. */
+const wildcard = (pattern: string, flags = "") =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+    flags,
+  );
+
 /** Whether an IAM action pattern (`*` and `?` wildcards, case-insensitive) matches `action`. */
-export function matches(pattern: string, action: string): boolean {
-  const regex = pattern
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${regex}$`, "i").test(action);
-}
+export const matches = (pattern: string, action: string) => wildcard(pattern, "i").test(action);
 export const grants = (policy: PolicyDocument, action: string) =>
   allowed(policy).some((pattern) => matches(pattern, action));
 export const services = (policy: PolicyDocument) => new Set(allowed(policy).map((a) => a.split(":")[0]));
 
+/** What a request carries for the condition keys the policies use, each key's one value. */
+export type RequestContext = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Whether a statement's condition holds for a request: every operator and every key in it (IAM's AND),
+ * each key matching one of its values (OR). Only the operators the policies use: StringEquals, ArnEquals and
+ * ArnLike (`*` and `?` wildcards; case-sensitive as IAM compares them). Any other operator, or a key the
+ * request does not carry, fails.
+ */
+function conditionHolds(condition: Statement["Condition"], context: RequestContext): boolean {
+  return Object.entries(condition ?? {}).every(([operator, keys]) =>
+    Object.entries(keys).every(([key, values]) => {
+      const value = context[key];
+      const patterns = list(values as string | string[]);
+      if (value === undefined) return false;
+      if (operator === "StringEquals" || operator === "ArnEquals") return patterns.includes(value);
+      if (operator === "ArnLike") return patterns.some((pattern) => globMatches(pattern, value));
+      return false;
+    }),
+  );
+}
+
+/** A resource pattern or ARN condition value (`*`, `?`) against a value, case-sensitive. */
+const globMatches = (pattern: string, value: string) => wildcard(pattern).test(value);
+
+/**
+ * Whether the policy lets `action` on `resource` with `context`: an Allow statement names the action and
+ * the resource and its condition holds, and no Deny statement names both (a Deny's condition is ignored,
+ * so this only errs toward denying).
+ */
+export function allows(
+  policy: PolicyDocument,
+  action: string,
+  resource: string,
+  context: RequestContext = {},
+) {
+  const names = (s: Statement) =>
+    list(s.Action).some((a) => matches(a, action)) && list(s.Resource).some((r) => globMatches(r, resource));
+  const denied = policy.Statement.some((s) => s.Effect === "Deny" && names(s));
+  return (
+    !denied &&
+    policy.Statement.some((s) => s.Effect === "Allow" && names(s) && conditionHolds(s.Condition, context))
+  );
+}
+
 export interface Planned {
   types: Set<string>;
   calls: Set<string>;
-  /** The managed policies attached, the plans' own and those @pulumi/eks attaches (COMPONENT_IAM). */
+  /** The AWS managed policies attached, by the plans' attachments and by @pulumi/eks (COMPONENT_IAM). */
   policies: Set<string>;
+  /** The logical names of the customer managed policies the plans create (aws:iam/policy:Policy). */
+  ownPolicies: Set<string>;
   /** The logical names of the roles created, whose physical names Pulumi derives from them. */
   roles: Set<string>;
+  /**
+   * Each policy attached to a role the plans create, as `<role's logical name> <policy>`: an AWS managed
+   * policy's ARN, or the logical name of one of ownPolicies.
+   */
+  attachments: Set<string>;
+  /** Each role passed to a service (PASSED_ROLES), as `<service> <role's logical name>`. */
+  passes: Set<string>;
+  /** The logical names of the resources of each type. */
+  names: Map<string, Set<string>>;
 }
 
-/** What every stack file's plans register and call, as `pulumi preview` and as `pulumi up` run them. */
+/** An ARN the plans attach: an AWS managed policy's, which names the `aws` account. */
+export const AWS_MANAGED = /^arn:aws:iam::aws:policy\//;
+
+/**
+ * What every stack file's plans register and call, as `pulumi preview` and as `pulumi up` run them, and
+ * the dev stack's with Karpenter on.
+ */
 export async function planned(): Promise<Planned> {
-  const plan: Planned = { types: new Set(), calls: new Set(), policies: new Set(), roles: new Set() };
-  for (const stack of listStacks()) {
-    // A later update too, of the stack as deployed with its default routes still inline: the reads only a
-    // deployed stack makes (its cluster's version, its route tables).
-    const { network, ...deployed } = (await evaluateStack(stack, { preview: false })).outputs;
-    const inline = Object.fromEntries(Object.entries(network ?? {}).filter(([key]) => key !== "routes"));
-    const later = network === undefined ? deployed : { ...deployed, network: inline };
-    // And with each node group on its `latest` AMI release: the read of AWS's public parameter it makes.
-    const listed = loadStackConfig(stack).values["eks-calico:nodeGroups"];
-    const groups = listed === undefined ? [] : (JSON.parse(listed) as object[]);
-    const latest =
-      groups.length === 0
-        ? undefined
-        : { "eks-calico:nodeGroups": groups.map((g) => ({ ...g, amiReleaseVersion: "latest" })) };
-    for (const [preview, previousOutputs, config] of [
-      [true, undefined, undefined],
-      [false, undefined, undefined],
-      [true, later, undefined],
-      [false, later, undefined],
-      ...(latest === undefined ? [] : ([[true, undefined, latest]] as const)),
-    ] as const) {
-      const onCall = (token: string) => plan.calls.add(token);
-      const evaluation = await evaluateStack(stack, { preview, onCall, previousOutputs, config });
-      for (const resource of evaluation.resources) {
-        plan.types.add(resource.type);
-        const component = COMPONENT_IAM[resource.type] as (typeof COMPONENT_IAM)[string] | undefined;
-        for (const role of component?.roles(resource.name) ?? []) plan.roles.add(role);
-        for (const name of component?.policies ?? []) plan.policies.add(`arn:aws:iam::aws:policy/${name}`);
-        if (resource.type === "aws:iam/role:Role") plan.roles.add(resource.name);
-        if (resource.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment") {
-          plan.policies.add(String(resource.inputs.policyArn));
+  const plan: Planned = {
+    types: new Set(),
+    calls: new Set(),
+    policies: new Set(),
+    ownPolicies: new Set(),
+    roles: new Set(),
+    attachments: new Set(),
+    passes: new Set(),
+    names: new Map(),
+  };
+  const record = (resources: readonly ResourceRecord[]) => {
+    const byUrn = new Map(resources.map((r) => [r.urn, r]));
+    // The resource of `type` an input's value came from, by its logical name.
+    const from = (resource: ResourceRecord, input: string, type: string) =>
+      (resource.propertyDependencies[input] ?? []).map((urn) => byUrn.get(urn)).find((r) => r?.type === type)
+        ?.name;
+    for (const resource of resources) {
+      plan.types.add(resource.type);
+      plan.names.set(resource.type, (plan.names.get(resource.type) ?? new Set()).add(resource.name));
+      const component = COMPONENT_IAM[resource.type] as (typeof COMPONENT_IAM)[string] | undefined;
+      for (const role of component?.roles(resource.name) ?? []) {
+        plan.roles.add(role);
+        for (const name of component?.policies ?? []) {
+          plan.attachments.add(`${role} arn:aws:iam::aws:policy/${name}`);
         }
       }
+      for (const name of component?.policies ?? []) plan.policies.add(`arn:aws:iam::aws:policy/${name}`);
+      if (resource.type === "aws:iam/role:Role") plan.roles.add(resource.name);
+      if (resource.type === "aws:iam/policy:Policy") plan.ownPolicies.add(resource.name);
+      if (resource.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment") {
+        const role = from(resource, "role", "aws:iam/role:Role");
+        const own = from(resource, "policyArn", "aws:iam/policy:Policy");
+        const arn = String(resource.inputs.policyArn);
+        if (own === undefined && !AWS_MANAGED.test(arn)) throw new Error(`${resource.name} attaches ${arn}`);
+        if (own === undefined) plan.policies.add(arn);
+        if (role === undefined) {
+          throw new Error(`${resource.name} attaches to a role the plan does not create`);
+        }
+        plan.attachments.add(`${role} ${own ?? arn}`);
+      }
+      const passed = PASSED_ROLES[resource.type] as (typeof PASSED_ROLES)[string] | undefined;
+      if (passed !== undefined) {
+        const role = from(resource, passed.input, "aws:iam/role:Role");
+        if (role === undefined) throw new Error(`${resource.name} passes a role the plan does not create`);
+        plan.passes.add(`${passed.service} ${role}`);
+      }
+    }
+  };
+  for (const stack of listStacks()) {
+    // The stack as it is, and the dev stack with Karpenter on as well.
+    for (const on of stack === KARPENTER_STACK ? [undefined, KARPENTER_ON] : [undefined]) {
+      await planStack(stack, on, (token) => plan.calls.add(token), record);
     }
   }
   return plan;
+}
+
+/** One stack file's plans, with `on` set: new and deployed, previewed and updated. */
+async function planStack(
+  stack: string,
+  on: Record<string, unknown> | undefined,
+  onCall: (token: string) => void,
+  record: (resources: readonly ResourceRecord[]) => void,
+): Promise<void> {
+  // A later update too, of the stack as deployed with its default routes still inline: the reads only a
+  // deployed stack makes (its cluster's version, its route tables).
+  const { network, ...deployed } = (await evaluateStack(stack, { preview: false, config: on })).outputs;
+  const inline = Object.fromEntries(Object.entries(network ?? {}).filter(([key]) => key !== "routes"));
+  const later = network === undefined ? deployed : { ...deployed, network: inline };
+  // And with each node group on its `latest` AMI release: the read of AWS's public parameter it makes.
+  const listed = loadStackConfig(stack).values["eks-calico:nodeGroups"];
+  const groups = listed === undefined ? [] : (JSON.parse(listed) as object[]);
+  const latest =
+    groups.length === 0 || on !== undefined
+      ? undefined
+      : { "eks-calico:nodeGroups": groups.map((g) => ({ ...g, amiReleaseVersion: "latest" })) };
+  for (const [preview, previousOutputs, config] of [
+    [true, undefined, on],
+    [false, undefined, on],
+    [true, later, on],
+    [false, later, on],
+    ...(latest === undefined ? [] : ([[true, undefined, latest]] as const)),
+  ] as const) {
+    record((await evaluateStack(stack, { preview, onCall, previousOutputs, config })).resources);
+  }
 }

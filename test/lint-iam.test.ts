@@ -17,6 +17,7 @@ import {
   policyFiles,
   readAccepted,
 } from "../scripts/lint-iam";
+import { list, matches, policyFile, readPolicy } from "./iam-policies";
 
 const read = (file: string) => fs.readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 
@@ -51,16 +52,25 @@ describe("npm run lint:iam: IAM analyzers over docs/iam/ and the stack's own pol
     }
   });
 
-  it("accepts no privilege escalation through IAM in the deploy policy", () => {
+  it("accepts no privilege escalation through IAM in the deploy policy but on the stack's own roles and policies", () => {
     const escalation = accepted.filter(
       (f) =>
         /PrivilegeEscalation|PRIVILEGE_ESCALATION/.test(f.finding) &&
         f.actions.some((a) => a.startsWith("iam:")),
     );
-    // What stays: RunInstances with iam:PassRole, limited to the program's roles (deploy-policy.test.ts).
+    // What stays: RunInstances with iam:PassRole, limited to the program's roles (deploy-policy.test.ts), and
+    // iam:CreatePolicyVersion, with which the AWS provider updates a customer managed policy (aws_iam_policy),
+    // limited to the stack's own: Karpenter's controller's policies.
     assert.deepEqual(
       escalation.map((f) => f.actions.filter((a) => a.startsWith("iam:"))),
-      [["iam:passrole"]],
+      [["iam:passrole"], ["iam:createpolicyversion"]],
+    );
+    const versions = readPolicy(policyFile("deploy", "policy")).Statement.filter(
+      (s) => s.Effect === "Allow" && list(s.Action).some((a) => matches(a, "iam:CreatePolicyVersion")),
+    );
+    assert.deepEqual(
+      versions.map((s) => list(s.Resource)),
+      [["arn:aws:iam::<account-id>:policy/karpenter-*"]],
     );
   });
 
