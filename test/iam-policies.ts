@@ -140,26 +140,6 @@ export const EKS_WITHOUT_RESOURCE = [
 ];
 
 /**
- * IAM writes that would let a principal change what a role may do or who may assume it, or act as it
- * (cloudsplaining's privilege escalation methods, and iam:PassRole). The Service Authorization Reference
- * lists the `role` resource for each, so each can name the roles it may touch.
- */
-export const ROLE_WRITES = [
-  "iam:CreateRole",
-  "iam:DeleteRole",
-  "iam:UpdateRole",
-  "iam:UpdateAssumeRolePolicy",
-  "iam:TagRole",
-  "iam:UntagRole",
-  "iam:AttachRolePolicy",
-  "iam:DetachRolePolicy",
-  "iam:PutRolePolicy",
-  "iam:DeleteRolePolicy",
-  "iam:PutRolePermissionsBoundary",
-  "iam:PassRole",
-];
-
-/**
  * The role writes every role the program creates needs, whatever it holds: the AWS provider creates, tags,
  * updates and deletes an aws.iam.Role with these (its trust with UpdateAssumeRolePolicy, its description
  * and session length with UpdateRole). Attaching and passing are granted per role, by what the plans
@@ -172,6 +152,21 @@ export const ROLE_LIFECYCLE = [
   "iam:UpdateAssumeRolePolicy",
   "iam:TagRole",
   "iam:UntagRole",
+];
+
+/**
+ * IAM writes that would let a principal change what a role may do or who may assume it, or act as it
+ * (cloudsplaining's privilege escalation methods, and iam:PassRole). The Service Authorization Reference
+ * lists the `role` resource for each, so each can name the roles it may touch.
+ */
+export const ROLE_WRITES = [
+  ...ROLE_LIFECYCLE,
+  "iam:AttachRolePolicy",
+  "iam:DetachRolePolicy",
+  "iam:PutRolePolicy",
+  "iam:DeleteRolePolicy",
+  "iam:PutRolePermissionsBoundary",
+  "iam:PassRole",
 ];
 
 /**
