@@ -123,6 +123,21 @@ describe("stack configuration", () => {
     );
   });
 
+  it("refuses Karpenter beside the operator install, whose nodes nothing would untaint", () => {
+    const karpenter = { enabled: true };
+    const operator = problemsFor({
+      nodeGroups: [GROUP],
+      karpenter,
+      calico: { installer: "operator", version: "v3.31.7" },
+    });
+    assert.deepEqual(
+      operator.map((p) => p.path),
+      ["karpenter.enabled"],
+    );
+    assert.match(operator[0].rule, /needs calico.installer "manifest": .*startup taint/);
+    assert.ok(validateConfig({ nodeGroups: [GROUP], karpenter, calico: { installer: "manifest" } }).ok);
+  });
+
   it("formats a ConfigError with the stack, each key path, rule, value and a hint", () => {
     const error = new ConfigError("dev", [
       { path: "network.cidr", value: "10.0.0.0/33", rule: "must be an IPv4 CIDR block" },

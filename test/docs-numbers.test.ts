@@ -57,6 +57,7 @@ import { docPages, readPage, readProse, says, tableRows } from "./docs-pages";
 import { TYPHA_FELIX } from "../components/calico/typha-felix";
 import { MAX_REACHABLE_LINES } from "../bench/reachable";
 import { REMOVER_SCRIPT } from "../components/startup-taint/objects";
+import { DELETING_WAIT_SECONDS } from "../components/calico/removal-marker";
 
 /** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
 const page = (name: string) => readProse(`docs/${name}`);
@@ -308,6 +309,10 @@ describe("docs: the numbers the code knows", () => {
       `over ${String(constantIn("bench/cluster.ts", "ROLLOUT_NODES"))} nodes at \`maxUnavailable: ${String(constantIn("bench/cluster.ts", "ROLLOUT_MAX_UNAVAILABLE"))}\` with pods that take ${String(constantIn("bench/cluster.ts", "POD_START_SECONDS"))} s to start`,
       "testing.md",
     );
+  });
+
+  it("how long the install check waits for an object being deleted (destroy.md)", () => {
+    says(page("destroy.md"), `is waited for, up to ${DELETING_WAIT_SECONDS} seconds.`, "destroy.md");
   });
 
   it("the property tests' budgets and samples (testing.md)", () => {

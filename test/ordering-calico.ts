@@ -296,9 +296,8 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
   },
   {
     before: {
-      label: "every Calico object but the probe's, and the Felix cleanup step",
-      types: [...CALICO_OBJECTS.types, T.felixCleanup],
-      name: /^(?!.*-probe-)/,
+      label: "every Calico object, the probe's included, and the Felix cleanup step",
+      types: [...CALICO_OBJECTS.types, T.job, T.felixCleanup],
     },
     after: { label: "the removal marker step", types: [T.removalMarker] },
     why: "a removal stopped part-way leaves the state holding objects the cluster lost, which `up` would not create again: the step, deleted first, writes kube-system/calico-removal, and the install check refuses while an object is missing",

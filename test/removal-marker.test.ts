@@ -92,6 +92,17 @@ describe("the install check after a removal that stopped part-way", function () 
     );
   });
 
+  it("waits for an object being deleted (a namespace still emptied) and counts it missing once gone", async () => {
+    api.routes[MARKER_PATH] = MARKER;
+    const deleting = { status: 200, body: { metadata: { name: "calico-node", deletionTimestamp: "now" } } };
+    api.firstAnswers[NODE_PATH] = [deleting, deleting];
+    await assert.rejects(
+      installCheckProvider.check!(inputs(), inputs()),
+      /\n {2}- DaemonSet kube-system\/calico-node\nNothing/,
+    );
+    assert.equal(api.requests.filter((r) => r === `GET ${NODE_PATH}`).length, 3);
+  });
+
   it("passes with no marker (a first install stopped half-way), or with every object there", async () => {
     assert.deepEqual(await installCheckProvider.check!(inputs(), inputs()), { inputs: inputs() });
     assert.ok(!api.requests.includes(`GET ${NODE_PATH}`));
@@ -156,22 +167,23 @@ describe("the removal marker step", function () {
   });
 });
 
-/** The install's Kubernetes objects as the program registers them: under its component, not the probe's. */
+/** The install's Kubernetes objects as the program registers them, the probe's included. */
 function installObjects(evaluation: StackEvaluation, component: string) {
   return evaluation.resources.filter(
-    (r) =>
-      r.type.startsWith("kubernetes:") &&
-      r.urn.includes(`${component}$`) &&
-      !r.urn.includes("eks-calico:calico:PolicyProbe"),
+    (r) => r.type.startsWith("kubernetes:") && r.urn.includes(`${component}$`),
   );
 }
+
+/** The probe's run, named by what it checks: an interrupted run's are made again by the next `up` that changes it. */
+const probeRun = (urn: string) =>
+  /eks-calico:calico:PolicyProbe\$kubernetes:(batch\/v1:Job|core\/v1:Pod)::/.test(urn);
 
 describe("the removal marker in the program", () => {
   for (const [mode, evaluation, component] of [
     ["manifest", () => evaluated("dev"), "eks-calico:calico:PolicyOnly"],
     ["operator", () => evaluatedWithOperator("dev"), "eks-calico:calico:Operator"],
   ] as const) {
-    it(`${mode}: goes before every object of the install, each of which the install check looks for but the CRDs`, async () => {
+    it(`${mode}: goes before every object of the install and its probe, each of which the install check looks for but the CRDs and the probe's run`, async () => {
       const plan = await evaluation();
       const marker = one(plan, REMOVAL_MARKER_TYPE);
       const check = one(plan, INSTALL_CHECK_TYPE);
@@ -187,7 +199,7 @@ describe("the removal marker in the program", () => {
           kind: string;
           metadata: { name: string; namespace?: string };
         };
-        if (kind !== "CustomResourceDefinition")
+        if (kind !== "CustomResourceDefinition" && !probeRun(object.urn))
           registered.push(`${kind} ${metadata.namespace ?? ""}/${metadata.name}`);
       }
       // The install check goes last, after every object and step: until then the marker stays.
@@ -202,6 +214,7 @@ describe("the removal marker in the program", () => {
       }
       // Exactly those: one it looked for that the program never creates would refuse every later `up`.
       assert.deepEqual([...looked].sort(), registered.sort());
+      assert.ok(looked.includes("Namespace /calico-policy-probe"), looked.join(", "));
     });
   }
 });

@@ -35,7 +35,7 @@ import { DEFAULT_FELIX, type FelixSettings } from "./felix-settings";
 import { CA_KEY, CERT_KEY, PRIVATE_KEY_KEY } from "./typha-tls";
 import type { CalicoObject } from "./object-shapes";
 import { createCrds, createObject, readinessTimeouts, takeoverOf } from "./typed-resources";
-import { type CalicoProbeArgs, fingerprint, probeOutputs } from "./probe";
+import { type CalicoProbeArgs, fingerprint, probeBaseObjects, probeOutputs } from "./probe";
 import type { CalicoOutputs } from "./outputs";
 import { ADOPT_FIELD_MANAGER } from "./takeover";
 import { TyphaRetirement } from "./takeover/typha-retirement";
@@ -175,6 +175,7 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
         objects: refsOf([
           ...all.filter((object) => object.kind !== "CustomResourceDefinition"),
           ...removerObjectList(settings.namespace),
+          ...probeBaseObjects(args.probe),
         ]),
       }),
     ];
@@ -317,16 +318,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       },
       { parent: this, dependsOn: [node] },
     );
-    // Deleted before anything else of the install: a removal that stops part-way is known (./removal-marker.ts).
-    removalMarkerOf(name, this, args.access, settings.namespace, [
-      node,
-      deployment,
-      typha.disruptionBudget,
-      autoscaler,
-      felixCleanup,
-      ...remover,
-    ]);
-
     if (args.adopt) {
       new TyphaRetirement(
         `${name}-typha-retirement`,
@@ -362,6 +353,31 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
         resources: [last],
         calicoNode: { namespace: settings.namespace, name: objects.node.metadata.name },
       }) ?? [];
+    const probe = probeOutputs(name, this, {
+      provider: args.provider,
+      after: [last, ...followers],
+      probe: args.probe,
+      calico: {
+        calicoVersion: settings.version,
+        calicoRegistry: settings.registry,
+        installer: "manifest",
+        // What calico-node runs with: its pod template, the Typha TLS material it and Typha load (a
+        // renewal reissues both certificates), and whether the objects were taken over.
+        calicoNode: fingerprint(objects.node.spec.template),
+        typhaTls: pulumi.all([certificates.server.validUntil, certificates.client.validUntil]),
+        adopt: args.adopt ?? false,
+      },
+    });
+    // Deleted before anything else of the install: a removal that stops part-way is known (./removal-marker.ts).
+    removalMarkerOf(name, this, args.access, settings.namespace, [
+      node,
+      deployment,
+      typha.disruptionBudget,
+      autoscaler,
+      felixCleanup,
+      ...remover,
+      ...probe.resources,
+    ]);
     this.outputs = {
       installer: pulumi.output("manifest"),
       namespace: pulumi.output(settings.namespace),
@@ -372,21 +388,8 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       typhaCertificatesExpire: pulumi
         .all([certificates.caValidUntil, certificates.server.validUntil, certificates.client.validUntil])
         .apply(earliestExpiry),
-      ...probeOutputs(name, this, {
-        provider: args.provider,
-        after: [last, ...followers],
-        probe: args.probe,
-        calico: {
-          calicoVersion: settings.version,
-          calicoRegistry: settings.registry,
-          installer: "manifest",
-          // What calico-node runs with: its pod template, the Typha TLS material it and Typha load (a
-          // renewal reissues both certificates), and whether the objects were taken over.
-          calicoNode: fingerprint(objects.node.spec.template),
-          typhaTls: pulumi.all([certificates.server.validUntil, certificates.client.validUntil]),
-          adopt: args.adopt ?? false,
-        },
-      }),
+      policyEnforced: probe.policyEnforced,
+      probe: probe.probe,
     };
     this.registerOutputs(this.outputs);
   }

@@ -26,7 +26,7 @@ import {
   kubeRequest,
 } from "../kubernetes/client";
 import { inputsChanged } from "../kubernetes/checking-step";
-import { CalicoStep } from "./felix-cleanup/requests";
+import { CalicoStep, pause } from "./felix-cleanup/requests";
 import { COMMON_LABELS } from "./labels";
 import { type ObjectRef, describeRef, readObjects } from "./takeover/run";
 
@@ -68,14 +68,28 @@ async function markRemoval(credentials: Credentials, namespace: string): Promise
   });
 }
 
-/** Each of `refs` the cluster does not hold, as `Kind namespace/name`. */
+/** Seconds the check waits for objects being deleted: a namespace the stopped removal deleted is emptied first. */
+export const DELETING_WAIT_SECONDS = 120;
+
+/**
+ * Each of `refs` the cluster does not hold, as `Kind namespace/name`. One being deleted (the stopped
+ * removal's delete went out, its finalizers still run) is waited for, up to DELETING_WAIT_SECONDS, and
+ * named as being deleted if it is still there then: it is as lost as a missing one.
+ */
 export async function missingObjects(
   credentials: Credentials,
   refs: readonly ObjectRef[],
 ): Promise<string[]> {
-  return (await readObjects(credentials, refs))
-    .filter((found) => !("live" in found))
-    .map((found) => describeRef(found.ref));
+  const deadline = Date.now() + DELETING_WAIT_SECONDS * 1000;
+  for (;;) {
+    const found = await readObjects(credentials, refs);
+    const deleting = found.filter((f) => "live" in f && f.live.metadata.deletionTimestamp !== undefined);
+    if (deleting.length === 0 || Date.now() >= deadline)
+      return found
+        .filter((f) => !("live" in f) || deleting.includes(f))
+        .map((f) => `${describeRef(f.ref)}${"live" in f ? " (being deleted)" : ""}`);
+    await pause();
+  }
 }
 
 /** The refusal: what the stopped removal took, and the way forward. */

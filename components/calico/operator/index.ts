@@ -11,7 +11,7 @@ import { operatorTyphaReplicas, statusOutputs } from "../readiness";
 import { liveCalicoStatus } from "../readiness-read";
 import type { ClusterAccess } from "../../cluster/provider";
 import type { MaxUnavailable } from "../rollout";
-import { type CalicoProbeArgs, probeOutputs } from "../probe";
+import { type CalicoProbeArgs, probeBaseObjects, probeOutputs } from "../probe";
 import type { CalicoOutputs } from "../outputs";
 import {
   renderApiServer,
@@ -107,6 +107,7 @@ export class CalicoOperator extends pulumi.ComponentResource {
         objects.deployment,
         installationObject,
         ...extras,
+        ...probeBaseObjects(args.probe),
       ]),
     });
     // After the node groups, the line check (../line-check.ts) and the check that no manifest install of
@@ -192,9 +193,6 @@ export class CalicoOperator extends pulumi.ComponentResource {
     const others = extras.map((resource) =>
       custom(resource, [installation], resource.kind === "APIServer" ? timeouts : undefined),
     );
-    // Deleted before anything else of the install: a removal that stops part-way is known
-    // (../removal-marker.ts).
-    removalMarkerOf(name, this, args.access, CALICO_SYSTEM_NAMESPACE, [installation, ...others]);
 
     // What the operator runs and reports, read in every `up` once the Installation is applied or found
     // unchanged (../readiness-read.ts). It follows the Installation's status, which the provider reports
@@ -211,6 +209,19 @@ export class CalicoOperator extends pulumi.ComponentResource {
         resources: [installation],
         calicoNode: { namespace: CALICO_SYSTEM_NAMESPACE, name: CALICO_NODE },
       }) ?? [];
+    const probe = probeOutputs(name, this, {
+      provider: args.provider,
+      after: [installation, ...followers],
+      probe: args.probe,
+      calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
+    });
+    // Deleted before anything else of the install: a removal that stops part-way is known
+    // (../removal-marker.ts).
+    removalMarkerOf(name, this, args.access, CALICO_SYSTEM_NAMESPACE, [
+      installation,
+      ...others,
+      ...probe.resources,
+    ]);
     this.outputs = {
       installer: pulumi.output("operator"),
       namespace: pulumi.output(CALICO_SYSTEM_NAMESPACE),
@@ -219,12 +230,8 @@ export class CalicoOperator extends pulumi.ComponentResource {
       typhaReplicas: operatorTyphaReplicas(args.initialNodes),
       // The operator renews Typha's certificates itself (../outputs.ts).
       typhaCertificatesExpire: pulumi.output(null),
-      ...probeOutputs(name, this, {
-        provider: args.provider,
-        after: [installation, ...followers],
-        probe: args.probe,
-        calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
-      }),
+      policyEnforced: probe.policyEnforced,
+      probe: probe.probe,
     };
     this.registerOutputs(this.outputs);
   }

@@ -10,7 +10,14 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { anchorPlacement } from "./anchor";
 import { type Client, type Pair, forPlacement } from "./clients";
-import { type Job, type ProbeSettings, probeId, renderProbeBase, renderProbeRun } from "./objects";
+import {
+  type Job,
+  type ProbeObject,
+  type ProbeSettings,
+  probeId,
+  renderProbeBase,
+  renderProbeRun,
+} from "./objects";
 import { type JobStatus, type ProbeReport, policyEnforcedBy, probeReport } from "./report";
 
 export {
@@ -50,6 +57,16 @@ export interface CalicoProbeArgs {
 }
 
 /**
+ * The objects every run of the probe shares (its namespace, server, Service and policies), or none with the
+ * probe off: a removal that stopped part-way may have taken them (../removal-marker.ts).
+ */
+export function probeBaseObjects(probe: CalicoProbeArgs | undefined): ProbeObject[] {
+  if (probe === undefined) return [];
+  const { namespace, server, service, denyAll, allowClients } = renderProbeBase(probe);
+  return [namespace, server, service, denyAll, allowClients];
+}
+
+/**
  * A Calico component's probe (`<name>-probe`, its child), run after `after`, or outputs saying nothing was
  * proven when `probe` is undefined. `calico` is what else decides enforcement: release, registry,
  * installer, and what the component renders or issues (calico-node's pod template, TLS validity, adoption).
@@ -67,9 +84,14 @@ export function probeOutputs(
       installer: string;
     };
   },
-): { policyEnforced: pulumi.Output<boolean>; probe: pulumi.Output<ProbeReport | undefined> } {
+): {
+  policyEnforced: pulumi.Output<boolean>;
+  probe: pulumi.Output<ProbeReport | undefined>;
+  /** The probe's component, if it runs: the removal marker goes before its objects. */
+  resources: pulumi.Resource[];
+} {
   if (args.probe === undefined)
-    return { policyEnforced: pulumi.output(false), probe: pulumi.output(undefined) };
+    return { policyEnforced: pulumi.output(false), probe: pulumi.output(undefined), resources: [] };
   const probe = new PolicyProbe(
     `${name}-probe`,
     {
@@ -87,7 +109,7 @@ export function probeOutputs(
     },
     { parent },
   );
-  return { policyEnforced: probe.policyEnforced, probe: probe.report };
+  return { policyEnforced: probe.policyEnforced, probe: probe.report, resources: [probe] };
 }
 
 /**

@@ -33,6 +33,7 @@ export interface TakeoverResult {
 interface LiveObject {
   metadata: {
     resourceVersion?: string;
+    deletionTimestamp?: string;
     labels?: Record<string, string>;
     managedFields?: ManagedFieldsEntry[];
   };
