@@ -16,7 +16,7 @@ import { DISCOVERY_TAG } from "./components/karpenter/node-pools";
 import { ExistingCluster } from "./components/existing-cluster";
 import { KubeconfigCluster } from "./components/kubeconfig-cluster";
 import { type ClusterAccess, adoptingProvider } from "./components/cluster/provider";
-import { Network, type NetworkLayout, layoutOutput } from "./components/network";
+import { Network, type NetworkLayout, interfaceEndpoints, layoutOutput } from "./components/network";
 import { type StackSettings, loadStackSettings } from "./stacks";
 import type { CalicoProbeArgs } from "./components/calico/probe";
 import type { AfterCalico } from "./components/kubernetes/after-calico";
@@ -39,10 +39,18 @@ export = async (today = new Date()) => {
   if (settings.kubeconfigCluster !== undefined) return kubeconfigClusterStack(settings);
   const layout = settings.networkLayout as NetworkLayout;
 
-  // VPC: a public and a private subnet per AZ, deployed ones kept as they are; NAT per `network.natGateways`.
+  // VPC: a public and a private subnet per AZ, deployed ones kept as they are; NAT per `network.natGateways`,
+  // VPC endpoints per `network.endpoints`.
   const network = new Network(NETWORK_NAME, {
     layout,
     natGateways: settings.network.natGateways,
+    region: settings.region,
+    endpoints: {
+      s3: settings.network.endpoints.s3,
+      interface: settings.network.endpoints.interface
+        ? interfaceEndpoints({ karpenter: settings.karpenter.enabled })
+        : [],
+    },
     tags: settings.resourceTags,
     protect: settings.protect,
     // Default routes a deployed stack still has inline, adopted unchanged (stacks/inline-routes.ts).

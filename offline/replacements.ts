@@ -93,6 +93,11 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       },
     ],
   }),
+  // Subnets, security groups and route tables update in place (ModifyVpcEndpoint).
+  "aws:ec2/vpcEndpoint:VpcEndpoint": aws("aws:ec2/vpcEndpoint:VpcEndpoint"),
+  "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation": aws(
+    "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation",
+  ),
   // A new target updates in place (ReplaceRoute).
   "aws:ec2/route:Route": aws("aws:ec2/route:Route"),
   // routeTableId updates in place (ReplaceRouteTableAssociation).

@@ -54,6 +54,7 @@ import { groupNodes, podPlacementProblems } from "./pod-placement";
 import { nodeCapacity } from "./node-capacity";
 import { newerThanTables } from "./table-notices";
 import { karpenterNotices } from "./karpenter-notices";
+import { privateNetworkNotices, privateNetworkProblems } from "./private-network";
 import { zoneCount } from "./schema/network";
 import { karpenterNodeBounds } from "./schema/karpenter";
 import { isRecord } from "./schema/records";
@@ -206,6 +207,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
   const awsFree = isKubeconfigStack(raw);
   const region = new pulumi.Config("aws").get("region") ?? "";
   if (!awsFree) problems.push(...regionProblems(region, validated.ok ? validated.config : undefined));
+  if (!awsFree && validated.ok) problems.push(...privateNetworkProblems(validated.config, region));
   const existing = validated.ok ? validated.config.cluster.existing : undefined;
   const elsewhere = existing ?? (validated.ok ? validated.config.cluster.kubeconfig : undefined);
   const clusterName = existing?.name ?? kubeconfig.facts?.context ?? clusterNameFor(project, stack);
@@ -291,6 +293,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     if (support !== undefined) void pulumi.log.warn(support);
     newerThanTables(config).forEach((notice) => void pulumi.log.warn(notice));
     karpenterNotices(config.karpenter).forEach((notice) => void pulumi.log.warn(notice));
+    privateNetworkNotices(config).forEach((notice) => void pulumi.log.warn(notice));
   }
   // The cluster's version, the add-ons and the inline routes a deployed full stack has (deployed-reads.ts).
   const reads = elsewhere === undefined ? await deployedReads(config, previous, clusterName) : NO_READS;

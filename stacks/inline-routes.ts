@@ -50,7 +50,7 @@ async function deployedTable(vpcId: string, name: string) {
  */
 export async function inlineRoutes(
   previous: PreviousOutputs,
-  natGateways: "single" | "perAz",
+  natGateways: "single" | "perAz" | "none",
 ): Promise<InlineRoutes> {
   const network = previous.network;
   if (!isText(previous.vpcId) || !isRecord(network) || network.routes === OWN_ROUTES) return NONE;

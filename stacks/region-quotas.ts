@@ -1,6 +1,6 @@
 /**
  * The Region quotas the stacks of one account share: every full stack makes a VPC, and an Elastic IP per
- * NAT gateway (components/network: one for `natGateways: single`, one per AZ for `perAz`). docs/fork.md
+ * NAT gateway (components/network: one for `natGateways: single`, one per AZ for `perAz`, none for `none`). docs/fork.md
  * puts every stack in one account, so the stack files that deploy to a Region count together, the Region's
  * default VPC with them. Where they go past AWS's default quota (aws-limits.ts), the `pulumi up` that goes
  * past it fails part-way (VpcLimitExceeded, AddressLimitExceeded): the plan says so.
@@ -25,7 +25,8 @@ export function quotaUse(stack: string, network: unknown, cluster: unknown): Quo
   const settings = isRecord(network) ? network : {};
   const zones = zoneCount(settings);
   const perAz = settings.natGateways === "perAz";
-  return { stack, vpcs: 1, elasticIps: perAz && typeof zones === "number" ? zones : 1 };
+  const elasticIps = settings.natGateways === "none" ? 0 : perAz && typeof zones === "number" ? zones : 1;
+  return { stack, vpcs: 1, elasticIps };
 }
 
 function notice(

@@ -51,9 +51,9 @@ describe("stack configuration refusals", () => {
     },
     {
       title: "an unknown NAT mode",
-      raw: { network: { natGateways: "none" }, nodeGroups: [GROUP] },
+      raw: { network: { natGateways: "many" }, nodeGroups: [GROUP] },
       path: "network.natGateways",
-      rule: /single or perAz/,
+      rule: /single, perAz or none/,
     },
     {
       title: "an unsupported Kubernetes version",

@@ -144,7 +144,7 @@ describe("unknown config keys", () => {
     assert.equal(problem.value, 4);
     assert.equal(
       problem.hint,
-      "network takes cidr, availabilityZones, zones, excludeZones, natGateways (see docs/config-reference.md)",
+      "network takes cidr, availabilityZones, zones, excludeZones, natGateways, endpoints (see docs/config-reference.md)",
     );
   });
 

@@ -33,7 +33,13 @@ describe("stack configuration", () => {
     const result = validateConfig({ nodeGroups: [{ name: "general" }] });
     assert.ok(result.ok);
     assert.deepEqual(result.config, {
-      network: { cidr: "10.0.0.0/16", availabilityZones: 2, excludeZones: [], natGateways: "single" },
+      network: {
+        cidr: "10.0.0.0/16",
+        availabilityZones: 2,
+        excludeZones: [],
+        natGateways: "single",
+        endpoints: { s3: true, interface: false },
+      },
       cluster: {
         version: "1.35",
         publicAccessCidrs: ["0.0.0.0/0"],

@@ -135,6 +135,12 @@ function azAdded(generated: GeneratedStack, deployed: Deployed): Change | undefi
           ...(nat
             ? [`aws:ec2/eip:Eip network-nat-${zone}`, `aws:ec2/natGateway:NatGateway network-nat-${zone}`]
             : []),
+          // The S3 gateway endpoint (network.endpoints.s3, on unless turned off) on the AZ's route table.
+          ...((network.endpoints as { s3?: boolean } | undefined)?.s3 === false
+            ? []
+            : [
+                `aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation network-s3-${zone}`,
+              ]),
         ],
       };
     },

@@ -58,6 +58,7 @@ import { TYPHA_FELIX } from "../components/calico/typha-felix";
 import { MAX_REACHABLE_LINES } from "../bench/reachable";
 import { REMOVER_SCRIPT } from "../components/startup-taint/objects";
 import { DELETING_WAIT_SECONDS } from "../components/calico/removal-marker";
+import { KARPENTER_ENDPOINTS, NODE_ENDPOINTS } from "../components/network/endpoints";
 
 /** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
 const page = (name: string) => readProse(`docs/${name}`);
@@ -309,6 +310,16 @@ describe("docs: the numbers the code knows", () => {
       `over ${String(constantIn("bench/cluster.ts", "ROLLOUT_NODES"))} nodes at \`maxUnavailable: ${String(constantIn("bench/cluster.ts", "ROLLOUT_MAX_UNAVAILABLE"))}\` with pods that take ${String(constantIn("bench/cluster.ts", "POD_START_SECONDS"))} s to start`,
       "testing.md",
     );
+  });
+
+  it("the interface endpoints each stack makes (private-networking.md)", () => {
+    const listed = (services: Record<string, string>) =>
+      Object.keys(services)
+        .map((service) => `\`${service}\``)
+        .join(", ");
+    const text = readPage("docs/private-networking.md");
+    says(text, `- every stack: ${listed(NODE_ENDPOINTS)};`, "private-networking.md");
+    says(text, `- with Karpenter: ${listed(KARPENTER_ENDPOINTS)}.`, "private-networking.md");
   });
 
   it("how long the install check waits for an object being deleted (destroy.md)", () => {

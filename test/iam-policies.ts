@@ -3,7 +3,8 @@
  * test/fork.test.ts and test/deploy-policy.test.ts: which AWS services and caller actions each resource
  * type and each invoke needs, what @pulumi/eks creates unseen, and the plans' types, calls, attached
  * managed policies, the stack's own policies, roles and the roles passed to a service. The dev stack is
- * planned with Karpenter on too (`karpenter.enabled`), so its queue, rules, roles and policies count.
+ * planned with Karpenter and the interface endpoints on too (`karpenter.enabled`,
+ * `network.endpoints.interface`), so its queue, rules, roles, policies and endpoints count.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -16,9 +17,12 @@ import {
 } from "../offline/engine";
 import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
 
-/** The stack planned with Karpenter on as well, and the config that turns it on. */
+/** The stack planned with Karpenter and the interface endpoints on as well, and the config that turns them on. */
 const KARPENTER_STACK = "dev";
-const KARPENTER_ON = { "eks-calico:karpenter.enabled": true } as const;
+const KARPENTER_ON = {
+  "eks-calico:karpenter.enabled": true,
+  "eks-calico:network.endpoints.interface": true,
+} as const;
 
 /**
  * The IAM service prefixes a resource type's create, update and delete call. @pulumi/eks's Cluster is
@@ -49,6 +53,9 @@ export const TYPE_SERVICES: Readonly<Record<string, readonly string[]>> = {
   "aws:ec2/route:Route": ["ec2"],
   "aws:ec2/routeTable:RouteTable": ["ec2"],
   "aws:ec2/routeTableAssociation:RouteTableAssociation": ["ec2"],
+  "aws:ec2/securityGroup:SecurityGroup": ["ec2"],
+  "aws:ec2/vpcEndpoint:VpcEndpoint": ["ec2"],
+  "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation": ["ec2"],
   "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": ["ec2"],
   "aws:ec2/subnet:Subnet": ["ec2"],
   "aws:ec2/tag:Tag": ["ec2"],
@@ -274,6 +281,8 @@ export const CALL_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   "aws:eks/getNodeGroup:getNodeGroup": ["eks:DescribeNodegroup"],
   "aws:ec2/getRouteTables:getRouteTables": ["ec2:DescribeRouteTables"],
   "aws:ec2/getRouteTable:getRouteTable": ["ec2:DescribeRouteTables"],
+  // Which AZs offer an interface endpoint's service (components/network/endpoints.ts).
+  "aws:ec2/getVpcEndpointService:getVpcEndpointService": ["ec2:DescribeVpcEndpointServices"],
   // A node group's `latest` AMI release, from AWS's public parameter ("The IAM principal that you use must
   // have the ssm:GetParameter IAM permission", EKS User Guide, retrieve-ami-id.html). The policies grant it
   // on arn:aws:ssm:*:*:parameter/aws/service/* only: a public parameter's ARN has an empty account, which
@@ -394,7 +403,7 @@ export const AWS_MANAGED = /^arn:aws:iam::aws:policy\//;
 
 /**
  * What every stack file's plans register and call, as `pulumi preview` and as `pulumi up` run them, and
- * the dev stack's with Karpenter on.
+ * the dev stack's with Karpenter and the interface endpoints on.
  */
 export async function planned(): Promise<Planned> {
   const plan: Planned = {
@@ -446,7 +455,7 @@ export async function planned(): Promise<Planned> {
     }
   };
   for (const stack of listStacks()) {
-    // The stack as it is, and the dev stack with Karpenter on as well.
+    // The stack as it is, and the dev stack with Karpenter and the interface endpoints on as well.
     for (const on of stack === KARPENTER_STACK ? [undefined, KARPENTER_ON] : [undefined]) {
       await planStack(stack, on, (token) => plan.calls.add(token), record);
     }

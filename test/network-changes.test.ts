@@ -184,6 +184,7 @@ describe("network changes: through the program", () => {
       "aws:ec2/routeTableAssociation:RouteTableAssociation network-public-us-west-2c",
       "aws:ec2/subnet:Subnet network-private-us-west-2c",
       "aws:ec2/subnet:Subnet network-public-us-west-2c",
+      "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation network-s3-us-west-2c",
     ]);
     const before = subnetCidrs(dev);
     const after = subnetCidrs(devWithMore);
@@ -270,7 +271,7 @@ describe("network changes: through the program", () => {
         'eks-calico:network={"availabilityZones":3}',
       );
       assert.equal(added.code, 0, added.err);
-      assert.match(added.out, /: \+ 6 to create, ~ 0 to update, \+- 0 to replace, - 0 to delete/);
+      assert.match(added.out, /: \+ 7 to create, ~ 0 to update, \+- 0 to replace, - 0 to delete/);
 
       const moved = await runStart(
         "--out",

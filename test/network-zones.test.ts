@@ -238,6 +238,7 @@ describe("removing an AZ the cluster does not use, through the program", () => {
         "aws:ec2/routeTableAssociation:RouteTableAssociation network-public-us-west-2c",
         "aws:ec2/subnet:Subnet network-private-us-west-2c",
         "aws:ec2/subnet:Subnet network-public-us-west-2c",
+        "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation network-s3-us-west-2c",
       ].sort(),
     );
     assert.deepEqual(

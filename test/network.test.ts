@@ -167,7 +167,8 @@ for (const stack of STACKS) {
         (r) =>
           r.type.startsWith("aws:") &&
           !r.type.startsWith("aws:iam/rolePolicyAttachment") &&
-          !r.type.includes("routeTableAssociation") &&
+          // Associations take no tags (aws_route_table_association, aws_vpc_endpoint_route_table_association).
+          !/routeTableAssociation/i.test(r.type) &&
           // A route has no tags (aws_route, vpc_route.go).
           r.type !== ROUTE,
       );

@@ -49,6 +49,8 @@ export const T = {
   routeTable: "aws:ec2/routeTable:RouteTable",
   route: "aws:ec2/route:Route",
   association: "aws:ec2/routeTableAssociation:RouteTableAssociation",
+  vpcEndpoint: "aws:ec2/vpcEndpoint:VpcEndpoint",
+  vpcEndpointAssociation: "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation",
   role: "aws:iam/role:Role",
   attachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
   key: "aws:kms/key:Key",

@@ -51,6 +51,15 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://docs.aws.amazon.com/vpc/latest/userguide/RouteTables.html#subnet-route-tables",
   },
   {
+    before: {
+      label: "every VPC endpoint, and the S3 gateway endpoint's route-table associations",
+      types: [T.vpcEndpoint, T.vpcEndpointAssociation],
+    },
+    after: NODE_GROUPS,
+    why: "without a NAT gateway nodes reach EC2, ECR, STS, EKS and S3 through the endpoints only (network.natGateways: none), and the node groups wait for them whatever the NAT",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/private-clusters.html",
+  },
+  {
     before: { label: "the node role's policy attachments", types: [T.attachment], name: /^cluster-node-/ },
     after: NODE_GROUPS,
     why: "nodes need AmazonEKSWorkerNodePolicy to join, and EKS needs it while it deletes a node group's instances and network interfaces",

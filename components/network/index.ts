@@ -1,12 +1,14 @@
 /**
  * The VPC component (Network): per AZ a public and a private subnet, the internet gateway, the NAT
- * gateways, and route tables whose default routes are resources of their own. Wiring only: the CIDRs and
+ * gateways, route tables whose default routes are resources of their own, and the VPC endpoints
+ * (endpoints.ts). Wiring only: the CIDRs and
  * AZs come from the layout (layout.ts, its subnet arithmetic in subnets.ts), which stacks/previous-network.ts
  * decides with the deployed network. CIDR rules the config schema and the policy pack share are in
  * cidr-ranges.ts, the addresses a node's pods take in pod-addresses.ts.
  */
 import * as aws from "@pulumi/aws";
 import * as pulumi from "@pulumi/pulumi";
+import { createEndpoints } from "./endpoints";
 import { DEFAULT_ROUTE, type NetworkLayout, defaultRouteImportId, defaultRouteTables } from "./layout";
 
 export {
@@ -18,6 +20,7 @@ export {
   newLayout,
 } from "./layout";
 export { planSubnets } from "./subnets";
+export { ENDPOINT_PARTITIONS, interfaceEndpoints } from "./endpoints";
 
 export interface NetworkArgs {
   /**
@@ -26,8 +29,15 @@ export interface NetworkArgs {
    * in it; a subnet whose CIDR changes is replaced; an added AZ adds subnets and changes none.
    */
   layout: NetworkLayout;
-  /** `single`: one NAT gateway in the first AZ; `perAz`: one in every AZ. */
-  natGateways: "single" | "perAz";
+  /** `single`: one NAT gateway in the first AZ; `perAz`: one in every AZ; `none`: no route out of the VPC. */
+  natGateways: "single" | "perAz" | "none";
+  /** The region, for the endpoints' service names. */
+  region: string;
+  /**
+   * The S3 gateway endpoint on the private route tables, and the interface endpoints by service
+   * (`ecr.api`, ...) in every AZ's private subnet (./endpoints.ts).
+   */
+  endpoints: { s3: boolean; interface: readonly string[] };
   /** Tags for every resource. */
   tags: Record<string, string>;
   /** Protect the VPC from deletion. @default false */
@@ -66,9 +76,9 @@ export class Network extends pulumi.ComponentResource {
   readonly clusterPrivateSubnetIds: pulumi.Output<string[]>;
   readonly natGatewayIds: pulumi.Output<string[]>;
   /**
-   * The default routes (to a NAT gateway) and subnet associations of the private subnets of
-   * the AZs the cluster was created in, where its node groups run: nodes need this egress to reach ECR,
-   * EKS and S3 before they can join.
+   * The default routes (to a NAT gateway) and subnet associations of the private subnets of the AZs the
+   * cluster was created in, where its node groups run, and the VPC endpoints: nodes need this egress to
+   * reach ECR, EKS and S3 before they can join.
    */
   readonly privateEgress: pulumi.Resource[];
 
@@ -111,17 +121,36 @@ export class Network extends pulumi.ComponentResource {
     );
     this.routePublicSubnets(vpc, igw, publicSubnets);
     const natGateways = this.createNatGateways(igw, publicSubnets);
-    const egress = this.routePrivateSubnets(vpc, privateSubnets, natGateways);
-    this.privateEgress = egress.filter((_, i) => clusterZones.includes(this.zones[i])).flat();
+    const { tables, egress } = this.routePrivateSubnets(vpc, privateSubnets, natGateways);
+    const endpoints = createEndpoints(
+      name,
+      {
+        vpcId: vpc.id,
+        vpcCidr: cidr,
+        region: args.region,
+        ...(args.endpoints.s3
+          ? { s3RouteTables: tables.map((t, i) => ({ zone: this.zones[i], id: t.id })) }
+          : {}),
+        services: args.endpoints.interface,
+        subnets: privateSubnets.map((subnet, i) => ({ zone: this.zones[i], id: subnet.id })),
+        tags: (resourceName) => this.tags(resourceName),
+      },
+      this,
+    );
+    const inCluster = (zone: string | undefined) => zone === undefined || clusterZones.includes(zone);
+    this.privateEgress = [
+      ...egress.filter((_, i) => inCluster(this.zones[i])).flat(),
+      ...endpoints.filter((e) => inCluster(e.zone)).map((e) => e.resource),
+    ];
 
     this.vpcId = vpc.id;
     this.publicSubnetIds = pulumi.output(publicSubnets.map((s) => s.id));
     this.privateSubnetIds = pulumi.output(privateSubnets.map((s) => s.id));
     this.natGatewayIds = pulumi.output(natGateways.map((n) => n.id));
-    const inCluster = (subnets: aws.ec2.Subnet[]) =>
+    const clusterSubnets = (subnets: aws.ec2.Subnet[]) =>
       pulumi.output(subnets.filter((_, i) => clusterZones.includes(this.zones[i])).map((s) => s.id));
-    this.clusterPublicSubnetIds = inCluster(publicSubnets);
-    this.clusterPrivateSubnetIds = inCluster(privateSubnets);
+    this.clusterPublicSubnetIds = clusterSubnets(publicSubnets);
+    this.clusterPrivateSubnetIds = clusterSubnets(privateSubnets);
     this.registerOutputs({
       vpcId: this.vpcId,
       publicSubnetIds: this.publicSubnetIds,
@@ -172,13 +201,14 @@ export class Network extends pulumi.ComponentResource {
   private routeTable(
     vpc: aws.ec2.Vpc,
     tableName: string,
-    target: { gatewayId: pulumi.Input<string> } | { natGatewayId: pulumi.Input<string> },
-  ): [aws.ec2.RouteTable, aws.ec2.Route] {
+    target: { gatewayId: pulumi.Input<string> } | { natGatewayId: pulumi.Input<string> } | undefined,
+  ): [aws.ec2.RouteTable, aws.ec2.Route | undefined] {
     const table = new aws.ec2.RouteTable(
       tableName,
       { vpcId: vpc.id, tags: this.tags(tableName) },
       { parent: this },
     );
+    if (target === undefined) return [table, undefined];
     const adopted = this.args.adoptDefaultRoutes?.[tableName];
     const route = new aws.ec2.Route(
       `${tableName}-default`,
@@ -206,12 +236,13 @@ export class Network extends pulumi.ComponentResource {
     );
   }
 
-  /** NAT gateways in public subnets: one in the first AZ, or one per AZ. */
+  /** NAT gateways in public subnets: one in the first AZ, one per AZ, or none. */
   private createNatGateways(
     igw: aws.ec2.InternetGateway,
     publicSubnets: aws.ec2.Subnet[],
   ): aws.ec2.NatGateway[] {
-    const zones = this.args.natGateways === "perAz" ? this.zones : this.zones.slice(0, 1);
+    const count = { single: 1, perAz: this.zones.length, none: 0 }[this.args.natGateways];
+    const zones = this.zones.slice(0, count);
     return zones.map((zone, i) => {
       const natName = `${this.baseName}-nat-${zone}`;
       const eip = new aws.ec2.Eip(natName, { domain: "vpc", tags: this.tags(natName) }, { parent: this });
@@ -225,24 +256,26 @@ export class Network extends pulumi.ComponentResource {
 
   /**
    * Per AZ, a route table for its private subnet and the association: default route to the AZ's NAT
-   * gateway (or the single one), so switching `natGateways` only changes routes, never subnets.
+   * gateway (or the single one; none without NAT), so switching `natGateways` only changes routes, never
+   * subnets.
    */
   private routePrivateSubnets(
     vpc: aws.ec2.Vpc,
     subnets: aws.ec2.Subnet[],
     natGateways: aws.ec2.NatGateway[],
-  ): pulumi.Resource[][] {
-    return subnets.map((subnet, i) => {
+  ): { tables: aws.ec2.RouteTable[]; egress: pulumi.Resource[][] } {
+    const routed = subnets.map((subnet, i) => {
       const tableName = defaultRouteTables(this.baseName, this.zones)[i + 1];
-      const nat = natGateways[this.args.natGateways === "perAz" ? i : 0];
-      const [table, route] = this.routeTable(vpc, tableName, { natGatewayId: nat.id });
+      const nat = natGateways.length === 0 ? undefined : natGateways[Math.min(i, natGateways.length - 1)];
+      const [table, route] = this.routeTable(vpc, tableName, nat && { natGatewayId: nat.id });
       const association = new aws.ec2.RouteTableAssociation(
         tableName,
         { subnetId: subnet.id, routeTableId: table.id },
         { parent: this },
       );
       // The table comes first through both.
-      return [route, association];
+      return { table, egress: route === undefined ? [association] : [route, association] };
     });
+    return { tables: routed.map((r) => r.table), egress: routed.map((r) => r.egress) };
   }
 }

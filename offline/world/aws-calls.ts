@@ -188,6 +188,27 @@ export function ssmParameter(args: Record<string, unknown>, region: string): Rec
 export const OFFLINE_SSM_NOTE = (name: string) =>
   `${name}: the newest AMI release is known only at \`up\` (AWS moves it when it publishes one): shown as ${placeholder("ami-release", name)}`;
 
+/**
+ * aws.ec2.getVpcEndpointService for an AWS service: offered in every AZ the world gives the region (EC2
+ * answers at `up`, and may leave an AZ out: components/network/endpoints.ts gives such an AZ no subnet).
+ */
+export function vpcEndpointService(args: Record<string, unknown>, region: string): Record<string, unknown> {
+  const serviceName = String(args.serviceName);
+  const zones = availabilityZones(region).names as string[];
+  return {
+    id: serviceName,
+    serviceName,
+    serviceType: args.serviceType ?? "Interface",
+    availabilityZones: zones,
+    owner: "amazon",
+    privateDnsName: `${serviceName.split(".").slice(3).join(".")}.${region}.amazonaws.com`,
+  };
+}
+
+/** What the plan says when it put an interface endpoint in every AZ. */
+export const OFFLINE_ENDPOINT_ZONES_NOTE =
+  "interface endpoints: each is shown in every AZ's private subnet; which AZs EC2 offers each endpoint service in, `pulumi up` asks EC2 (an AZ without it gets no subnet of that endpoint)";
+
 /** The data-source tokens the world answers, and how. */
 export const AWS_CALLS: Readonly<
   Record<string, (args: Record<string, unknown>, region: string) => Record<string, unknown>>

@@ -12,10 +12,12 @@ import {
   ASSUMED_ZONES_NOTE,
   AWS_CALLS,
   assumedZoneLetters,
+  OFFLINE_ENDPOINT_ZONES_NOTE,
   OFFLINE_SSM_NOTE,
   OFFLINE_ZONE_IDS_NOTE,
   availabilityZones,
   ssmParameter,
+  vpcEndpointService,
 } from "./aws-calls";
 import type { EksAddonName } from "./addon-versions";
 import { DeployedRouteTables, type RouteTableSimulation } from "./route-tables";
@@ -140,6 +142,11 @@ export class OfflineWorld implements pulumi.runtime.Mocks {
       if (args.token === "aws:eks/getNodeGroup:getNodeGroup") return this.deployedGroups.getNodeGroup(inputs);
       if (args.token === "aws:index/getAvailabilityZones:getAvailabilityZones") {
         return this.availabilityZones(inputs.state, this.region ?? "");
+      }
+      if (args.token === "aws:ec2/getVpcEndpointService:getVpcEndpointService") {
+        if (!this.simulated.includes(OFFLINE_ENDPOINT_ZONES_NOTE))
+          this.simulated.push(OFFLINE_ENDPOINT_ZONES_NOTE);
+        return vpcEndpointService(inputs, this.region ?? "");
       }
       if (args.token === "aws:ssm/getParameter:getParameter") {
         const parameter = ssmParameter(inputs, this.region ?? "");

@@ -1,4 +1,4 @@
-/** `network`: the VPC's address range, its AZs and its NAT gateways. */
+/** `network`: the VPC's address range, its AZs, its NAT gateways and its VPC endpoints. */
 import { uniqueEntries } from "./lists";
 import { z } from "zod";
 import {
@@ -102,13 +102,36 @@ export const networkSchema = z
         ),
       ),
     natGateways: z
-      .enum(["single", "perAz"], { error: "must be single or perAz" })
+      .enum(["single", "perAz", "none"], { error: "must be single, perAz or none" })
       .default("single")
       .meta(
         described(
-          "`single`: one NAT gateway, in the first AZ; `perAz`: one per AZ, which survives an AZ outage.",
+          "`single`: one NAT gateway, in the first AZ; `perAz`: one per AZ, which survives an AZ outage; `none`: no route out of the VPC, the nodes reaching AWS through `network.endpoints` alone.",
+          "`none` needs `network.endpoints.s3` and `network.endpoints.interface`, and every image registry in ECR in the stack's region ([Private networking](private-networking.md)).",
         ),
       ),
+    endpoints: z
+      .strictObject({
+        s3: z
+          .boolean({ error: "must be true or false" })
+          .default(true)
+          .meta(
+            described(
+              "The S3 gateway endpoint on the private route tables: free, and ECR's image layers no longer pass the NAT gateway.",
+            ),
+          ),
+        interface: z
+          .boolean({ error: "must be true or false" })
+          .default(false)
+          .meta(
+            described(
+              "The interface endpoints private nodes need to join and run the add-ons, Calico and Karpenter, in every AZ's private subnet behind a security group admitting the VPC only ([Private networking](private-networking.md)).",
+              "Each is billed per AZ and hour.",
+            ),
+          ),
+      })
+      .prefault({})
+      .meta(described("VPC endpoints, so nodes reach AWS without a NAT gateway.")),
   })
   .superRefine(
     (network: unknown, ctx) => {
