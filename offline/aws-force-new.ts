@@ -5,6 +5,8 @@
  * derives its rules' replaceOn from it in Pulumi names (forceNewInputs).
  */
 
+import { OPTION_ROWS } from "./aws-force-new-options";
+
 /** Which provider build the rows describe, and which copies of the source they were read from. */
 export const TF_AWS_SOURCE = {
   repository: "https://github.com/hashicorp/terraform-provider-aws",
@@ -46,10 +48,12 @@ export interface ForceNewRow {
   readonly note?: string;
 }
 
-const EC2 = "internal/service/ec2";
-const EKS = "internal/service/eks";
+export const EC2 = "internal/service/ec2";
+export const EKS = "internal/service/eks";
 
 export const FORCE_NEW: readonly ForceNewRow[] = [
+  // The optional features' types: the VPC endpoints and Karpenter (aws-force-new-options.ts).
+  ...OPTION_ROWS,
   {
     type: "aws:ec2/vpc:Vpc",
     tfResource: "aws_vpc",
@@ -112,39 +116,6 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
     ],
     updates: ["tags"],
     note: "@pulumi/aws 7.48.0 also has availabilityMode, availabilityZoneAddresses and vpcId, newer than this copy; the program sets none",
-  },
-  {
-    type: "aws:ec2/vpcEndpoint:VpcEndpoint",
-    tfResource: "aws_vpc_endpoint",
-    file: `${EC2}/vpc_endpoint.go`,
-    readAt: "008db85aad5e (aws-sdk-go-v2)",
-    forceNew: [
-      "dns_options.private_dns_preference",
-      "dns_options.private_dns_specified_domains",
-      "resource_configuration_arn",
-      "service_name",
-      "service_network_arn",
-      "service_region",
-      "vpc_endpoint_type",
-      "vpc_id",
-    ],
-    forceNewIf: [
-      {
-        path: "private_dns_enabled",
-        when: "changed on an endpoint whose type is not Interface (CustomizeDiff)",
-      },
-    ],
-    updates: ["private_dns_enabled", "route_table_ids", "security_group_ids", "subnet_ids", "tags"],
-    note: "subnets, security groups and route tables update in place (ModifyVpcEndpoint, resourceVPCEndpointUpdate)",
-  },
-  {
-    type: "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation",
-    tfResource: "aws_vpc_endpoint_route_table_association",
-    file: `${EC2}/vpc_endpoint_route_table_association.go`,
-    readAt: "16e76651d0ed",
-    forceNew: ["route_table_id", "vpc_endpoint_id"],
-    updates: [],
-    note: "no update: create and delete are ModifyVpcEndpoint AddRouteTableIds and RemoveRouteTableIds",
   },
   {
     type: "aws:ec2/routeTable:RouteTable",

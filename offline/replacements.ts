@@ -93,6 +93,24 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
       },
     ],
   }),
+  "aws:ec2/securityGroup:SecurityGroup": aws("aws:ec2/securityGroup:SecurityGroup"),
+  // A new source of the same kind updates in place (ModifySecurityGroupRules).
+  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": aws(
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+  ),
+  // Karpenter's: its rules and targets (PutRule, PutTargets), queue and policy, policies (a new default
+  // version), Pod Identity association (a new role in place) and discovery tag (a new value in place).
+  ...Object.fromEntries(
+    [
+      "aws:cloudwatch/eventRule:EventRule",
+      "aws:cloudwatch/eventTarget:EventTarget",
+      "aws:sqs/queue:Queue",
+      "aws:sqs/queuePolicy:QueuePolicy",
+      "aws:iam/policy:Policy",
+      "aws:eks/podIdentityAssociation:PodIdentityAssociation",
+      "aws:ec2/tag:Tag",
+    ].map((type) => [type, aws(type)]),
+  ),
   // Subnets, security groups and route tables update in place (ModifyVpcEndpoint).
   "aws:ec2/vpcEndpoint:VpcEndpoint": aws("aws:ec2/vpcEndpoint:VpcEndpoint"),
   "aws:ec2/vpcEndpointRouteTableAssociation:VpcEndpointRouteTableAssociation": aws(
@@ -223,6 +241,13 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
     OPERATOR_KINDS.map((kind) => [
       `kubernetes:${OPERATOR_API_VERSION}:${kind}`,
       { replaceOn: K8S_METADATA, source: `${K8S_DIFF}: no row for group operator.tigera.io` },
+    ]),
+  ),
+  // Karpenter's pools and node classes: a group forceNew has no row for either.
+  ...Object.fromEntries(
+    ["karpenter.sh/v1:NodePool", "karpenter.k8s.aws/v1:EC2NodeClass"].map((type) => [
+      `kubernetes:${type}`,
+      { replaceOn: K8S_METADATA, source: `${K8S_DIFF}: no row for group ${type.split("/")[0]}` },
     ]),
   ),
   // The probe's anchor: the spec fields it sets (containers: every field but the name is force-new).

@@ -130,9 +130,14 @@ describe("offline diff: what changes", () => {
 describe("offline diff: replacements", () => {
   it("has a replacement rule for every resource type the program registers", async () => {
     const types = new Set<string>();
-    for (const stack of STACKS) {
-      for (const r of (await evaluated(stack)).resources) if (r.custom || r.remote) types.add(r.type);
-    }
+    // Every stack file, and dev with the interface endpoints and Karpenter on.
+    const plans = [
+      ...(await Promise.all(STACKS.map((stack) => evaluated(stack)))),
+      await evaluatedWith("dev", {
+        config: { "eks-calico:network.endpoints.interface": true, "eks-calico:karpenter.enabled": true },
+      }),
+    ];
+    for (const plan of plans) for (const r of plan.resources) if (r.custom || r.remote) types.add(r.type);
     assert.deepEqual([...types].filter((t) => !Object.hasOwn(REPLACEMENT_RULES, t)).sort(), []);
     for (const [type, rule] of Object.entries(REPLACEMENT_RULES)) assert.ok(rule.source.length > 10, type);
   });
