@@ -4,7 +4,7 @@
  * (`network.endpoints`), and Karpenter's queue, rules, policies, Pod Identity association and discovery tag
  * (`karpenter.enabled`).
  */
-import type { ForceNewRow } from "./aws-force-new";
+import type { ForceNewRow } from "./force-new-row";
 
 const EC2 = "internal/service/ec2";
 const EKS = "internal/service/eks";

@@ -6,6 +6,9 @@
  */
 
 import { OPTION_ROWS } from "./aws-force-new-options";
+import type { ForceNewRow } from "./force-new-row";
+
+export type { ForceNewRow } from "./force-new-row";
 
 /** Which provider build the rows describe, and which copies of the source they were read from. */
 export const TF_AWS_SOURCE = {
@@ -26,30 +29,8 @@ export const TF_AWS_SOURCE = {
   fork: "pulumi/terraform-provider-aws patched-v5.14.0@122a58103640",
 } as const;
 
-export interface ForceNewRow {
-  /** The Pulumi type token whose rule follows this row. */
-  readonly type: string;
-  readonly tfResource: string;
-  /** Path in the terraform-provider-aws repository. */
-  readonly file: string;
-  /** The stored copy the row was read from: commit of that file version, and what dates it. */
-  readonly readAt: string;
-  /** Arguments marked `ForceNew: true` in the schema. */
-  readonly forceNew: readonly string[];
-  /** ForceNew only when a CustomizeDiff function says so. */
-  readonly forceNewIf?: readonly { readonly path: string; readonly when: string }[];
-  /** Other arguments the program sets, confirmed in the same copy to update in place. */
-  readonly updates: readonly string[];
-  /**
-   * A versioned resource's arguments whose update makes no new version (a launch template's: those outside
-   * resourceLaunchTemplateUpdate's updateKeys); a change to any other argument makes one.
-   */
-  readonly noNewVersion?: readonly string[];
-  readonly note?: string;
-}
-
-export const EC2 = "internal/service/ec2";
-export const EKS = "internal/service/eks";
+const EC2 = "internal/service/ec2";
+const EKS = "internal/service/eks";
 
 export const FORCE_NEW: readonly ForceNewRow[] = [
   // The optional features' types: the VPC endpoints and Karpenter (aws-force-new-options.ts).
