@@ -289,6 +289,17 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
     source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
   },
   {
+    before: {
+      label: "the probe's objects (manifest install)",
+      types: [T.namespace, T.deployment, T.service, T.networkPolicy, T.job, T.pod],
+      name: /-probe-/,
+    },
+    after: { label: "the Felix cleanup step", types: [T.felixCleanup] },
+    unlessPresent: INSTALLATION,
+    why: "a removal deletes the probe only once Felix's rules are gone, as it does the install's objects: a removal held in the cleanup has deleted nothing the next `up` would miss, and the install check refuses no such `up`",
+    source: "components/calico/removal-marker.ts",
+  },
+  {
     before: { label: "the Felix cleanup step (`installer: operator`)", types: [T.felixCleanup] },
     after: INSTALLATION,
     why: "the operator owns calico-node and would undo a patch of it: the step, deleted after the Installation (whose deletion waits until the operator has removed calico-node), runs its own cleanup DaemonSet on every node",

@@ -75,6 +75,7 @@ export const T = {
   daemonSet: "kubernetes:apps/v1:DaemonSet",
   networkPolicy: "kubernetes:networking.k8s.io/v1:NetworkPolicy",
   job: "kubernetes:batch/v1:Job",
+  pod: "kubernetes:core/v1:Pod",
   installation: "kubernetes:operator.tigera.io/v1:Installation",
   apiServer: "kubernetes:operator.tigera.io/v1:APIServer",
   goldmane: "kubernetes:operator.tigera.io/v1:Goldmane",

@@ -305,19 +305,6 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       customTimeouts: timeouts,
     });
 
-    // Removing calico-node removes Felix's rules from every node first: deleted before the DaemonSet, it
-    // turns calico-node into a cleanup and waits for every node (./felix-cleanup).
-    const felixCleanup = new FelixCleanup(
-      `${name}-felix-cleanup`,
-      {
-        kubeconfig: args.access.kubeconfig,
-        context: args.access.context,
-        namespace: settings.namespace,
-        calicoNode: objects.node.metadata.name,
-        timeoutMinutes: args.cleanupTimeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES,
-      },
-      { parent: this, dependsOn: [node] },
-    );
     if (args.adopt) {
       new TyphaRetirement(
         `${name}-typha-retirement`,
@@ -368,6 +355,20 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
         adopt: args.adopt ?? false,
       },
     });
+    // Removing calico-node removes Felix's rules from every node first: deleted before the DaemonSet, it
+    // turns calico-node into a cleanup and waits for every node (./felix-cleanup). After the probe too, so
+    // a removal held in the cleanup has deleted nothing: the probe goes with the install's objects.
+    const felixCleanup = new FelixCleanup(
+      `${name}-felix-cleanup`,
+      {
+        kubeconfig: args.access.kubeconfig,
+        context: args.access.context,
+        namespace: settings.namespace,
+        calicoNode: objects.node.metadata.name,
+        timeoutMinutes: args.cleanupTimeoutMinutes ?? CLEANUP_TIMEOUT_MINUTES,
+      },
+      { parent: this, dependsOn: [node, ...probe.resources] },
+    );
     // Deleted before anything else of the install: a removal that stops part-way is known (./removal-marker.ts).
     removalMarkerOf(name, this, args.access, settings.namespace, [
       node,
