@@ -79,9 +79,6 @@ export = async (today = new Date()) => {
     access: settings.cluster.access,
     runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
     nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
-    // The manifest install's remover takes it off (components/startup-taint); the operator's has none.
-    // The first update of a reinstall removes the deployed (manifest) install only: the groups keep it.
-    startupTaint: settings.calicoStep === "remove-for-reinstall" || settings.calico.installer !== "operator",
     // Karpenter's controller takes its role through EKS Pod Identity.
     podIdentityAgent: settings.karpenter.enabled,
     tags: settings.resourceTags,
@@ -278,6 +275,7 @@ function installCalico(
         operatorRegistry: settings.calico.operatorRegistry,
         apiServer: settings.calico.apiServer,
         observability: settings.calico.observability,
+        startupTaintRegistry: settings.calico.startupTaintRegistry,
       })
     : new CalicoPolicyOnly("calico", {
         ...common,

@@ -129,19 +129,12 @@ describe("stack configuration", () => {
     );
   });
 
-  it("refuses Karpenter beside the operator install, whose nodes nothing would untaint", () => {
-    const karpenter = { enabled: true };
-    const operator = problemsFor({
-      nodeGroups: [GROUP],
-      karpenter,
-      calico: { installer: "operator", version: "v3.31.7" },
-    });
-    assert.deepEqual(
-      operator.map((p) => p.path),
-      ["karpenter.enabled"],
-    );
-    assert.match(operator[0].rule, /needs calico.installer "manifest": .*startup taint/);
-    assert.ok(validateConfig({ nodeGroups: [GROUP], karpenter, calico: { installer: "manifest" } }).ok);
+  it("takes Karpenter beside either install: both run the startup taint's remover", () => {
+    for (const installer of ["manifest", "operator"]) {
+      const calico = { installer, version: "v3.31.7" };
+      const result = validateConfig({ nodeGroups: [GROUP], karpenter: { enabled: true }, calico });
+      assert.ok(result.ok, result.ok ? "" : JSON.stringify(result.problems));
+    }
   });
 
   it("formats a ConfigError with the stack, each key path, rule, value and a hint", () => {

@@ -150,6 +150,10 @@ export const calicoSettings: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     maxUnavailable: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.constantFrom("10%", "25%")),
     apiServer: fc.boolean(),
     observability: fc.boolean(),
+    startupTaintRegistry: fc.constantFrom(
+      "registry.k8s.io",
+      "123456789012.dkr.ecr.us-west-2.amazonaws.com/k8s",
+    ),
     probe: fc.record({ enabled: fc.boolean() }),
   }),
 );

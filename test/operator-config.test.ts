@@ -42,12 +42,13 @@ describe("operator config", () => {
       installer: "operator",
       namespace: "calico",
       autoscalerRegistry: "mirror.example.com/cpa",
+      // Both installs run the startup taint's remover.
       startupTaintRegistry: "mirror.example.com/k8s",
       registry: "mirror.example.com",
     });
     assert.deepEqual(
       found.map((p) => p.split(":")[0]),
-      ["namespace", "autoscalerRegistry", "startupTaintRegistry", "registry"].map((k) => `calico.${k}`),
+      ["namespace", "autoscalerRegistry", "registry"].map((k) => `calico.${k}`),
     );
     const manifest = problems({ observability: true, operatorRegistry: "mirror.example.com/tigera" });
     assert.deepEqual(
@@ -102,6 +103,7 @@ describe("operator config", () => {
       "calico-role-eks-calico-aws-node-pod-patch",
       "calico-role-tigera-operator",
       "calico-role-tigera-operator-secrets",
+      "calico-startup-taint-cluster-role",
     ]);
     const namespace = one(plan, "kubernetes:core/v1:Namespace", "calico-namespace-tigera-operator");
     assert.equal(

@@ -19,7 +19,11 @@ describe("operator install mode", () => {
     it(`plans the operator install for ${stack}: no manifest objects, the operator and the Installation`, async () => {
       const plan = await operatorPlan(stack);
       assert.equal(ofType(plan, "eks-calico:calico:PolicyOnly").length, 0);
-      assert.equal(ofType(plan, "kubernetes:apps/v1:DaemonSet").length, 0);
+      // The only DaemonSet is the startup taint's remover: the operator runs calico-node.
+      assert.deepEqual(
+        ofType(plan, "kubernetes:apps/v1:DaemonSet").map((d) => d.name),
+        ["calico-startup-taint-remover"],
+      );
       assert.equal(ofType(plan, "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition").length, 0);
       const operator = one(plan, DEPLOYMENT, "calico-deployment-tigera-operator");
       const annotations = input<Record<string, string>>(one(plan, INSTALLATION), "metadata.annotations");
@@ -57,6 +61,11 @@ describe("operator install mode", () => {
       kubernetesProvider: "EKS",
       cni: { type: "AmazonVPC" },
       calicoNetwork: { bgp: "Disabled" },
+      controlPlaneTolerations: [
+        { key: "CriticalAddonsOnly", operator: "Exists" },
+        { effect: "NoSchedule", operator: "Exists" },
+        { effect: "NoExecute", operator: "Exists" },
+      ],
       registry: "mirror.example.com:5000/",
       imagePath: "team/calico",
       nodeUpdateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 2 } },

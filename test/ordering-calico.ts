@@ -8,7 +8,7 @@ import { AWS_NODE_POD_PATCHER } from "../components/calico/names";
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from "../components/calico/operator/settings";
 import {
   T,
-  PROBE_NAMESPACE,
+  ACCESS_TYPES,
   NODE_GROUPS,
   CALICO_OBJECTS,
   CLUSTER_SCOPED,
@@ -79,29 +79,6 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
     },
     why: "Felix and Typha list Calico's kinds at start and crash-loop without them",
     source: "https://docs.tigera.io/calico/latest/reference/typha/overview",
-  },
-  {
-    before: { label: "the startup taint's admission policy", types: [T.admissionPolicy] },
-    after: { label: "its binding", types: [T.admissionPolicyBinding] },
-    why: "a binding names its policy: bound before the policy exists, it narrows nothing yet",
-    source: "https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/",
-  },
-  {
-    before: {
-      label: "the startup taint remover's ServiceAccount, roles and policy binding",
-      types: [
-        T.serviceAccount,
-        T.clusterRole,
-        T.clusterRoleBinding,
-        T.k8sRole,
-        T.k8sRoleBinding,
-        T.admissionPolicyBinding,
-      ],
-      name: /-startup-taint-/,
-    },
-    after: { label: "the remover's DaemonSet", types: [T.daemonSet], name: /-startup-taint-remover$/ },
-    why: "its pods patch nodes from their start: without their roles the patches fail, and before the policy binds nothing narrows them to the startup taint on their own node",
-    source: "../components/startup-taint/objects.ts",
   },
   {
     before: NODE_RBAC,
@@ -180,14 +157,7 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
   {
     before: {
       label: "the autoscaler's RBAC and ladder ConfigMap",
-      types: [
-        T.serviceAccount,
-        T.clusterRole,
-        T.clusterRoleBinding,
-        T.k8sRole,
-        T.k8sRoleBinding,
-        T.configMap,
-      ],
+      types: [...ACCESS_TYPES, T.configMap],
       name: AUTOSCALER,
     },
     after: { label: "Typha's autoscaler", types: [T.deployment], name: AUTOSCALER },
@@ -249,26 +219,6 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
     },
     why: "the operator runs them on the Calico the Installation installs, and each of their controllers holds a finalizer on the Installation until its own pods are torn down",
     source: "https://github.com/tigera/operator/blob/master/pkg/render/finalizers.go",
-  },
-  {
-    before: CALICO_NODE_DAEMONSET,
-    after: PROBE_NAMESPACE,
-    why: "the probe proves that Felix enforces policy: run before calico-node is ready, its denied client could connect and fail the update",
-    source:
-      "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
-  },
-  {
-    before: { label: "Typha's Deployment", types: [T.deployment], name: TYPHA },
-    after: PROBE_NAMESPACE,
-    why: "while Typha rolls, each Felix it sheds exits and reconnects, and a pod started meanwhile waits for its policy: the probe runs once both workloads have rolled",
-    source: "https://github.com/projectcalico/calico/blob/v3.31.7/felix/daemon/daemon.go",
-  },
-  {
-    before: INSTALLATION,
-    after: PROBE_NAMESPACE,
-    why: "the Installation is awaited until the operator reports calico-node Ready on every node: the probe run before that could see its denied client connect",
-    source:
-      "https://docs.tigera.io/calico/latest/network-policy/get-started/kubernetes-policy/kubernetes-policy-basic",
   },
   {
     before: CALICO_NODE_DAEMONSET,
@@ -365,37 +315,5 @@ export const CALICO_ORDERING: readonly OrderingRule[] = [
     after: INSTALLATION,
     why: "a removal that stopped half-way leaves the cleanup DaemonSet, whose pods would take Felix's rules off again: the step deletes it before the operator runs Felix",
     source: "https://github.com/projectcalico/calico/issues/5100",
-  },
-  {
-    before: PROBE_NAMESPACE,
-    after: {
-      label: "the probe's server, Service, policies and Jobs",
-      types: [T.deployment, T.service, T.networkPolicy, T.job],
-      name: /-probe-/,
-    },
-    why: "objects are created in an existing namespace, and deleting a namespace deletes what is in it",
-    source: "https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
-  },
-  {
-    before: {
-      label: "the probe's server, Service and NetworkPolicies",
-      types: [T.deployment, T.service, T.networkPolicy],
-      name: /-probe-/,
-    },
-    after: { label: "the probe's allowed client Job", types: [T.job], name: /-probe-allowed-client$/ },
-    why: "the allowed client proves the policies admit it only once the server answers and both policies exist",
-    source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
-  },
-  {
-    before: { label: "the probe's allowed client Job", types: [T.job], name: /-probe-allowed-client$/ },
-    after: { label: "the probe's denied client Job", types: [T.job], name: /-probe-denied-client$/ },
-    why: "a denied connection proves enforcement only if the server is known to answer: the allowed client has connected first",
-    source: "https://kubernetes.io/docs/concepts/services-networking/network-policies/",
-  },
-  {
-    before: { label: "the probe's denied client Job", types: [T.job], name: /-probe-denied-client$/ },
-    after: { label: "the probe's recheck client Job", types: [T.job], name: /-probe-recheck-client$/ },
-    why: "kube-proxy rejects a connection to a Service without endpoints as Felix's Reject would: the denied client's blocks count only once an allowed client connects again after them",
-    source: "https://github.com/kubernetes/kubernetes/blob/master/pkg/proxy/iptables/proxier.go",
   },
 ];

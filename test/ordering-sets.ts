@@ -149,6 +149,15 @@ export const CLUSTER_SCOPED: readonly string[] = [
   T.whisker,
 ];
 
+/** The kinds that give a workload its identity and permissions. */
+export const ACCESS_TYPES: readonly string[] = [
+  T.serviceAccount,
+  T.clusterRole,
+  T.clusterRoleBinding,
+  T.k8sRole,
+  T.k8sRoleBinding,
+];
+
 /** The Installation `default` of the operator install mode. */
 export const INSTALLATION: ResourceSet = { label: "the Installation", types: [T.installation] };
 

@@ -20,6 +20,7 @@ import {
 } from "./ordering-sets";
 
 import { CALICO_ORDERING } from "./ordering-calico";
+import { PROBE_ORDERING } from "./ordering-probe";
 
 export type { FirstRolled, OrderingRule, ResourceSet } from "./ordering-sets";
 
@@ -171,4 +172,5 @@ export const ORDERING: readonly OrderingRule[] = [
     source: "https://www.pulumi.com/docs/iac/concepts/options/dependson/",
   },
   ...CALICO_ORDERING,
+  ...PROBE_ORDERING,
 ];

@@ -46,12 +46,6 @@ describe("the Calico startup taint in the plan", () => {
     ]);
   });
 
-  it("gives the operator install's node groups none: it has no remover", async () => {
-    const plan = await evaluatedWith("dev", { config: { "eks-calico:calico.installer": "operator" } });
-    for (const [name, taints] of taintsOf(plan)) assert.deepEqual(taints, [], name);
-    assert.equal(ofType(plan, "kubernetes:apps/v1:DaemonSet").length, 0);
-  });
-
   it("plans the remover beside calico-node, tolerating every taint, its patches narrowed to its own node", async () => {
     const plan = await evaluatedWith("dev", {});
     const remover = one(plan, "kubernetes:apps/v1:DaemonSet", "calico-startup-taint-remover");

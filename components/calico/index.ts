@@ -342,7 +342,8 @@ export class CalicoPolicyOnly extends pulumi.ComponentResource {
       }) ?? [];
     const probe = probeOutputs(name, this, {
       provider: args.provider,
-      after: [last, ...followers],
+      // Its pods wait for the startup taint to go: after the remover's DaemonSet is ready.
+      after: [last, ...remover, ...followers],
       probe: args.probe,
       calico: {
         calicoVersion: settings.version,

@@ -72,11 +72,6 @@ export interface ClusterArgs {
   /** One managed node group per entry, in the private subnets. */
   nodeGroups: NodeGroupSpec[];
   /**
-   * Every node group's nodes start with the Calico startup taint, which the remover takes off once
-   * calico-node is Ready on the node (components/startup-taint). @default false
-   */
-  startupTaint?: boolean;
-  /**
    * The eks-pod-identity-agent add-on, for roles EKS Pod Identity hands to pods (Karpenter's controller).
    * Its DaemonSet tolerates every taint, the startup taint included (aws/eks-pod-identity-agent
    * charts/eks-pod-identity-agent/values.yaml, `tolerations: [{operator: Exists}]`). @default false
@@ -209,7 +204,6 @@ export class Cluster extends pulumi.ComponentResource {
         nodeRole,
         subnetIds: args.privateSubnetIds,
         tags: args.tags,
-        startupTaint: args.startupTaint ?? false,
         // aws-node (with its IRSA role) and kube-proxy run from the first node on; nodes need egress to
         // join; the role's policies must outlive the nodes on destroy.
         dependsOn: [

@@ -45,8 +45,6 @@ export interface NodeGroupWiring {
   nodeRole: NodeRole;
   subnetIds: pulumi.Input<string[]>;
   tags: Record<string, string>;
-  /** Whether the nodes start with the Calico startup taint (components/startup-taint). */
-  startupTaint: boolean;
   /** What must exist before nodes start and outlive them: add-ons, private routes, role policies. */
   dependsOn: pulumi.Resource[];
 }
@@ -107,12 +105,10 @@ export function createNodeGroup(
       scalingConfig: { minSize: group.minSize, desiredSize: group.desiredSize, maxSize: group.maxSize },
       updateConfig: nodeGroupUpdateConfig(group.maxSize),
       labels: group.labels,
-      // The startup taint last, after the group's own: EKS updates a deployed group's taints in place
-      // (UpdateNodegroupConfig), replacing no node.
-      taints: [
-        ...toEksTaints(group.taints),
-        ...(shared.startupTaint ? toEksTaints([{ ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }]) : []),
-      ],
+      // The Calico startup taint last, after the group's own; either install's remover takes it off once
+      // calico-node is Ready on the node (components/startup-taint). EKS updates a deployed group's taints
+      // in place (UpdateNodegroupConfig), replacing no node.
+      taints: toEksTaints([...group.taints, { ...STARTUP_TAINT, value: STARTUP_TAINT_VALUE }]),
       tags: shared.tags,
     },
     {

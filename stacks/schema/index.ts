@@ -116,16 +116,6 @@ export const stackConfigSchema = z
             "applies to a stack that makes its cluster: with cluster.existing or cluster.kubeconfig the node groups, roles and subnets are not this stack's; remove it",
         });
       }
-      const calico: Record<string, unknown> = isRecord(config.calico) ? config.calico : {};
-      if (karpenter.enabled === true && calico.installer === "operator") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["karpenter", "enabled"],
-          input: true,
-          message:
-            'needs calico.installer "manifest": every NodePool starts its nodes with the Calico startup taint, and only the manifest install runs its remover, so no workload would ever be scheduled on a Karpenter node; remove calico.installer or karpenter.enabled',
-        });
-      }
     },
     { when: () => true },
   );

@@ -9,7 +9,7 @@ import {
   DEFAULT_CALICO_REGISTRY,
   isSupportedCalicoVersion,
 } from "../../components/calico/defaults";
-import { DEFAULT_AUTOSCALER_REGISTRY, DEFAULT_REMOVER_REGISTRY } from "../../components/calico/defaults";
+import { DEFAULT_AUTOSCALER_REGISTRY } from "../../components/calico/defaults";
 import { FELIX_SETTINGS } from "../../components/calico/felix-settings";
 import { OPERATOR_CALICO_RELEASES } from "../../components/calico/operator/releases";
 import {
@@ -51,13 +51,6 @@ export function installerProblems(calico: Record<string, unknown>): Issue[] {
         key: "autoscalerRegistry",
         input: calico.autoscalerRegistry,
         message: `applies to installer "manifest" only: the operator scales Typha itself; remove it`,
-      });
-    }
-    if (differs("startupTaintRegistry", DEFAULT_REMOVER_REGISTRY)) {
-      issues.push({
-        key: "startupTaintRegistry",
-        input: calico.startupTaintRegistry,
-        message: `applies to installer "manifest" only: the operator install has no startup taint remover; remove it`,
       });
     }
     const felix = isRecord(calico.felix) ? calico.felix : {};

@@ -45,6 +45,20 @@ export function installationWaitFor(version: string): string[] {
   return ["condition=Ready", `jsonpath={.status.calicoVersion}=${version}`];
 }
 
+/**
+ * The Installation's `controlPlaneTolerations`: the operator's own TolerateAll (tigera/operator
+ * pkg/render/common/meta/meta.go, the same at v1.40.13, v1.40.15, v1.42.0 and v1.42.3). kube-controllers,
+ * the API server, Goldmane and Whisker add them to their own (pkg/render/kubecontrollers, apiserver.go,
+ * goldmane, whisker), so they run on nodes that still carry the startup taint, whose remover the stack
+ * applies only once the Installation is Ready. Typha takes them instead of TolerateAll when set
+ * (pkg/render/typha.go): the same list leaves its pods as they were.
+ */
+export const CONTROL_PLANE_TOLERATIONS = [
+  { key: "CriticalAddonsOnly", operator: "Exists" },
+  { effect: "NoSchedule", operator: "Exists" },
+  { effect: "NoExecute", operator: "Exists" },
+] as const;
+
 function meta(annotations: Record<string, string>): ObjectMeta {
   return { name: "default", labels: { ...COMMON_LABELS }, annotations };
 }
@@ -66,6 +80,7 @@ export function renderInstallation(settings: InstallationSettings): OperatorCust
       kubernetesProvider: "EKS",
       cni: { type: "AmazonVPC" },
       calicoNetwork: { bgp: "Disabled" },
+      controlPlaneTolerations: CONTROL_PLANE_TOLERATIONS.map((t) => ({ ...t })),
       registry: registry.registry,
       imagePath: registry.imagePath,
       nodeUpdateStrategy: {

@@ -2,8 +2,8 @@
  * Calico installed by the Tigera operator: the operator (its namespace, RBAC and Deployment, which creates
  * and updates its own CRDs), the Installation `default` for EKS on the VPC CNI, and as configured the
  * Calico API server, Goldmane and Whisker. `pulumi up` waits until the operator reports the requested
- * release Ready, then reads calico-system/calico-node for the same readiness outputs as the manifest
- * install.
+ * release Ready, applies the startup taint's remover, then reads calico-system/calico-node for the same
+ * readiness outputs as the manifest install.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -30,6 +30,7 @@ import { createObject, readinessTimeouts } from "../typed-resources";
 import { lineCheckOf } from "../line-check";
 import { installCheckOf } from "../install-check";
 import { refsOf, removalMarkerOf } from "../removal-marker";
+import { createStartupTaintRemover, removerObjectList } from "../../startup-taint";
 
 /** Where the cleanup DaemonSet runs after the operator is gone: a namespace that always exists. */
 const FELIX_CLEANUP_NAMESPACE = "kube-system";
@@ -63,6 +64,8 @@ export interface CalicoOperatorArgs {
   afterCalico?: AfterCalico;
   /** How `provider` reaches the cluster: for reading calico-node's, Typha's and the operator's status. */
   access: ClusterAccess;
+  /** Registry of the startup taint remover's kubectl image. @default "registry.k8s.io" */
+  startupTaintRegistry?: string;
 }
 
 type Options = pulumi.CustomResourceOptions;
@@ -107,6 +110,7 @@ export class CalicoOperator extends pulumi.ComponentResource {
         objects.deployment,
         installationObject,
         ...extras,
+        ...removerObjectList(CALICO_SYSTEM_NAMESPACE),
         ...probeBaseObjects(args.probe),
       ]),
     });
@@ -204,6 +208,17 @@ export class CalicoOperator extends pulumi.ComponentResource {
       cleanupNamespace: FELIX_CLEANUP_NAMESPACE,
     });
 
+    // Takes the startup taint off each node once calico-node is Ready there (components/startup-taint),
+    // beside it in calico-system, which the operator creates: applied once the Installation is Ready,
+    // which the taint does not hold up (CONTROL_PLANE_TOLERATIONS).
+    const afterInstallation: Options = { ...base, dependsOn: [...first, installation] };
+    const remover = createStartupTaintRemover(
+      name,
+      CALICO_SYSTEM_NAMESPACE,
+      { cluster: afterInstallation, namespaced: afterInstallation },
+      { registry: args.startupTaintRegistry },
+    );
+
     const followers =
       args.afterCalico?.({
         resources: [installation],
@@ -211,7 +226,8 @@ export class CalicoOperator extends pulumi.ComponentResource {
       }) ?? [];
     const probe = probeOutputs(name, this, {
       provider: args.provider,
-      after: [installation, ...followers],
+      // Its pods wait for the taint to go: after the remover's DaemonSet is ready.
+      after: [installation, ...remover, ...followers],
       probe: args.probe,
       calico: { calicoVersion: args.version, calicoRegistry: args.registry, installer: "operator" },
     });
@@ -220,6 +236,7 @@ export class CalicoOperator extends pulumi.ComponentResource {
     removalMarkerOf(name, this, args.access, CALICO_SYSTEM_NAMESPACE, [
       installation,
       ...others,
+      ...remover,
       ...probe.resources,
     ]);
     this.outputs = {
