@@ -3,7 +3,7 @@
  * into validated settings, or raises a ConfigError listing every problem before any resource exists.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { deployedUpgradePolicy, extendedSupportNotice, upgradePolicyFor } from "./support";
+import { deployedUpgradePolicy, upgradePolicyFor } from "./support";
 import {
   CONFIG_NAMESPACE,
   ConfigError,
@@ -42,7 +42,6 @@ import { NO_READS, deployedReads } from "./deployed-reads";
 import { resolveAmiReleases } from "./ami-releases";
 import type { AddonVersions } from "../components/cluster/addons";
 import { kindChangeProblems } from "./stack-kind";
-import { quotaUse, regionQuotaNotices } from "./region-quotas";
 import { type KubeconfigClusterFacts, readKubeconfigCluster } from "./kubeconfig";
 import type { NetworkLayout } from "../components/network/layout";
 import { networkLayout } from "./previous-network";
@@ -52,9 +51,8 @@ import { layoutPodAddressProblems } from "./schema/pod-addresses";
 import { nodePodSettings } from "./schema/pod-capacity";
 import { groupNodes, podPlacementProblems } from "./pod-placement";
 import { nodeCapacity } from "./node-capacity";
-import { newerThanTables } from "./table-notices";
-import { karpenterNotices } from "./karpenter-notices";
-import { privateNetworkNotices, privateNetworkProblems } from "./private-network";
+import { stackNotices } from "./stack-notices";
+import { privateNetworkProblems } from "./private-network";
 import { zoneCount } from "./schema/network";
 import { karpenterNodeBounds } from "./schema/karpenter";
 import { isRecord } from "./schema/records";
@@ -283,17 +281,11 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
       : networkLayout(config.network.cidr, zoneRequest(config.network), regionZones, previous);
   const notices = [...("notices" in network ? network.notices : []), ...kubeconfig.notices];
   notices.forEach((notice) => void pulumi.log.warn(notice));
-  // The VPCs and Elastic IPs the Region's stack files use together, against AWS's default quotas.
+  // The Region's quotas the stack files share, extended support, newer values, Karpenter, no NAT.
   if (elsewhere === undefined) {
-    const own = quotaUse(stack, config.network, config.cluster);
-    regionQuotaNotices(region, own, siblings).forEach((notice) => void pulumi.log.warn(notice));
-  }
-  if (elsewhere === undefined) {
-    const support = extendedSupportNotice(config.cluster.version, upgradePolicy, today);
-    if (support !== undefined) void pulumi.log.warn(support);
-    newerThanTables(config).forEach((notice) => void pulumi.log.warn(notice));
-    karpenterNotices(config.karpenter).forEach((notice) => void pulumi.log.warn(notice));
-    privateNetworkNotices(config).forEach((notice) => void pulumi.log.warn(notice));
+    stackNotices(config, { stack, region, siblings, upgradePolicy, today }).forEach(
+      (notice) => void pulumi.log.warn(notice),
+    );
   }
   // The cluster's version, the add-ons and the inline routes a deployed full stack has (deployed-reads.ts).
   const reads = elsewhere === undefined ? await deployedReads(config, previous, clusterName) : NO_READS;
