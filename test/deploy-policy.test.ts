@@ -19,16 +19,10 @@ import {
   ROLE_LIFECYCLE,
   ROLE_WRITES,
   type Planned,
-  type Statement,
-  allows,
   autonamed,
-  grants,
-  list,
-  matches,
   planned,
-  policyFile,
-  readPolicy,
 } from "./iam-policies";
+import { type Statement, allows, grants, list, matches, policyFile, readPolicy } from "./iam-documents";
 
 const roleArn = (name: string) => `arn:aws:iam::<account-id>:role/${name}`;
 /**

@@ -16,23 +16,25 @@ import { stepUsing, workflow, workflowText } from "./workflow-files";
 import {
   CALLER_ACTIONS,
   CALL_ACTIONS,
-  IAM_DIR,
   NO_AWS,
   PROVIDER_CALLS,
-  ROLES,
   TYPE_SERVICES,
   type Planned,
+  autonamed,
+  planned,
+} from "./iam-policies";
+import {
+  IAM_DIR,
+  ROLES,
   allowed,
   allows,
-  autonamed,
   grants,
   list,
   matches,
-  planned,
   policyFile,
   readPolicy,
   services,
-} from "./iam-policies";
+} from "./iam-documents";
 
 /** A workflow's `environment` as the docs write it: `${{ inputs.stack }}` is `<stack>`. */
 const environmentName = (expression: string) =>

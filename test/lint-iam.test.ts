@@ -17,7 +17,7 @@ import {
   policyFiles,
   readAccepted,
 } from "../scripts/lint-iam";
-import { list, matches, policyFile, readPolicy } from "./iam-policies";
+import { list, matches, policyFile, readPolicy } from "./iam-documents";
 
 const read = (file: string) => fs.readFileSync(path.join(PROJECT_ROOT, file), "utf8");
 
