@@ -79,6 +79,7 @@ export = async (today = new Date()) => {
     access: settings.cluster.access,
     runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
     nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
+    prefixDelegation: settings.cluster.vpcCni.prefixDelegation,
     // Karpenter's controller takes its role through EKS Pod Identity.
     podIdentityAgent: settings.karpenter.enabled,
     tags: settings.resourceTags,
@@ -90,7 +91,7 @@ export = async (today = new Date()) => {
   const probe = probeArgs(
     settings,
     probeNodes(settings.cluster.version, settings.resourceTags, settings.nodeGroups),
-    vpcCniConfiguration(),
+    vpcCniConfiguration(settings.cluster.vpcCni.prefixDelegation),
   );
 
   const calico = installCalico(settings, cluster, cluster.nodeGroups, probe);

@@ -310,6 +310,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
             maxSize: g.maxSize,
           })),
           layout,
+          config.cluster.vpcCni.prefixDelegation,
         );
   capacity.warnings.forEach((warning) => void pulumi.log.warn(warning));
   // Every pod the install waits for needs a group with nodes whose taints it tolerates.
@@ -330,7 +331,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
     // Node groups' pod addresses against the deployed private subnets they get (a new stack's slots: the schema).
     ...(layout === undefined || previous.network === undefined
       ? []
-      : layoutPodAddressProblems(nodeGroups, layout)),
+      : layoutPodAddressProblems(nodeGroups, layout, config.cluster.vpcCni.prefixDelegation)),
     ...("problems" in sizing ? sizing.problems : []),
     ...capacity.problems,
     ...placement,

@@ -20,8 +20,8 @@
  */
 import type { NetworkLayout } from "../components/network/layout";
 import {
-  AWS_RESERVED_PER_SUBNET,
   nodeAddressDemand,
+  subnetExplained,
   usableSubnetAddresses,
 } from "../components/network/pod-addresses";
 import { parseCidr } from "../components/network/subnets";
@@ -46,8 +46,11 @@ interface AzDemand {
 }
 
 /** The most addresses a node of the group can hold: its largest instance type's. */
-function perNode(group: GroupCapacity): { addresses: number; type: string } | undefined {
-  const demands = group.instanceTypes.map(nodeAddressDemand);
+function perNode(
+  group: GroupCapacity,
+  prefixDelegation: boolean,
+): { addresses: number; type: string } | undefined {
+  const demands = group.instanceTypes.map((type) => nodeAddressDemand(type, prefixDelegation));
   if (demands.some((d) => d === undefined) || demands.length === 0) return undefined;
   const largest = [...demands].sort((a, b) => (b?.addresses ?? 0) - (a?.addresses ?? 0))[0];
   return largest === undefined ? undefined : { addresses: largest.addresses, type: largest.instanceType };
@@ -57,11 +60,12 @@ function demand(
   groups: readonly GroupCapacity[],
   zones: number,
   count: (g: GroupCapacity) => number,
+  prefixDelegation: boolean,
 ): AzDemand {
   const terms: string[] = [];
   let addresses = 0;
   for (const group of groups) {
-    const node = perNode(group);
+    const node = perNode(group, prefixDelegation);
     const inOneAz = Math.ceil(count(group) / zones);
     if (node === undefined || inOneAz === 0) continue;
     addresses += inOneAz * node.addresses;
@@ -78,15 +82,19 @@ function demand(
 export function nodeCapacity(
   groups: readonly GroupCapacity[],
   layout: NetworkLayout,
+  prefixDelegation = false,
 ): { problems: ConfigProblem[]; warnings: string[] } {
   const subnets = layout.zones.filter((z) => layout.clusterZones.includes(z.zone));
   if (subnets.length === 0) return { problems: [], warnings: [] };
   const smallest = [...subnets].sort((a, b) => parseCidr(b.private).prefix - parseCidr(a.private).prefix)[0];
   const prefix = parseCidr(smallest.private).prefix;
-  const usable = usableSubnetAddresses(prefix);
-  const has = `the private subnet of ${smallest.zone} (${smallest.private}) has ${2 ** (32 - prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses`;
-  const spread = `the nodes are spread evenly over the cluster's ${subnets.length} AZs, each node holding every address of the interfaces the VPC CNI attaches for its max pods`;
-  const set = demand(groups, subnets.length, (g) => g.configured);
+  const usable = usableSubnetAddresses(prefix, prefixDelegation);
+  const has = `the private subnet of ${smallest.zone} (${smallest.private}) has ${subnetExplained(prefix, prefixDelegation)}`;
+  const holding = prefixDelegation
+    ? "the /28 prefixes the VPC CNI assigns for its max pods and a /28 for each interface's primary address"
+    : "every address of the interfaces the VPC CNI attaches for its max pods";
+  const spread = `the nodes are spread evenly over the cluster's ${subnets.length} AZs, each node holding ${holding}`;
+  const set = demand(groups, subnets.length, (g) => g.configured, prefixDelegation);
   if (set.addresses > usable) {
     return {
       problems: [
@@ -100,7 +108,7 @@ export function nodeCapacity(
       warnings: [],
     };
   }
-  const now = demand(groups, subnets.length, (g) => g.nodes);
+  const now = demand(groups, subnets.length, (g) => g.nodes, prefixDelegation);
   if (now.addresses > usable) {
     return {
       problems: [],
@@ -109,7 +117,7 @@ export function nodeCapacity(
       ],
     };
   }
-  const most = demand(groups, subnets.length, (g) => g.maxSize);
+  const most = demand(groups, subnets.length, (g) => g.maxSize, prefixDelegation);
   if (most.addresses <= usable) return { problems: [], warnings: [] };
   return {
     problems: [],

@@ -46,6 +46,7 @@ describe("stack configuration", () => {
         deploysFromInsideVpc: false,
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
+        vpcCni: { prefixDelegation: false },
         addons: { vpcCni: {}, kubeProxy: {}, coreDns: {}, podIdentityAgent: {} },
         access: [],
       },

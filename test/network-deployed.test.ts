@@ -73,6 +73,7 @@ describe("deployed networks: the size rules", () => {
     const small = layoutPodAddressProblems(
       [{ ...GROUP, instanceTypes: ["c6in.32xlarge"] }],
       newLayout("10.0.0.0/22", ZONES.slice(0, 2)),
+      false,
     );
     assert.match(
       small[0].rule,

@@ -44,9 +44,20 @@ export const VPC_CNI_CONFIGURATION = {
   env: { ANNOTATE_POD_IP: "true" },
 } as const;
 
+/**
+ * With `cluster.vpcCni.prefixDelegation`: ipamd assigns /28 prefixes, keeping one free prefix warm, the
+ * setting the EKS User Guide's procedure gives (cni-increase-ip-addresses-procedure; amazon-vpc-cni-k8s
+ * docs/prefix-and-ip-target.md: WARM_IP_TARGET and MINIMUM_IP_TARGET, which would override it, stay
+ * unset). Calico needs nothing of it: pods keep their `eni` host interfaces and VPC addresses.
+ */
+export const PREFIX_DELEGATION_ENV = { ENABLE_PREFIX_DELEGATION: "true", WARM_PREFIX_TARGET: "1" } as const;
+
 /** The VPC CNI add-on's configuration values, as the JSON string EKS takes. */
-export function vpcCniConfiguration(): string {
-  return JSON.stringify(VPC_CNI_CONFIGURATION);
+export function vpcCniConfiguration(prefixDelegation = false): string {
+  const env = prefixDelegation
+    ? { ...VPC_CNI_CONFIGURATION.env, ...PREFIX_DELEGATION_ENV }
+    : VPC_CNI_CONFIGURATION.env;
+  return JSON.stringify({ ...VPC_CNI_CONFIGURATION, env });
 }
 
 /** EKS's own CoreDNS tolerations, kept when ours are added (the add-on replaces the list as a whole). */

@@ -132,3 +132,23 @@ export const ENI_LIMIT_ROWS: readonly (readonly [number, number, string])[] = [
     "c8a.48xlarge c8a.metal-48xl c8i.32xlarge c8i.48xlarge c8i.96xlarge c8i.metal-48xl c8i.metal-96xl c8ib.48xlarge c8ib.metal-48xl c8id.32xlarge c8id.48xlarge c8id.96xlarge c8id.metal-48xl c8id.metal-96xl c8in.48xlarge c8in.metal-48xl c9g.24xlarge c9g.48xlarge c9g.metal-48xl c9gd.24xlarge c9gd.48xlarge c9gd.metal-48xl g7.24xlarge m8a.48xlarge m8a.metal-48xl m8i.32xlarge m8i.48xlarge m8i.96xlarge m8i.metal-48xl m8i.metal-96xl m8ib.48xlarge m8ib.metal-48xl m8id.32xlarge m8id.48xlarge m8id.96xlarge m8id.metal-48xl m8id.metal-96xl m8idb.48xlarge m8idb.metal-48xl m8idn.48xlarge m8idn.metal-48xl m8in.48xlarge m8in.metal-48xl m9g.24xlarge m9g.48xlarge m9g.metal-48xl m9gd.24xlarge m9gd.48xlarge m9gd.metal-48xl r8a.48xlarge r8a.metal-48xl r8i.32xlarge r8i.48xlarge r8i.96xlarge r8i.metal-48xl r8i.metal-96xl r8ib.48xlarge r8ib.metal-48xl r8id.32xlarge r8id.48xlarge r8id.96xlarge r8id.metal-48xl r8id.metal-96xl r8idb.48xlarge r8idb.metal-48xl r8idn.48xlarge r8idn.metal-48xl r8in.48xlarge r8in.metal-48xl x8i.32xlarge x8i.48xlarge x8i.64xlarge x8i.96xlarge x8i.metal-48xl x8i.metal-96xl",
   ],
 ];
+
+/**
+ * The instance types the table knows on which the VPC CNI assigns no /28 prefixes: neither Nitro nor bare
+ * metal (amazon-vpc-cni-k8s pkg/awsutils/awsutils.go IsPrefixDelegationSupported: `GetInstanceHypervisorFamily()
+ * == "nitro" || IsInstanceBareMetal()`; each type's `HypervisorType` and `IsBareMetal` recorded from
+ * `pkg/vpc/vpc_ip_resource_limit.go` at the commit above).
+ */
+export const NO_PREFIX_DELEGATION: ReadonlySet<string> = new Set(
+  (
+    "c1.medium c1.xlarge c3.2xlarge c3.4xlarge c3.8xlarge c3.large c3.xlarge c4.2xlarge c4.4xlarge c4.8xlarge " +
+    "c4.large c4.xlarge cr1.8xlarge d2.2xlarge d2.4xlarge d2.8xlarge d2.xlarge f1.16xlarge f1.2xlarge f1.4xlarge " +
+    "h1.16xlarge h1.2xlarge h1.4xlarge h1.8xlarge hs1.8xlarge i2.2xlarge i2.4xlarge i2.8xlarge i2.xlarge " +
+    "i3.16xlarge i3.2xlarge i3.4xlarge i3.8xlarge i3.large i3.xlarge m1.large m1.medium m1.small m1.xlarge " +
+    "m2.2xlarge m2.4xlarge m2.xlarge m3.2xlarge m3.large m3.medium m3.xlarge m4.10xlarge m4.16xlarge m4.2xlarge " +
+    "m4.4xlarge m4.large m4.xlarge p3.16xlarge p3.2xlarge p3.8xlarge r3.2xlarge r3.4xlarge r3.8xlarge r3.large " +
+    "r3.xlarge r4.16xlarge r4.2xlarge r4.4xlarge r4.8xlarge r4.large r4.xlarge t1.micro t2.2xlarge t2.large " +
+    "t2.medium t2.micro t2.nano t2.small t2.xlarge x1.16xlarge x1.32xlarge x1e.16xlarge x1e.2xlarge " +
+    "x1e.32xlarge x1e.4xlarge x1e.8xlarge x1e.xlarge"
+  ).split(" "),
+);

@@ -69,6 +69,8 @@ export interface ClusterArgs {
    * ingress rule each on the security group only the control plane carries). @default none
    */
   runners?: RunnerSources;
+  /** The VPC CNI assigns /28 prefixes (components/cluster/addons.ts PREFIX_DELEGATION_ENV). @default false */
+  prefixDelegation?: boolean;
   /** One managed node group per entry, in the private subnets. */
   nodeGroups: NodeGroupSpec[];
   /**
@@ -313,7 +315,7 @@ export class Cluster extends pulumi.ComponentResource {
         clusterName: cluster.eksCluster.name,
         kubernetesVersion: args.version,
         version,
-        configurationValues: vpcCniConfiguration(),
+        configurationValues: vpcCniConfiguration(args.prefixDelegation ?? false),
         serviceAccountRoleArn: role.arn,
         tags: args.tags,
       },

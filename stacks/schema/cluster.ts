@@ -220,6 +220,20 @@ export const clusterSchema = z
       .default(90)
       // The refinement's choices, which JSON Schema cannot see in a refinement.
       .meta({ enum: [...LOG_RETENTION_DAYS], ...described("Days CloudWatch keeps control-plane logs.") }),
+    vpcCni: z
+      .strictObject({
+        prefixDelegation: z
+          .boolean({ error: "must be true or false" })
+          .default(false)
+          .meta(
+            described(
+              "`true`: the VPC CNI assigns each Nitro node /28 prefixes (`ENABLE_PREFIX_DELEGATION`, `WARM_PREFIX_TARGET: 1`), and EKS raises the managed nodes' max pods to 110 or 250; other instance types keep secondary addresses. The subnet check then counts whole /28 blocks ([Prefix delegation](stacks.md#prefix-delegation)).",
+              "On a deployed stack only nodes started afterwards get prefixes and the higher max pods: roll the node groups (replace them) to move the running ones.",
+            ),
+          ),
+      })
+      .prefault({})
+      .meta(described("Settings of the VPC CNI add-on the stack owns.")),
     addons: z
       .strictObject({
         vpcCni: addonSchema(

@@ -29,6 +29,7 @@ function notForClusterElsewhere(network: string, cluster: string): RefusedKey[] 
       "logTypes",
       "logRetentionDays",
       "addons",
+      "vpcCni",
       "access",
     ].map((key) => ({ path: ["cluster", key], why: `this stack does not manage the ${cluster} itself` })),
   ];

@@ -8,8 +8,10 @@
 import { z } from "zod";
 import {
   AWS_RESERVED_PER_SUBNET,
-  type NodeAddressDemand,
+  PREFIX_ADDRESSES,
+  demandExplained,
   nodeAddressDemand,
+  subnetExplained,
   usableSubnetAddresses,
 } from "../../components/network/pod-addresses";
 import type { NetworkLayout } from "../../components/network/layout";
@@ -24,6 +26,8 @@ const HOW_TO = "docs/stacks.md#changing-the-network";
 /** The private subnet a node group's nodes are in, as a rule's message describes it. */
 interface PrivateSubnet {
   readonly prefix: number;
+  /** The VPC CNI assigns /28 prefixes (`cluster.vpcCni.prefixDelegation`). */
+  readonly prefixDelegation: boolean;
   /** What the subnet is: `each private subnet (...)`. */
   readonly what: string;
   /** What the rule ends with: the ways out. */
@@ -43,7 +47,7 @@ interface Misfit {
  * The private subnet each AZ's slot gives `network` (an eighth of the VPC, whatever the AZ count), or
  * undefined while `network.cidr` is not valid (its own problems say why).
  */
-function slotPrivateSubnet(network: unknown): PrivateSubnet | undefined {
+function slotPrivateSubnet(network: unknown, prefixDelegation: boolean): PrivateSubnet | undefined {
   const cidr = isRecord(network) ? (network.cidr ?? NETWORK_DEFAULTS.cidr) : undefined;
   if (typeof cidr !== "string") return undefined;
   try {
@@ -52,10 +56,11 @@ function slotPrivateSubnet(network: unknown): PrivateSubnet | undefined {
     const prefix = slotPrefixes(vpcPrefix).private;
     return {
       prefix,
+      prefixDelegation,
       what: `each private subnet (an eighth of network.cidr ${cidr}) is a /${prefix}`,
       remedy: "enlarge network.cidr or pick a smaller instance type",
       hint: (addresses) =>
-        `make network.cidr a /${vpcPrefixFor(addresses)} or larger, or use instance types that attach fewer interfaces`,
+        `make network.cidr a /${vpcPrefixFor(addresses, prefixDelegation)} or larger, or use instance types that attach fewer interfaces`,
     };
   } catch {
     return undefined;
@@ -63,8 +68,9 @@ function slotPrivateSubnet(network: unknown): PrivateSubnet | undefined {
 }
 
 /** The largest VPC prefix whose private subnets each hold `addresses` usable addresses. */
-export function vpcPrefixFor(addresses: number): number {
-  const subnetPrefix = 32 - Math.ceil(Math.log2(addresses + AWS_RESERVED_PER_SUBNET));
+export function vpcPrefixFor(addresses: number, prefixDelegation = false): number {
+  const reserved = prefixDelegation ? 2 * PREFIX_ADDRESSES : AWS_RESERVED_PER_SUBNET;
+  const subnetPrefix = 32 - Math.ceil(Math.log2(addresses + reserved));
   // A private subnet is an eighth of the VPC, whatever the AZ count.
   return subnetPrefix - PRIVATE_SLOT_BITS;
 }
@@ -72,23 +78,22 @@ export function vpcPrefixFor(addresses: number): number {
 /** One refusal per instance type of `nodeGroups` whose node's pod addresses do not fit `subnet`. */
 function misfits(nodeGroups: unknown, subnet: PrivateSubnet): Misfit[] {
   if (!Array.isArray(nodeGroups)) return [];
-  const usable = usableSubnetAddresses(subnet.prefix);
-  const rule = (demand: NodeAddressDemand) =>
-    `needs up to ${demand.interfaces} network interfaces x ${demand.addressesPerInterface} addresses = ${demand.addresses} VPC addresses for one node's pods ` +
-    `(the interfaces the VPC CNI attaches for its ${demand.maxPods} max pods), ` +
-    `but ${subnet.what}: ${2 ** (32 - subnet.prefix)} - ${AWS_RESERVED_PER_SUBNET} reserved by AWS = ${usable} addresses; ` +
-    subnet.remedy;
+  const usable = usableSubnetAddresses(subnet.prefix, subnet.prefixDelegation);
+  const has = subnetExplained(subnet.prefix, subnet.prefixDelegation);
   return nodeGroups.flatMap((group: unknown, groupIndex) => {
     const types = isRecord(group) ? group.instanceTypes : undefined;
     if (!Array.isArray(types)) return [];
     return types.flatMap((instanceType: unknown, typeIndex) => {
       // A type missing from the table cannot be sized here; its name is checked on its own.
-      const demand = typeof instanceType === "string" ? nodeAddressDemand(instanceType) : undefined;
+      const demand =
+        typeof instanceType === "string"
+          ? nodeAddressDemand(instanceType, subnet.prefixDelegation)
+          : undefined;
       if (demand === undefined || demand.addresses <= usable) return [];
       const problem = {
         path: `nodeGroups[${groupIndex}].instanceTypes[${typeIndex}]`,
         value: instanceType,
-        rule: rule(demand),
+        rule: `needs up to ${demandExplained(demand)}, but ${subnet.what}: ${has}; ${subnet.remedy}`,
         hint: subnet.hint(demand.addresses),
       };
       return [{ group: groupIndex, type: typeIndex, problem }];
@@ -98,7 +103,7 @@ function misfits(nodeGroups: unknown, subnet: PrivateSubnet): Misfit[] {
 
 /** The schema's check: a type the private subnets of `network`'s slots cannot fit. */
 export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
-  const subnet = slotPrivateSubnet(config.network ?? {});
+  const subnet = slotPrivateSubnet(config.network ?? {}, prefixDelegationOf(config));
   if (subnet === undefined) return;
   for (const { group, type, problem } of misfits(config.nodeGroups, subnet)) {
     ctx.addIssue({
@@ -116,7 +121,11 @@ export function checkPodAddresses(config: Record<string, unknown>, ctx: z.core.$
  * cluster's AZs), as deployed. A deployed stack cannot take a larger network.cidr, so its hint is a
  * smaller type.
  */
-export function layoutPodAddressProblems(nodeGroups: unknown, layout: NetworkLayout): ConfigProblem[] {
+export function layoutPodAddressProblems(
+  nodeGroups: unknown,
+  layout: NetworkLayout,
+  prefixDelegation: boolean,
+): ConfigProblem[] {
   const inCluster = layout.zones.filter((z) => layout.clusterZones.includes(z.zone));
   const smallest = [...inCluster].sort(
     (a, b) => parseCidr(b.private).prefix - parseCidr(a.private).prefix,
@@ -125,10 +134,17 @@ export function layoutPodAddressProblems(nodeGroups: unknown, layout: NetworkLay
   const prefix = parseCidr(smallest.private).prefix;
   const found = misfits(nodeGroups, {
     prefix,
+    prefixDelegation,
     remedy: "pick a smaller instance type",
     what: `the deployed private subnet of ${smallest.zone} (${smallest.private}) is a /${prefix}`,
     hint: () =>
       `use instance types that attach fewer interfaces; a larger network.cidr needs a new stack (see ${HOW_TO})`,
   });
   return found.map((misfit) => misfit.problem);
+}
+
+/** `cluster.vpcCni.prefixDelegation` of a config whose own keys may still be invalid. */
+export function prefixDelegationOf(config: Record<string, unknown>): boolean {
+  const cluster = isRecord(config.cluster) ? config.cluster : {};
+  return isRecord(cluster.vpcCni) && cluster.vpcCni.prefixDelegation === true;
 }

@@ -8,13 +8,14 @@ import { nodeAddressDemand } from "../../components/network/pod-addresses";
 import { familySizes } from "./instance-types";
 import { type NodePodSettings, type NodeWorkload, type Taint, podsOnOneNode } from "./node-pods";
 import { isRecord } from "./records";
+import { prefixDelegationOf } from "./pod-addresses";
 
 /**
  * The most pods a node of `instanceType` runs: the kubelet's max pods on a managed node, the VPC CNI's
  * count capped by EKS (components/network/pod-addresses.ts); undefined for a type the table lacks.
  */
-export function maxPods(instanceType: string): number | undefined {
-  return nodeAddressDemand(instanceType)?.maxPods;
+export function maxPods(instanceType: string, prefixDelegation = false): number | undefined {
+  return nodeAddressDemand(instanceType, prefixDelegation)?.maxPods;
 }
 
 function taintsOf(group: unknown): Taint[] {
@@ -50,9 +51,9 @@ function describe(workloads: readonly NodeWorkload[]): string {
 }
 
 /** The smallest size of `instanceType`'s family that holds `pods`, for the hint. */
-function largerSize(instanceType: string, pods: number): string | undefined {
+function largerSize(instanceType: string, pods: number, prefixDelegation: boolean): string | undefined {
   const family = instanceType.slice(0, instanceType.indexOf("."));
-  const size = familySizes(family).find((s) => (maxPods(`${family}.${s}`) ?? 0) >= pods);
+  const size = familySizes(family).find((s) => (maxPods(`${family}.${s}`, prefixDelegation) ?? 0) >= pods);
   return size === undefined ? undefined : `${family}.${size}`;
 }
 
@@ -61,6 +62,7 @@ export function checkPodCapacity(config: Record<string, unknown>, ctx: z.core.$R
   if (!Array.isArray(groups)) return;
   const settings = nodePodSettings(config, groups);
   if (settings === undefined) return;
+  const prefixDelegation = prefixDelegationOf(config);
   groups.forEach((group: unknown, groupIndex) => {
     const types = isRecord(group) ? group.instanceTypes : undefined;
     if (!Array.isArray(types)) return;
@@ -68,19 +70,24 @@ export function checkPodCapacity(config: Record<string, unknown>, ctx: z.core.$R
     const needed = workloads.reduce((sum, w) => sum + w.perNode, 0);
     types.forEach((instanceType: unknown, typeIndex) => {
       // A type missing from the table is refused on its own rule.
-      const limits = typeof instanceType === "string" ? nodeAddressDemand(instanceType) : undefined;
+      const limits =
+        typeof instanceType === "string" ? nodeAddressDemand(instanceType, prefixDelegation) : undefined;
       if (limits === undefined || limits.maxPods >= needed || typeof instanceType !== "string") return;
-      const larger = largerSize(instanceType, needed);
+      const larger = largerSize(instanceType, needed, prefixDelegation);
+      const perInterface =
+        limits.prefixes === 0
+          ? `(${limits.addressesPerInterface} - 1) addresses`
+          : `((${limits.addressesPerInterface} - 1) x 16) prefix addresses`;
       ctx.addIssue({
         code: "custom",
         path: ["nodeGroups", groupIndex, "instanceTypes", typeIndex],
         input: instanceType,
         message:
-          `holds at most ${limits.maxPods} pods (${limits.maxInterfaces} network interfaces x (${limits.addressesPerInterface} - 1) addresses + 2, ` +
+          `holds at most ${limits.maxPods} pods (${limits.maxInterfaces} network interfaces x ${perInterface} + 2, ` +
           `the VPC CNI's max pods${limits.maxPods < limits.eniMaxPods ? ", capped by EKS" : ""}), but up to ${needed} of the stack's own pods may run on one node of this group: ` +
           `${describe(workloads)}`,
         params: {
-          hint: `${larger === undefined ? "use a larger instance type" : `use ${larger} (${maxPods(larger)} pods) or larger`}; a group tainted NoSchedule gets only the pods that tolerate its taints`,
+          hint: `${larger === undefined ? "use a larger instance type" : `use ${larger} (${maxPods(larger, prefixDelegation)} pods) or larger`}; a group tainted NoSchedule gets only the pods that tolerate its taints`,
         },
       });
     });
