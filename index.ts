@@ -48,7 +48,10 @@ export = async (today = new Date()) => {
     endpoints: {
       s3: settings.network.endpoints.s3,
       interface: settings.network.endpoints.interface
-        ? interfaceEndpoints({ karpenter: settings.karpenter.enabled })
+        ? interfaceEndpoints({
+            karpenter: settings.karpenter.enabled,
+            podIdentity: settings.cluster.podIdentity,
+          })
         : [],
     },
     tags: settings.resourceTags,
@@ -80,8 +83,9 @@ export = async (today = new Date()) => {
     runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
     nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
     prefixDelegation: settings.cluster.vpcCni.prefixDelegation,
-    // Karpenter's controller takes its role through EKS Pod Identity.
-    podIdentityAgent: settings.karpenter.enabled,
+    vpcCniPodIdentity: settings.cluster.podIdentity,
+    // The agent hands out the roles of EKS Pod Identity: the VPC CNI's with cluster.podIdentity, Karpenter's.
+    podIdentityAgent: settings.cluster.podIdentity || settings.karpenter.enabled,
     tags: settings.resourceTags,
     protect: settings.protect,
   });

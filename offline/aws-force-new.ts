@@ -193,6 +193,7 @@ export const FORCE_NEW: readonly ForceNewRow[] = [
     updates: [
       "addon_version",
       "configuration_values",
+      "pod_identity_association",
       "preserve",
       "resolve_conflicts_on_create",
       "resolve_conflicts_on_update",

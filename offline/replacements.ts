@@ -146,7 +146,9 @@ export const REPLACEMENT_RULES: Readonly<Record<string, ReplacementRule>> = {
   ),
   "aws:kms/key:Key": aws("aws:kms/key:Key"),
   "aws:cloudwatch/logGroup:LogGroup": aws("aws:cloudwatch/logGroup:LogGroup"),
-  "aws:eks/addon:Addon": aws("aws:eks/addon:Addon"),
+  "aws:eks/addon:Addon": aws("aws:eks/addon:Addon", {
+    tf: { resource: "aws_eks_addon", names: { pod_identity_association: ["podIdentityAssociations"] } },
+  }),
   "aws:eks/accessEntry:AccessEntry": aws("aws:eks/accessEntry:AccessEntry"),
   "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": aws(
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",

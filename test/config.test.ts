@@ -47,6 +47,7 @@ describe("stack configuration", () => {
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
         vpcCni: { prefixDelegation: false },
+        podIdentity: false,
         addons: { vpcCni: {}, kubeProxy: {}, coreDns: {}, podIdentityAgent: {} },
         access: [],
       },

@@ -58,7 +58,7 @@ import { TYPHA_FELIX } from "../components/calico/typha-felix";
 import { MAX_REACHABLE_LINES } from "../bench/reachable";
 import { REMOVER_SCRIPT } from "../components/startup-taint/objects";
 import { DELETING_WAIT_SECONDS } from "../components/calico/removal-marker";
-import { KARPENTER_ENDPOINTS, NODE_ENDPOINTS } from "../components/network/endpoints";
+import { KARPENTER_ENDPOINTS, NODE_ENDPOINTS, POD_IDENTITY_ENDPOINTS } from "../components/network/endpoints";
 
 /** A docs page, `name` under docs/, its whitespace collapsed (readProse). */
 const page = (name: string) => readProse(`docs/${name}`);
@@ -319,6 +319,11 @@ describe("docs: the numbers the code knows", () => {
         .join(", ");
     const text = readPage("docs/private-networking.md");
     says(text, `- every stack: ${listed(NODE_ENDPOINTS)};`, "private-networking.md");
+    says(
+      text,
+      `- with EKS Pod Identity (\`cluster.podIdentity\` or Karpenter): ${listed(POD_IDENTITY_ENDPOINTS)};`,
+      "private-networking.md",
+    );
     says(text, `- with Karpenter: ${listed(KARPENTER_ENDPOINTS)}.`, "private-networking.md");
   });
 

@@ -13,7 +13,7 @@ import type { KubernetesTaintEffect } from "./nodegroups";
 
 /**
  * The add-ons, by the config key under `cluster.addons` that can pin each one's version. The EKS Pod
- * Identity agent is made only where a role is handed out through it (Karpenter's controller).
+ * Identity agent is made only where a role is handed out through it (`cluster.podIdentity`, Karpenter).
  */
 export const ADDON_NAMES = {
   vpcCni: "vpc-cni",
@@ -110,6 +110,8 @@ export interface AddonArgs {
   version: string | undefined;
   configurationValues?: string;
   serviceAccountRoleArn?: pulumi.Input<string>;
+  /** Pod Identity associations the add-on makes and owns (EKS replaces them as a whole on update). */
+  podIdentityAssociations?: { roleArn: pulumi.Input<string>; serviceAccount: string }[];
   tags: Record<string, string>;
 }
 
@@ -151,6 +153,7 @@ export function createAddon(
       addonVersion: addonVersion(key, args.kubernetesVersion, args.version, opts.parent),
       configurationValues: args.configurationValues,
       serviceAccountRoleArn: args.serviceAccountRoleArn,
+      podIdentityAssociations: args.podIdentityAssociations,
       resolveConflictsOnCreate: "OVERWRITE",
       resolveConflictsOnUpdate: "OVERWRITE",
       preserve: true,

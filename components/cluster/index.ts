@@ -71,10 +71,16 @@ export interface ClusterArgs {
   runners?: RunnerSources;
   /** The VPC CNI assigns /28 prefixes (components/cluster/addons.ts PREFIX_DELEGATION_ENV). @default false */
   prefixDelegation?: boolean;
+  /**
+   * The VPC CNI takes its role through EKS Pod Identity (an association the add-on owns) instead of IRSA;
+   * needs `podIdentityAgent`. @default false
+   */
+  vpcCniPodIdentity?: boolean;
   /** One managed node group per entry, in the private subnets. */
   nodeGroups: NodeGroupSpec[];
   /**
-   * The eks-pod-identity-agent add-on, for roles EKS Pod Identity hands to pods (Karpenter's controller).
+   * The eks-pod-identity-agent add-on, for roles EKS Pod Identity hands to pods (the VPC CNI's with
+   * `vpcCniPodIdentity`, Karpenter's controller).
    * Its DaemonSet tolerates every taint, the startup taint included (aws/eks-pod-identity-agent
    * charts/eks-pod-identity-agent/values.yaml, `tolerations: [{operator: Exists}]`). @default false
    */
@@ -88,8 +94,8 @@ export interface ClusterArgs {
 /**
  * An EKS cluster secured by default: Kubernetes secrets encrypted with a rotating KMS key, control-plane
  * logs with a retention period, API (access-entry) authentication, an OIDC provider, the vpc-cni,
- * kube-proxy and CoreDNS managed add-ons at pinned versions (the VPC CNI on its own IRSA role, set up
- * for Calico policy-only mode), managed node groups in private subnets with IMDSv2 and encrypted disks,
+ * kube-proxy and CoreDNS managed add-ons at pinned versions (the VPC CNI on its own role, through IRSA
+ * or EKS Pod Identity, set up for Calico policy-only mode), managed node groups in private subnets with IMDSv2 and encrypted disks,
  * access entries, and a Kubernetes provider for everything in-cluster.
  */
 export class Cluster extends pulumi.ComponentResource {
@@ -206,7 +212,7 @@ export class Cluster extends pulumi.ComponentResource {
         nodeRole,
         subnetIds: args.privateSubnetIds,
         tags: args.tags,
-        // aws-node (with its IRSA role) and kube-proxy run from the first node on; nodes need egress to
+        // aws-node (with its role) and kube-proxy run from the first node on; nodes need egress to
         // join; the role's policies must outlive the nodes on destroy.
         dependsOn: [
           cluster,
@@ -286,19 +292,26 @@ export class Cluster extends pulumi.ComponentResource {
     });
   }
 
-  /** The vpc-cni add-on on an IRSA role that only `kube-system:aws-node` can assume. */
+  /**
+   * The vpc-cni add-on on a role only `kube-system:aws-node` can assume: through IRSA, or with
+   * `vpcCniPodIdentity` through the Pod Identity association the add-on makes (EKS User Guide,
+   * update-addon-role.html), the role then trusting both (policies.ts serviceAccountTrustPolicy).
+   */
   private createVpcCni(
     name: string,
     cluster: eks.Cluster,
     args: ClusterArgs,
     version: string | undefined,
   ): aws.eks.Addon {
+    const podIdentity = args.vpcCniPodIdentity ?? false;
     const role = new aws.iam.Role(
       `${name}-vpc-cni`,
       {
         assumeRolePolicy: pulumi
           .all([cluster.oidcProviderArn, cluster.oidcIssuer])
-          .apply(([arn, issuer]) => serviceAccountTrustPolicy(arn, issuer, VPC_CNI_SERVICE_ACCOUNT)),
+          .apply(([arn, issuer]) =>
+            serviceAccountTrustPolicy(arn, issuer, VPC_CNI_SERVICE_ACCOUNT, podIdentity),
+          ),
         tags: args.tags,
       },
       { parent: this },
@@ -316,7 +329,9 @@ export class Cluster extends pulumi.ComponentResource {
         kubernetesVersion: args.version,
         version,
         configurationValues: vpcCniConfiguration(args.prefixDelegation ?? false),
-        serviceAccountRoleArn: role.arn,
+        ...(podIdentity
+          ? { podIdentityAssociations: [{ roleArn: role.arn, serviceAccount: VPC_CNI_SERVICE_ACCOUNT.name }] }
+          : { serviceAccountRoleArn: role.arn }),
         tags: args.tags,
       },
       { parent: this, dependsOn: [attachment] },

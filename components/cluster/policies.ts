@@ -28,32 +28,50 @@ export function ec2TrustPolicy(): string {
   });
 }
 
+/** The trust statement of a role EKS Pod Identity hands to pods (EKS User Guide, pod-id-role.html). */
+export const POD_IDENTITY_TRUST = {
+  Effect: "Allow",
+  Principal: { Service: "pods.eks.amazonaws.com" },
+  Action: ["sts:AssumeRole", "sts:TagSession"],
+} as const;
+
+/** Trust policy of a role only EKS Pod Identity hands out (to the pods an association names). */
+export function podIdentityTrustPolicy(): string {
+  return JSON.stringify({ Version: "2012-10-17", Statement: [POD_IDENTITY_TRUST] });
+}
+
 /**
  * Trust policy of an IAM role for a Kubernetes service account (IRSA): only tokens the cluster's OIDC
  * issuer minted for `namespace/name`, for STS, may assume it.
  * https://docs.aws.amazon.com/eks/latest/userguide/associate-service-account-role.html
+ *
+ * With `podIdentity`, EKS Pod Identity may hand it out too (POD_IDENTITY_TRUST). The IRSA statement stays:
+ * a pod keeps the credentials it started with (the webhook injects them at admission), and the AWS SDKs
+ * try web identity before the container provider (AWS SDKs and Tools Reference Guide, "Credential
+ * provider chain"), so pods started before a switch to Pod Identity renew through it until they restart.
+ * It names the same service account, so it grants no one else the role.
  */
 export function serviceAccountTrustPolicy(
   oidcProviderArn: string,
   oidcIssuer: string,
   account: { namespace: string; name: string },
+  podIdentity = false,
 ): string {
   const issuer = oidcIssuer.replace(/^https:\/\//, "");
+  const webIdentity = {
+    Effect: "Allow",
+    Principal: { Federated: oidcProviderArn },
+    Action: "sts:AssumeRoleWithWebIdentity",
+    Condition: {
+      StringEquals: {
+        [`${issuer}:sub`]: `system:serviceaccount:${account.namespace}:${account.name}`,
+        [`${issuer}:aud`]: "sts.amazonaws.com",
+      },
+    },
+  };
   return JSON.stringify({
     Version: "2012-10-17",
-    Statement: [
-      {
-        Effect: "Allow",
-        Principal: { Federated: oidcProviderArn },
-        Action: "sts:AssumeRoleWithWebIdentity",
-        Condition: {
-          StringEquals: {
-            [`${issuer}:sub`]: `system:serviceaccount:${account.namespace}:${account.name}`,
-            [`${issuer}:aud`]: "sts.amazonaws.com",
-          },
-        },
-      },
-    ],
+    Statement: podIdentity ? [webIdentity, POD_IDENTITY_TRUST] : [webIdentity],
   });
 }
 

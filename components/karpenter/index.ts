@@ -21,7 +21,7 @@ import * as aws from "@pulumi/aws";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Partition } from "../cluster/partitions";
-import { ec2TrustPolicy, nodeRolePolicies } from "../cluster/policies";
+import { ec2TrustPolicy, nodeRolePolicies, podIdentityTrustPolicy } from "../cluster/policies";
 import { controllerPolicies } from "./iam";
 import { karpenterCrds } from "./crds";
 import { KARPENTER_SERVICE_ACCOUNT } from "./names";
@@ -42,20 +42,6 @@ export const INTERRUPTION_EVENTS: Readonly<Record<string, { source: string; deta
     detailType: "EC2 Capacity Reservation Instance Interruption Warning",
   },
 };
-
-/** The trust of a role EKS Pod Identity hands to a pod (EKS User Guide, pod-id-role.html). */
-export function podIdentityTrustPolicy(): string {
-  return JSON.stringify({
-    Version: "2012-10-17",
-    Statement: [
-      {
-        Effect: "Allow",
-        Principal: { Service: "pods.eks.amazonaws.com" },
-        Action: ["sts:AssumeRole", "sts:TagSession"],
-      },
-    ],
-  });
-}
 
 export interface KarpenterArgs {
   clusterName: pulumi.Input<string>;

@@ -29,16 +29,28 @@ export const NODE_ENDPOINTS: Readonly<Record<string, string>> = {
   logs: "CloudWatch Logs, for node and pod logs sent there",
 };
 
-/** More with Karpenter on (Karpenter's list; its controller's credentials come from EKS Pod Identity). */
+/**
+ * More where a role is handed out through EKS Pod Identity (`cluster.podIdentity`, Karpenter's controller):
+ * the agent on each node asks EKS Auth for it (EKS User Guide, pod-id-agent-setup.html, "Agent
+ * prerequisites": private subnets need its endpoint).
+ */
+export const POD_IDENTITY_ENDPOINTS: Readonly<Record<string, string>> = {
+  "eks-auth": "EKS Pod Identity: the roles the agent hands to pods (the VPC CNI's, Karpenter's controller's)",
+};
+
+/** More with Karpenter on (Karpenter's list). */
 export const KARPENTER_ENDPOINTS: Readonly<Record<string, string>> = {
-  "eks-auth": "EKS Pod Identity: the credentials of Karpenter's controller",
   sqs: "Karpenter's interruption queue",
   ssm: "Karpenter resolves its pools' AMI aliases from SSM parameters",
 };
 
 /** The interface endpoints a stack needs, by service, in a stable order. */
-export function interfaceEndpoints(options: { karpenter: boolean }): string[] {
-  return [...Object.keys(NODE_ENDPOINTS), ...(options.karpenter ? Object.keys(KARPENTER_ENDPOINTS) : [])];
+export function interfaceEndpoints(options: { karpenter: boolean; podIdentity: boolean }): string[] {
+  return [
+    ...Object.keys(NODE_ENDPOINTS),
+    ...(options.karpenter || options.podIdentity ? Object.keys(POD_IDENTITY_ENDPOINTS) : []),
+    ...(options.karpenter ? Object.keys(KARPENTER_ENDPOINTS) : []),
+  ];
 }
 
 /** An endpoint service's name in `region`. */

@@ -234,6 +234,15 @@ export const clusterSchema = z
       })
       .prefault({})
       .meta(described("Settings of the VPC CNI add-on the stack owns.")),
+    podIdentity: z
+      .boolean({ error: "must be true or false" })
+      .default(false)
+      .meta(
+        described(
+          "`true`: the VPC CNI takes its role through EKS Pod Identity (the add-on's association, the `eks-pod-identity-agent` add-on on every node) instead of IRSA. Not in the AWS China partition, which has no Pod Identity.",
+          "A deployed stack switches in place, and its running aws-node pods keep working: the role still trusts their IRSA tokens. Switching back takes the association away: restart aws-node right after that `up` ([Pod Identity](stacks.md#eks-pod-identity)).",
+        ),
+      ),
     addons: z
       .strictObject({
         vpcCni: addonSchema(
@@ -248,7 +257,7 @@ export const clusterSchema = z
         coreDns: addonSchema(ADDON_NAMES.coreDns, "As `cluster.addons.vpcCni.version`, for CoreDNS."),
         podIdentityAgent: addonSchema(
           ADDON_NAMES.podIdentityAgent,
-          "As `cluster.addons.vpcCni.version`, for the EKS Pod Identity agent, which the stack installs with `karpenter.enabled`.",
+          "As `cluster.addons.vpcCni.version`, for the EKS Pod Identity agent, which the stack installs with `cluster.podIdentity` or `karpenter.enabled`.",
         ),
       })
       .prefault({}),

@@ -30,6 +30,7 @@ function notForClusterElsewhere(network: string, cluster: string): RefusedKey[] 
       "logRetentionDays",
       "addons",
       "vpcCni",
+      "podIdentity",
       "access",
     ].map((key) => ({ path: ["cluster", key], why: `this stack does not manage the ${cluster} itself` })),
   ];
