@@ -82,7 +82,7 @@ export = async (today = new Date()) => {
     access: settings.cluster.access,
     runners: { cidrs: settings.deploy.runnerCidrs, securityGroupIds: settings.deploy.runnerSecurityGroupIds },
     nodeGroups: sizedNodeGroups(settings.nodeGroups, settings.nodeGroupSizing),
-    prefixDelegation: settings.cluster.vpcCni.prefixDelegation,
+    vpcCni: settings.cluster.vpcCni,
     vpcCniPodIdentity: settings.cluster.podIdentity,
     // The agent hands out the roles of EKS Pod Identity: the VPC CNI's with cluster.podIdentity, Karpenter's.
     podIdentityAgent: settings.cluster.podIdentity || settings.karpenter.enabled,
@@ -95,7 +95,7 @@ export = async (today = new Date()) => {
   const probe = probeArgs(
     settings,
     probeNodes(settings.cluster.version, settings.resourceTags, settings.nodeGroups),
-    vpcCniConfiguration(settings.cluster.vpcCni.prefixDelegation),
+    vpcCniConfiguration(settings.cluster.vpcCni),
   );
 
   const calico = installCalico(settings, cluster, cluster.nodeGroups, probe);

@@ -1,8 +1,8 @@
 /**
  * The warnings every plan of a stack that makes its cluster prints about the whole stack: the Region's
  * quotas its sibling stacks share (region-quotas.ts), extended support (support.ts), values newer than a
- * table (table-notices.ts), what Karpenter does by itself, and what a stack without NAT cannot reach
- * (private-network.ts).
+ * table (table-notices.ts), what Karpenter does by itself, what a stack without NAT cannot reach
+ * (private-network.ts), and node types that cannot hold pods with security groups.
  */
 import type { StackConfig, UpgradePolicy } from "./schema";
 import type { SiblingStack } from "./collisions";
@@ -10,6 +10,7 @@ import { quotaUse, regionQuotaNotices } from "./region-quotas";
 import { extendedSupportNotice } from "./support";
 import { newerThanTables } from "./table-notices";
 import { privateNetworkNotices } from "./private-network";
+import { trunkingCompatible } from "../components/cluster/trunking";
 
 export interface StackFacts {
   stack: string;
@@ -27,7 +28,29 @@ export function stackNotices(config: StackConfig, facts: StackFacts): string[] {
     ...newerThanTables(config),
     ...karpenterNotices(config.karpenter),
     ...privateNetworkNotices(config),
+    ...podSecurityGroupNotices(config),
   ];
+}
+
+/**
+ * With security groups for pods, each node group type EKS's VPC resource controller gives no trunk
+ * interface (components/cluster/trunking.ts): a pod a SecurityGroupPolicy selects never schedules there.
+ */
+function podSecurityGroupNotices(config: StackConfig): string[] {
+  if (!config.cluster.vpcCni.podSecurityGroups) return [];
+  return (config.nodeGroups ?? []).flatMap((group, index) =>
+    group.instanceTypes.flatMap((type, i) => {
+      const compatible = trunkingCompatible(type);
+      if (compatible === true) return [];
+      const why =
+        compatible === false
+          ? "takes no trunk interface (amazon-vpc-resource-controller-k8s limits.go)"
+          : "is not in amazon-vpc-resource-controller-k8s limits.go of 2026-03-20, so whether it takes a trunk interface EKS decides";
+      return [
+        `nodeGroups[${index}].instanceTypes[${i}] is ${type}, which ${why}: with cluster.vpcCni.podSecurityGroups a pod a SecurityGroupPolicy selects never schedules on such a node (docs/stacks.md#security-groups-for-pods)`,
+      ];
+    }),
+  );
 }
 
 /**

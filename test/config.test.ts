@@ -46,7 +46,7 @@ describe("stack configuration", () => {
         deploysFromInsideVpc: false,
         logTypes: ["api", "audit", "authenticator"],
         logRetentionDays: 90,
-        vpcCni: { prefixDelegation: false },
+        vpcCni: { prefixDelegation: false, podSecurityGroups: false },
         podIdentity: false,
         addons: { vpcCni: {}, kubeProxy: {}, coreDns: {}, podIdentityAgent: {} },
         access: [],

@@ -3,17 +3,19 @@
  * test/fork.test.ts and test/deploy-policy.test.ts: which AWS services and caller actions each resource
  * type and each invoke needs, what @pulumi/eks creates unseen, and the plans' types, calls, attached
  * managed policies, the stack's own policies, roles and the roles passed to a service. The dev stack is
- * planned with Karpenter and the interface endpoints on too (`karpenter.enabled`,
- * `network.endpoints.interface`), so its queue, rules, roles, policies and endpoints count.
+ * planned with every AWS option on too (Karpenter, interface endpoints, `cluster.podIdentity`, security
+ * groups for pods), so its queue, rules, roles, policies, attachments and endpoints count.
  */
 import { type ResourceRecord, evaluateStack, listStacks, loadStackConfig } from "../offline/engine";
 import { READ_STACK_OUTPUTS } from "../stacks/previous-outputs";
 
-/** The stack planned with Karpenter and the interface endpoints on as well, and the config that turns them on. */
+/** The stack planned with every AWS option on as well, and the config that turns them on. */
 const KARPENTER_STACK = "dev";
 const KARPENTER_ON = {
   "eks-calico:karpenter.enabled": true,
   "eks-calico:network.endpoints.interface": true,
+  "eks-calico:cluster.podIdentity": true,
+  "eks-calico:cluster.vpcCni.podSecurityGroups": true,
 } as const;
 
 /**
@@ -312,7 +314,7 @@ export const AWS_MANAGED = /^arn:aws:iam::aws:policy\//;
 
 /**
  * What every stack file's plans register and call, as `pulumi preview` and as `pulumi up` run them, and
- * the dev stack's with Karpenter and the interface endpoints on.
+ * the dev stack's with every AWS option on.
  */
 export async function planned(): Promise<Planned> {
   const plan: Planned = {
@@ -345,7 +347,11 @@ export async function planned(): Promise<Planned> {
       if (resource.type === "aws:iam/role:Role") plan.roles.add(resource.name);
       if (resource.type === "aws:iam/policy:Policy") plan.ownPolicies.add(resource.name);
       if (resource.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment") {
-        const role = from(resource, "role", "aws:iam/role:Role");
+        // A role of the plan's, or @pulumi/eks's cluster role (read from the cluster's roleArn).
+        const cluster = from(resource, "role", "eks:index:Cluster");
+        const role =
+          from(resource, "role", "aws:iam/role:Role") ??
+          (cluster === undefined ? undefined : COMPONENT_IAM["eks:index:Cluster"].roles(cluster)[0]);
         const own = from(resource, "policyArn", "aws:iam/policy:Policy");
         const arn = String(resource.inputs.policyArn);
         if (own === undefined && !AWS_MANAGED.test(arn)) throw new Error(`${resource.name} attaches ${arn}`);
@@ -364,7 +370,7 @@ export async function planned(): Promise<Planned> {
     }
   };
   for (const stack of listStacks()) {
-    // The stack as it is, and the dev stack with Karpenter and the interface endpoints on as well.
+    // The stack as it is, and the dev stack with every AWS option on as well.
     for (const on of stack === KARPENTER_STACK ? [undefined, KARPENTER_ON] : [undefined]) {
       await planStack(stack, on, (token) => plan.calls.add(token), record);
     }

@@ -82,6 +82,16 @@ const CASES: { title: string; evaluation: () => Promise<StackEvaluation>; firstR
       }),
   },
   {
+    title: "dev with security groups for pods and EKS Pod Identity",
+    evaluation: () =>
+      evaluatedWith("dev", {
+        config: {
+          "eks-calico:cluster.vpcCni.podSecurityGroups": true,
+          "eks-calico:cluster.podIdentity": true,
+        },
+      }),
+  },
+  {
     title: "the existing-cluster example stack",
     evaluation: () => evaluated("existing.example"),
   },

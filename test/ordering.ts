@@ -68,13 +68,33 @@ export const ORDERING: readonly OrderingRule[] = [
   },
   {
     before: {
-      label: "the VPC CNI's IRSA role and its policy attachment",
+      label: "the VPC CNI's role (IRSA or Pod Identity) and its policy attachment",
       types: [T.role, T.attachment],
       name: /^cluster-vpc-cni$/,
     },
     after: { label: "the vpc-cni add-on", types: [T.addon], name: /^cluster-vpc-cni$/ },
     why: "aws-node assumes the role to attach ENIs and assign pod addresses",
     source: "https://docs.aws.amazon.com/eks/latest/userguide/cni-iam-role.html",
+  },
+  {
+    before: {
+      label: "the EKS Pod Identity agent add-on",
+      types: [T.addon],
+      name: /^cluster-pod-identity-agent$/,
+    },
+    after: NODE_GROUPS,
+    why: "a pod handed its role through EKS Pod Identity (aws-node with cluster.podIdentity, Karpenter's controller) asks the agent on its node for credentials from its first start",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html",
+  },
+  {
+    before: {
+      label: "the cluster role's AmazonEKSVPCResourceController (`cluster.vpcCni.podSecurityGroups`)",
+      types: [T.attachment],
+      name: /^cluster-vpc-resource-controller$/,
+    },
+    after: VPC_CNI,
+    why: "once aws-node runs with ENABLE_POD_ENI, EKS's VPC resource controller attaches trunk interfaces to the nodes with the cluster role",
+    source: "https://docs.aws.amazon.com/eks/latest/userguide/security-groups-pods-deployment.html",
   },
   {
     before: { label: "the control-plane log group", types: [T.logGroup] },

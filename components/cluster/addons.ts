@@ -34,7 +34,8 @@ export type AddonKey = keyof typeof ADDON_NAMES;
  * - `AWS_VPC_K8S_CNI_LOGLEVEL` / `AWS_VPC_K8S_PLUGIN_LOG_LEVEL=DEBUG`: debug logging on every node fills
  *   disks; the add-on's default level is the right one for production.
  * - `WARM_ENI_TARGET=1`, `AWS_VPC_ENI_MTU=9001`, `AWS_VPC_K8S_CNI_EXTERNALSNAT=false`,
- *   `AWS_VPC_K8S_CNI_VETHPREFIX=eni`, `ENABLE_POD_ENI=false`, `AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=false`,
+ *   `AWS_VPC_K8S_CNI_VETHPREFIX=eni`, `ENABLE_POD_ENI=false` (unless POD_SECURITY_GROUPS_ENV),
+ *   `AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=false`,
  *   the log file paths and `init.env.DISABLE_TCP_EARLY_DEMUX=false`: each equals the add-on's own default,
  *   so setting them only pins today's defaults against future fixes. Felix's policy-only interface
  *   prefix (`eni`) relies on the default veth prefix, which is why it must stay the default.
@@ -52,12 +53,39 @@ export const VPC_CNI_CONFIGURATION = {
  */
 export const PREFIX_DELEGATION_ENV = { ENABLE_PREFIX_DELEGATION: "true", WARM_PREFIX_TARGET: "1" } as const;
 
+/**
+ * With `cluster.vpcCni.podSecurityGroups`: security groups for pods (`ENABLE_POD_ENI`), in standard mode.
+ * Strict mode, the default, names a branch-ENI pod's host interface `vlan…`, to opt it out of Calico;
+ * standard mode gives it the veth prefix, `eni` (amazon-vpc-cni-k8s pkg/sgpp/utils.go), so Felix polices
+ * it (EKS User Guide, security-groups-pods-deployment: Calico needs standard mode). The init container's
+ * `DISABLE_TCP_EARLY_DEMUX` lets the kubelet's TCP probes reach such pods (the same page).
+ */
+export const POD_SECURITY_GROUPS_ENV = {
+  ENABLE_POD_ENI: "true",
+  POD_SECURITY_GROUP_ENFORCING_MODE: "standard",
+} as const;
+export const POD_SECURITY_GROUPS_INIT_ENV = { DISABLE_TCP_EARLY_DEMUX: "true" } as const;
+
+/** The VPC CNI settings of `cluster.vpcCni` the add-on's configuration carries. */
+export interface VpcCniSettings {
+  readonly prefixDelegation: boolean;
+  readonly podSecurityGroups: boolean;
+}
+
 /** The VPC CNI add-on's configuration values, as the JSON string EKS takes. */
-export function vpcCniConfiguration(prefixDelegation = false): string {
-  const env = prefixDelegation
-    ? { ...VPC_CNI_CONFIGURATION.env, ...PREFIX_DELEGATION_ENV }
-    : VPC_CNI_CONFIGURATION.env;
-  return JSON.stringify({ ...VPC_CNI_CONFIGURATION, env });
+export function vpcCniConfiguration(
+  settings: VpcCniSettings = { prefixDelegation: false, podSecurityGroups: false },
+): string {
+  const env = {
+    ...VPC_CNI_CONFIGURATION.env,
+    ...(settings.prefixDelegation ? PREFIX_DELEGATION_ENV : {}),
+    ...(settings.podSecurityGroups ? POD_SECURITY_GROUPS_ENV : {}),
+  };
+  return JSON.stringify({
+    ...VPC_CNI_CONFIGURATION,
+    env,
+    ...(settings.podSecurityGroups ? { init: { env: POD_SECURITY_GROUPS_INIT_ENV } } : {}),
+  });
 }
 
 /** EKS's own CoreDNS tolerations, kept when ours are added (the add-on replaces the list as a whole). */

@@ -16,13 +16,19 @@ import { type RunnerSources, admitRunners } from "./runner-access";
 import {
   type AddonKey,
   type AddonVersions,
+  type VpcCniSettings,
   coreDnsConfiguration,
   createAddon,
   vpcCniConfiguration,
 } from "./addons";
 import type { NodeGroupSpec } from "./nodegroups";
 import { createNodeGroup, createNodeRole } from "./nodes";
-import { VPC_CNI_SERVICE_ACCOUNT, serviceAccountTrustPolicy, vpcCniPolicy } from "./policies";
+import {
+  VPC_CNI_SERVICE_ACCOUNT,
+  serviceAccountTrustPolicy,
+  vpcCniPolicy,
+  vpcResourceControllerPolicy,
+} from "./policies";
 import { type ClusterAccess, clusterProvider } from "./provider";
 
 export * from "./access";
@@ -69,8 +75,11 @@ export interface ClusterArgs {
    * ingress rule each on the security group only the control plane carries). @default none
    */
   runners?: RunnerSources;
-  /** The VPC CNI assigns /28 prefixes (components/cluster/addons.ts PREFIX_DELEGATION_ENV). @default false */
-  prefixDelegation?: boolean;
+  /**
+   * The VPC CNI's settings (addons.ts vpcCniConfiguration): /28 prefixes, security groups for pods (which
+   * also give the cluster's role AmazonEKSVPCResourceController). @default both off
+   */
+  vpcCni?: VpcCniSettings;
   /**
    * The VPC CNI takes its role through EKS Pod Identity (an association the add-on owns) instead of IRSA;
    * needs `podIdentityAgent`. @default false
@@ -328,13 +337,32 @@ export class Cluster extends pulumi.ComponentResource {
         clusterName: cluster.eksCluster.name,
         kubernetesVersion: args.version,
         version,
-        configurationValues: vpcCniConfiguration(args.prefixDelegation ?? false),
+        configurationValues: vpcCniConfiguration(args.vpcCni),
         ...(podIdentity
           ? { podIdentityAssociations: [{ roleArn: role.arn, serviceAccount: VPC_CNI_SERVICE_ACCOUNT.name }] }
           : { serviceAccountRoleArn: role.arn }),
         tags: args.tags,
       },
-      { parent: this, dependsOn: [attachment] },
+      { parent: this, dependsOn: [attachment, ...this.trunkAccess(name, cluster, args)] },
     );
+  }
+
+  /**
+   * With security groups for pods, the cluster's role (@pulumi/eks's) gets AmazonEKSVPCResourceController:
+   * EKS's VPC resource controller attaches the trunk and branch interfaces with it (EKS User Guide,
+   * security-groups-pods-deployment, step 2, which finds the role's name in the cluster's `roleArn`).
+   */
+  private trunkAccess(name: string, cluster: eks.Cluster, args: ClusterArgs): aws.iam.RolePolicyAttachment[] {
+    if (!(args.vpcCni?.podSecurityGroups ?? false)) return [];
+    return [
+      new aws.iam.RolePolicyAttachment(
+        `${name}-vpc-resource-controller`,
+        {
+          role: cluster.eksCluster.roleArn.apply((arn) => arn.split("/").pop() ?? arn),
+          policyArn: vpcResourceControllerPolicy(partitionOf(args.region)),
+        },
+        { parent: this },
+      ),
+    ];
   }
 }

@@ -17,6 +17,11 @@ export function vpcCniPolicy(partition: Partition): string {
   return managedPolicyArn(partition, "AmazonEKS_CNI_Policy");
 }
 
+/** The policy EKS's VPC resource controller needs on the cluster's role for security groups for pods. */
+export function vpcResourceControllerPolicy(partition: Partition): string {
+  return managedPolicyArn(partition, "AmazonEKSVPCResourceController");
+}
+
 /** The VPC CNI's service account; its IRSA role trusts exactly this subject. */
 export const VPC_CNI_SERVICE_ACCOUNT = { namespace: "kube-system", name: "aws-node" } as const;
 

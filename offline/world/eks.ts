@@ -45,6 +45,8 @@ export function clusterOutputs(
       version: inputs.version,
       endpoint,
       arn: offlineArn(region, "eks", `cluster/${clusterName}`, true),
+      // The cluster role @pulumi/eks makes (`${name}-eksRole`), as aws.eks.Cluster reports it.
+      roleArn: offlineArn(region, "iam", `role/${placeholder("role-name", `${name}-eksRole-role`)}`, false),
       // The security group EKS creates for the control plane and managed nodes.
       vpcConfig: { clusterSecurityGroupId: placeholder("security-group-id", `${clusterName}-eks-cluster`) },
     },

@@ -231,6 +231,15 @@ export const clusterSchema = z
               "On a deployed stack only nodes started afterwards get prefixes and the higher max pods: roll the node groups (replace them) to move the running ones.",
             ),
           ),
+        podSecurityGroups: z
+          .boolean({ error: "must be true or false" })
+          .default(false)
+          .meta(
+            described(
+              "`true`: security groups for pods (`ENABLE_POD_ENI`) in standard mode (`POD_SECURITY_GROUP_ENFORCING_MODE: standard`), where Calico still polices pods with their own security groups; the cluster's role gets `AmazonEKSVPCResourceController` ([Security groups for pods](stacks.md#security-groups-for-pods)).",
+              "Only trunking-compatible instance types (no `t` family) hold such pods: the plan warns about the others.",
+            ),
+          ),
       })
       .prefault({})
       .meta(described("Settings of the VPC CNI add-on the stack owns.")),
