@@ -12,22 +12,49 @@
  *   "Enforcing mode").
  * - A veth prefix other than `eni` (`AWS_VPC_K8S_CNI_VETHPREFIX`): calico-node's `FELIX_INTERFACEPREFIX`
  *   is `eni` (components/calico/defaults.ts), so Felix would find no pod's interface.
- * Read from the vpc-cni add-on's configuration values; a self-managed VPC CNI is the owner's to state
- * (`cluster.existing.vpcCniConfigured`).
+ * - kube-proxy in nftables mode (the kube-proxy add-on's `mode: nftables`) beside a Felix that programs
+ *   iptables: Calico v3.31's `nftablesMode` defaults to Disabled (projectcalico/calico v3.31.7
+ *   api/pkg/apis/projectcalico/v3/felixconfig.go; v3.32 defaults to Auto, which follows kube-proxy), and the
+ *   operator sets Disabled for its default Iptables data plane on every line (tigera/operator v1.40.15 and
+ *   v1.42.3 pkg/controller/installation/core_controller.go setNftablesMode). Calico's nftables page: its
+ *   nftables mode needs kube-proxy's; kube-proxy's nftables mode beside iptables-mode Calico breaks it
+ *   (kubernetes-sigs/kubespray#12198, projectcalico/calico#8025).
+ * Read from the add-ons' configuration values; a self-managed VPC CNI is the owner's to state
+ * (`cluster.existing.vpcCniConfigured`), and a self-managed kube-proxy's mode is not read.
  */
 import type { ConfigProblem } from "./problems";
 import { configuredSetting } from "../components/existing-cluster/vpc-cni";
-import { FELIX_INTERFACE_PREFIX as VETH_PREFIX } from "../components/calico/defaults";
+import { FELIX_INTERFACE_PREFIX as VETH_PREFIX, calicoMinorOf } from "../components/calico/defaults";
 
 /** What `aws.eks.getCluster` answers for Auto Mode: its `computeConfigs`, one entry where it was set. */
 export interface ComputeConfig {
   readonly enabled: boolean;
 }
 
+/** The Calico this stack installs: which install, and which release. */
+export interface CalicoInstall {
+  readonly installer: "manifest" | "operator";
+  readonly version: string;
+}
+
+/** Where the Felix this stack installs keeps iptables beside kube-proxy's nftables, and why; else undefined. */
+export function iptablesFelix(calico: CalicoInstall): string | undefined {
+  if (calico.installer === "operator") {
+    return "the Tigera operator sets FelixConfiguration nftablesMode: Disabled for its default Iptables data plane";
+  }
+  return calicoMinorOf(calico.version) === "3.31"
+    ? `Felix ${calico.version} defaults nftablesMode to Disabled (Auto, which follows kube-proxy, comes with v3.32)`
+    : undefined;
+}
+
 export function existingClusterBlockers(
   name: string,
   computeConfigs: readonly ComputeConfig[] | undefined,
   vpcCniConfiguration: string | undefined,
+  kubeProxy: { configurationValues: string | undefined; calico: CalicoInstall } = {
+    configurationValues: undefined,
+    calico: { installer: "manifest", version: "" },
+  },
 ): ConfigProblem[] {
   const problem = (rule: string, hint: string): ConfigProblem => ({
     path: "cluster.existing.name",
@@ -41,6 +68,21 @@ export function existingClusterBlockers(
       problem(
         "names a cluster in EKS Auto Mode (computeConfig.enabled: true), which supports no network policy plugin: Calico could not enforce there (EKS User Guide, alternate-cni-plugins.html)",
         "use Auto Mode's own network policy, or install Calico on a cluster without Auto Mode",
+      ),
+    );
+  }
+  const proxyMode =
+    kubeProxy.configurationValues === undefined
+      ? undefined
+      : configuredSetting(kubeProxy.configurationValues, "mode");
+  const felix = iptablesFelix(kubeProxy.calico);
+  if (proxyMode === "nftables" && felix !== undefined) {
+    problems.push(
+      problem(
+        `names a cluster whose kube-proxy add-on runs in nftables mode (mode: "nftables"), and ${felix}: Felix's iptables rules do not hold beside kube-proxy's nftables (projectcalico/calico#8025)`,
+        kubeProxy.calico.installer === "operator"
+          ? 'set mode: "iptables" in the kube-proxy add-on\'s configuration values before installing Calico'
+          : "use a v3.32 release (calico.version), whose Felix follows kube-proxy's mode, or set mode: \"iptables\" in the kube-proxy add-on's configuration values",
       ),
     );
   }

@@ -12,7 +12,7 @@ import { type ExistingVpcCni, networkPolicyAgentOn } from "../components/existin
 import { HAND_OVER_STEPS } from "../components/existing-cluster/agent-hand-over";
 import { type SettingChangedElsewhere, changedElsewhere } from "../components/existing-cluster/vpc-cni-owner";
 import { previousVpcCniSettings } from "./previous-vpc-cni";
-import { existingClusterBlockers } from "./existing-blockers";
+import { type CalicoInstall, existingClusterBlockers } from "./existing-blockers";
 
 export type { ExistingClusterFacts } from "../components/existing-cluster/facts";
 
@@ -40,6 +40,17 @@ async function readVpcCni(name: string): Promise<ExistingVpcCni> {
     };
   } catch (error) {
     if (NOT_FOUND.test((error as Error).message)) return { managed: false };
+    throw error;
+  }
+}
+
+/** The kube-proxy add-on's configuration values, or undefined for a self-managed kube-proxy. */
+async function readKubeProxyConfiguration(name: string): Promise<string | undefined> {
+  try {
+    const addon = await aws.eks.getAddon({ clusterName: name, addonName: "kube-proxy" });
+    return addon.configurationValues ?? "";
+  } catch (error) {
+    if (NOT_FOUND.test((error as Error).message)) return undefined;
     throw error;
   }
 }
@@ -111,6 +122,7 @@ export async function readExistingCluster(
   stack: string,
   region: string,
   existing: ExistingClusterConfig,
+  calico: CalicoInstall,
   previousVpcCni?: unknown,
 ): Promise<ExistingClusterFacts> {
   const problems: ConfigProblem[] = [];
@@ -151,7 +163,10 @@ export async function readExistingCluster(
   }
   if (cluster !== undefined) {
     const configuration = vpcCni?.managed ? vpcCni.configurationValues : undefined;
-    problems.push(...existingClusterBlockers(existing.name, cluster.computeConfigs, configuration));
+    const kubeProxy = { configurationValues: await readKubeProxyConfiguration(existing.name), calico };
+    problems.push(
+      ...existingClusterBlockers(existing.name, cluster.computeConfigs, configuration, kubeProxy),
+    );
   }
   const elsewhere = vpcCni?.managed ? changedElsewhereOrNone(previousVpcCni, vpcCni.configurationValues) : [];
   problems.push(...networkPolicyAgentProblems(existing, vpcCni, elsewhere));

@@ -364,7 +364,7 @@ export async function loadStackSettings(today: Date): Promise<StackSettings> {
       : {
           existingCluster: {
             config: existing,
-            facts: await readExistingCluster(stack, region, existing, previous.vpcCni),
+            facts: await readExistingCluster(stack, region, existing, config.calico, previous.vpcCni),
           },
         }),
     ...(config.cluster.kubeconfig === undefined || kubeconfig.facts === undefined

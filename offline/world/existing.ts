@@ -78,11 +78,14 @@ export interface ExistingClusterSimulation {
   /** The VPC CNI: the EKS add-on with these configuration values, or self-managed (no add-on). */
   readonly vpcCni?:
     { readonly managed: true; readonly configurationValues?: string } | { readonly managed: false };
+  /** kube-proxy: the EKS add-on with these configuration values, or self-managed (no add-on). */
+  readonly kubeProxy?:
+    { readonly managed: true; readonly configurationValues?: string } | { readonly managed: false };
 }
 
 /**
  * What the world assumes of a cluster it was told nothing about: what `eksctl create cluster` makes by
- * default (the vpc-cni EKS add-on with no configuration values, IPv4), on Kubernetes 1.35.
+ * default (the vpc-cni and kube-proxy EKS add-ons with no configuration values, IPv4), on Kubernetes 1.35.
  */
 export const DEFAULT_EXISTING_CLUSTER = {
   version: "1.35",
@@ -90,6 +93,7 @@ export const DEFAULT_EXISTING_CLUSTER = {
   ipFamily: "ipv4",
   autoMode: false,
   vpcCni: { managed: true, configurationValues: "" },
+  kubeProxy: { managed: true, configurationValues: "" },
 } as const;
 
 /** The existing cluster's answers to AWS data sources. */
@@ -106,7 +110,10 @@ export class ExistingClusterWorld {
     const cni = f.vpcCni.managed
       ? `the vpc-cni EKS add-on with ${f.vpcCni.configurationValues ? `configuration values ${f.vpcCni.configurationValues}` : "no configuration values"}`
       : "a self-managed VPC CNI (no add-on)";
-    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${f.ipFamily}, ${f.autoMode ? "in Auto Mode" : "not in Auto Mode"}, ${cni}`;
+    const proxy = f.kubeProxy.managed
+      ? `the kube-proxy EKS add-on with ${f.kubeProxy.configurationValues ? `configuration values ${f.kubeProxy.configurationValues}` : "no configuration values"}`
+      : "a self-managed kube-proxy";
+    return `existing cluster ${f.name}: not visible offline, simulated as Kubernetes ${f.version}, ${f.status}, ${f.ipFamily}, ${f.autoMode ? "in Auto Mode" : "not in Auto Mode"}, ${cni}, ${proxy}`;
   }
 
   private requireCluster(name: unknown): void {
@@ -120,9 +127,19 @@ export class ExistingClusterWorld {
     return describeCluster(name, region, { version, status, ipFamily, autoMode });
   }
 
-  /** aws.eks.getAddon: the vpc-cni add-on if the cluster has it, else the Terraform provider's not-found. */
+  /** aws.eks.getAddon: the vpc-cni or kube-proxy add-on if the cluster has it, else the provider's not-found. */
   getAddon(args: Record<string, unknown>): Record<string, unknown> {
     this.requireCluster(args.clusterName);
+    const proxy = this.facts.kubeProxy;
+    if (args.addonName === "kube-proxy" && proxy.managed) {
+      return {
+        id: `${this.facts.name}:kube-proxy`,
+        clusterName: this.facts.name,
+        addonName: "kube-proxy",
+        configurationValues: proxy.configurationValues ?? "",
+        tags: {},
+      };
+    }
     const cni = this.facts.vpcCni;
     if (args.addonName !== "vpc-cni" || !cni.managed) {
       throw new Error(
