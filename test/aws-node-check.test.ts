@@ -138,6 +138,29 @@ describe("the aws-node check of an existing cluster's VPC CNI", () => {
         /DaemonSet kube-system\/aws-node does not exist on c/,
       );
     });
+
+    it("refuses aws-node running pods Felix cannot police, read from the DaemonSet itself", () => {
+      const right = [{ name: "ANNOTATE_POD_IP", value: "true" }];
+      const refusalWith = (env: { name: string; value: string }[]) =>
+        awsNodeRefusal("c", awsNode(aws([...right, ...env]), agent("--enable-network-policy=false")), OWNED);
+      // Security groups for pods outside standard mode (strict is amazon-vpc-cni-k8s pkg/sgpp's default).
+      assert.match(
+        String(refusalWith([{ name: "ENABLE_POD_ENI", value: "true" }])),
+        /runs pods Calico cannot police: env\.ENABLE_POD_ENI is true and env\.POD_SECURITY_GROUP_ENFORCING_MODE is unset/,
+      );
+      assert.equal(
+        refusalWith([
+          { name: "ENABLE_POD_ENI", value: "true" },
+          { name: "POD_SECURITY_GROUP_ENFORCING_MODE", value: "standard" },
+        ]),
+        undefined,
+      );
+      assert.match(
+        String(refusalWith([{ name: "AWS_VPC_K8S_CNI_VETHPREFIX", value: "veth" }])),
+        /env\.AWS_VPC_K8S_CNI_VETHPREFIX is "veth": Felix polices eni… interfaces only/,
+      );
+      assert.equal(refusalWith([{ name: "AWS_VPC_K8S_CNI_VETHPREFIX", value: "eni" }]), undefined);
+    });
   });
 
   describe("in the plan", () => {

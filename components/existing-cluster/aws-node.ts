@@ -12,6 +12,8 @@
  * as the default). Pure functions: the step that reads the cluster is aws-node-check.ts.
  */
 
+import { FELIX_INTERFACE_PREFIX } from "../calico/defaults";
+
 export const AWS_NODE = { namespace: "kube-system", name: "aws-node" } as const;
 export const AWS_NODE_CONTAINER = "aws-node";
 export const AGENT_CONTAINER = "aws-eks-nodeagent";
@@ -141,9 +143,34 @@ function fix(difference: SettingDifference): string {
 }
 
 /**
- * Why the update stops: aws-node is missing, or runs an owned setting other than the add-on sets it; or
- * undefined when every one matches. The add-on was updated with resolveConflicts PRESERVE: "Amazon EKS
- * preserves the value" (UpdateAddon API), so a value edited on the DaemonSet with kubectl outlives it.
+ * What aws-node runs that keeps Felix from policing pods, as stacks/existing-blockers.ts refuses it in
+ * the add-on's configuration, read here from the DaemonSet (where a kubectl edit outlives the add-on):
+ * security groups for pods outside standard mode (their host interfaces `vlan…`, amazon-vpc-cni-k8s
+ * pkg/sgpp/utils.go), or a veth prefix other than Felix's.
+ */
+export function awsNodeBlockers(daemonSet: AwsNodeDaemonSet, felixPrefix = FELIX_INTERFACE_PREFIX): string[] {
+  const env = (name: string) => liveSetting(daemonSet, `env.${name}`);
+  const blockers: string[] = [];
+  const mode = env("POD_SECURITY_GROUP_ENFORCING_MODE");
+  if (goBool(env("ENABLE_POD_ENI").value ?? "") === true && mode.value !== "standard") {
+    blockers.push(
+      `env.ENABLE_POD_ENI is true and env.POD_SECURITY_GROUP_ENFORCING_MODE is ${mode.shown} (strict unless "standard"): pods with security groups get vlan… interfaces, which Felix does not police; set POD_SECURITY_GROUP_ENFORCING_MODE=standard`,
+    );
+  }
+  const prefix = env("AWS_VPC_K8S_CNI_VETHPREFIX");
+  if (prefix.value !== undefined && prefix.value !== felixPrefix) {
+    blockers.push(
+      `env.AWS_VPC_K8S_CNI_VETHPREFIX is ${prefix.shown}: Felix polices ${felixPrefix}… interfaces only; remove it`,
+    );
+  }
+  return blockers;
+}
+
+/**
+ * Why the update stops: aws-node is missing, runs an owned setting other than the add-on sets it, or runs
+ * pods Felix cannot police (awsNodeBlockers); or undefined when none holds. The add-on was updated with
+ * resolveConflicts PRESERVE: "Amazon EKS preserves the value" (UpdateAddon API), so a value edited on the
+ * DaemonSet with kubectl outlives it.
  */
 export function awsNodeRefusal(
   cluster: string,
@@ -154,17 +181,22 @@ export function awsNodeRefusal(
   if (daemonSet === undefined) {
     return `DaemonSet ${where} does not exist on ${cluster}, and the vpc-cni add-on runs the VPC CNI in it: check the add-on's health (aws eks describe-addon --cluster-name ${cluster} --addon-name vpc-cni)`;
   }
+  const blockers = awsNodeBlockers(daemonSet);
+  const blocked =
+    blockers.length === 0
+      ? undefined
+      : `aws-node (DaemonSet ${where}) on ${cluster} runs pods Calico cannot police: ${blockers.join("; ")}; then run pulumi up again`;
   const differences = awsNodeDifferences(daemonSet, wanted);
-  if (differences.length === 0) return undefined;
+  if (differences.length === 0) return blocked;
   const found = differences.map(
     (d) =>
       `${d.key} is ${d.shown} on container ${d.container}, and the add-on sets ${JSON.stringify(d.wanted)}`,
   );
-  return (
+  const differ =
     `aws-node (DaemonSet ${where}) on ${cluster} does not run the VPC CNI settings this stack set in the ` +
     `vpc-cni add-on: ${found.join("; ")}. The add-on is updated with resolveConflicts PRESERVE, which keeps ` +
     `a value edited on the DaemonSet (kubectl edit, kubectl set env) over the add-on's. Set ` +
     `${differences.length === 1 ? "it" : "each"} on aws-node (${differences.map(fix).join("; ")}), then run ` +
-    `pulumi up again`
-  );
+    `pulumi up again`;
+  return blocked === undefined ? differ : `${differ}. ${blocked}`;
 }

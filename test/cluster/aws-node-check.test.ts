@@ -9,7 +9,9 @@
  * `up` passes and a preview changes nothing; edited with kubectl, as an update with PRESERVE leaves it, a
  * preview plans the check to run and `up` fails naming each edited key, in the words of the check's own
  * refusal (awsNodeRefusal, unit-tested in test/aws-node-check.test.ts) for the same DaemonSet; set right
- * again, nothing is left to change. What the check finds is known after up in the offline plan.
+ * again, nothing is left to change. Security groups for pods turned on in strict mode are refused too
+ * (their pods' vlan… interfaces escape Felix), and standard mode passes. What the check finds is known
+ * after up in the offline plan.
  */
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
@@ -164,6 +166,16 @@ describe("the aws-node check, run by the real engine", function () {
       kubectl(["set", "env", ...awsNode, "-c", "aws-node", "ANNOTATE_POD_IP=true"]);
       setAgentArg("--enable-network-policy=false");
       assertSucceeded(await c.engine.run("preview", { expectNoChanges: true }), "preview after the fixes");
+
+      // Security groups for pods turned on with kubectl, in the VPC CNI's default strict mode: their pods
+      // would get vlan… interfaces Felix does not police, so up stops before Calico; standard mode passes.
+      kubectl(["set", "env", ...awsNode, "-c", "aws-node", "ENABLE_POD_ENI=true"]);
+      assert.equal(await planned(), true, "strict-mode security groups for pods make the check run");
+      const strict = await refused();
+      assert.match(strict, /runs pods Calico cannot police: env\.ENABLE_POD_ENI is true/);
+      kubectl(["set", "env", ...awsNode, "-c", "aws-node", "POD_SECURITY_GROUP_ENFORCING_MODE=standard"]);
+      assertSucceeded(await c.engine.run("up"), "pulumi up with standard mode");
+      assertSucceeded(await c.engine.run("preview", { expectNoChanges: true }), "preview in standard mode");
     } finally {
       await c.stop();
     }
