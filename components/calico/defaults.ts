@@ -2,6 +2,7 @@
  * Every Calico default lives here, once. The stack config schema (stacks/schema/) imports these, so
  * the schema, the docs and the component can never disagree about a default.
  */
+import { VPC_CNI_VETH_PREFIX } from "../cluster/vpc-cni-veth";
 
 /** Calico release installed when the stack does not pin one. Images are tagged with it. */
 export const DEFAULT_CALICO_VERSION = "v3.31.7";
@@ -26,10 +27,10 @@ export const REMOVER_IMAGE = { name: "kubectl", tag: "v1.35.4" } as const;
 export const DEFAULT_CALICO_NAMESPACE = "kube-system";
 
 /**
- * Felix's workload interface prefix on the VPC CNI: the VPC CNI's default veth prefix
- * (`AWS_VPC_K8S_CNI_VETHPREFIX`), which the operator also sets for the AmazonVPC CNI.
+ * Felix's workload interface prefix on the VPC CNI: the VPC CNI's default veth prefix, which the operator
+ * also sets for the AmazonVPC CNI.
  */
-export const FELIX_INTERFACE_PREFIX = "eni";
+export const FELIX_INTERFACE_PREFIX = VPC_CNI_VETH_PREFIX;
 
 /**
  * Calico release lines this component renders objects for. A line is listed only once its CRDs and

@@ -12,7 +12,7 @@
  * as the default). Pure functions: the step that reads the cluster is aws-node-check.ts.
  */
 
-import { FELIX_INTERFACE_PREFIX } from "../calico/defaults";
+import { VPC_CNI_VETH_PREFIX } from "../cluster/vpc-cni-veth";
 
 export const AWS_NODE = { namespace: "kube-system", name: "aws-node" } as const;
 export const AWS_NODE_CONTAINER = "aws-node";
@@ -148,7 +148,7 @@ function fix(difference: SettingDifference): string {
  * security groups for pods outside standard mode (their host interfaces `vlan…`, amazon-vpc-cni-k8s
  * pkg/sgpp/utils.go), or a veth prefix other than Felix's.
  */
-export function awsNodeBlockers(daemonSet: AwsNodeDaemonSet, felixPrefix = FELIX_INTERFACE_PREFIX): string[] {
+export function awsNodeBlockers(daemonSet: AwsNodeDaemonSet, felixPrefix = VPC_CNI_VETH_PREFIX): string[] {
   const env = (name: string) => liveSetting(daemonSet, `env.${name}`);
   const blockers: string[] = [];
   const mode = env("POD_SECURITY_GROUP_ENFORCING_MODE");
