@@ -38,7 +38,7 @@ export interface CalicoInstall {
 }
 
 /** Where the Felix this stack installs keeps iptables beside kube-proxy's nftables, and why; else undefined. */
-export function iptablesFelix(calico: CalicoInstall): string | undefined {
+function iptablesFelix(calico: CalicoInstall): string | undefined {
   if (calico.installer === "operator") {
     return "the Tigera operator sets FelixConfiguration nftablesMode: Disabled for its default Iptables data plane";
   }
@@ -51,10 +51,8 @@ export function existingClusterBlockers(
   name: string,
   computeConfigs: readonly ComputeConfig[] | undefined,
   vpcCniConfiguration: string | undefined,
-  kubeProxy: { configurationValues: string | undefined; calico: CalicoInstall } = {
-    configurationValues: undefined,
-    calico: { installer: "manifest", version: "" },
-  },
+  /** The kube-proxy add-on's configuration values (undefined: self-managed), and the Calico to install. */
+  kubeProxy: { configurationValues: string | undefined; calico: CalicoInstall },
 ): ConfigProblem[] {
   const problem = (rule: string, hint: string): ConfigProblem => ({
     path: "cluster.existing.name",

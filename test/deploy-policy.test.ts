@@ -11,17 +11,15 @@ import { PROJECT_ROOT, listStacks } from "../offline/engine";
 import { clusterNameFor } from "../stacks/collisions";
 import { pageLinks, readPage } from "./docs-pages";
 import {
-  AWS_MANAGED,
   EKS_WITHOUT_RESOURCE,
   PASSED_ROLES,
   POLICY_WRITES,
   PROVIDER_CALLS,
   ROLE_LIFECYCLE,
   ROLE_WRITES,
-  type Planned,
   autonamed,
-  planned,
 } from "./iam-policies";
+import { AWS_MANAGED, type Planned, planned } from "./iam-planned";
 import { type Statement, allows, grants, list, matches, policyFile, readPolicy } from "./iam-documents";
 
 const roleArn = (name: string) => `arn:aws:iam::<account-id>:role/${name}`;

@@ -19,10 +19,9 @@ import {
   NO_AWS,
   PROVIDER_CALLS,
   TYPE_SERVICES,
-  type Planned,
   autonamed,
-  planned,
 } from "./iam-policies";
+import { type Planned, planned } from "./iam-planned";
 import {
   IAM_DIR,
   ROLES,

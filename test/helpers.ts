@@ -9,6 +9,8 @@ import {
   evaluateStack,
   loadStackConfig,
 } from "../offline/engine";
+import { diffDocuments } from "../offline/diff";
+import { resourcesDocument } from "../offline/plan";
 
 /**
  * The stacks every per-stack test runs on: each Pulumi.<stack>.yaml but the examples (which have tests of
@@ -26,6 +28,22 @@ export function evaluated(stack: string): Promise<StackEvaluation> {
     cache.set(stack, evaluation);
   }
   return evaluation;
+}
+
+/**
+ * What the offline diff plans when a deployed `stack` takes `config` on top of its file, the probe's
+ * re-run left out: the steps of resources that change, and the headings of those added and removed.
+ */
+export async function switchedOn(stack: string, config: EvaluateOptions["config"]) {
+  const before = resourcesDocument(await evaluateStack(stack, {}));
+  const diff = diffDocuments(before, resourcesDocument(await evaluateStack(stack, { config })));
+  return {
+    steps: diff.changed
+      .filter((r) => r.op !== "same" && !/probe/.test(r.heading))
+      .map((r) => [r.heading, r.op]),
+    added: diff.added.map((r) => r.heading),
+    removed: diff.removed.map((r) => r.heading),
+  };
 }
 
 /** The stack evaluated with config overrides or a cluster simulation (not cached). */
